@@ -1,0 +1,197 @@
+/** \file abft.h
+ *  \brief C API of abft: status codes, policies, handles, protected GEMM,
+ *         error statistics and the fault-injection hook.
+ *
+ *  Every entry point returns an ::abft_status. Negative values are argument or
+ *  resource errors (nothing was written); zero is success (possibly after a
+ *  located fault was repaired — see ::abft_report); positive values report a
+ *  fault that was detected but not repaired. The library never exits or aborts.
+ */
+#pragma once
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32)
+#define ABFT_API __declspec(dllexport)
+#else
+#define ABFT_API __attribute__((visibility("default")))
+#endif
+
+/* ------------------------------------------------------------------ status */
+typedef enum abft_status {
+  ABFT_STATUS_SUCCESS = 0,
+  /** policy DETECT: a checksum failed; the output is left as computed. */
+  ABFT_STATUS_FAULT_DETECTED = 1,
+  /** policy CORRECT: a fault was detected and the repair did not re-verify. */
+  ABFT_STATUS_FAULT_UNCORRECTABLE = 2,
+
+  ABFT_STATUS_INVALID_VALUE = -1,    /**< unknown enum value or bad parameter */
+  ABFT_STATUS_INVALID_SIZE = -2,     /**< negative dimension */
+  ABFT_STATUS_INVALID_LD = -3,       /**< leading dimension too small */
+  ABFT_STATUS_NULL_POINTER = -4,     /**< null pointer where data is needed */
+  ABFT_STATUS_ALLOC_FAILED = -5,     /**< workspace allocation failed */
+  ABFT_STATUS_NOT_SUPPORTED = -6,    /**< valid request this build cannot do */
+  ABFT_STATUS_INTERNAL_ERROR = -7
+} abft_status;
+
+/** Static, human-readable name of a status ("ABFT_STATUS_INVALID_LD: ..."). */
+ABFT_API const char* abft_status_string(abft_status s);
+
+/* ------------------------------------------------------------------ enums */
+typedef enum abft_layout { ABFT_ROW_MAJOR = 101, ABFT_COL_MAJOR = 102 } abft_layout;
+typedef enum abft_op { ABFT_NO_TRANS = 111, ABFT_TRANS = 112, ABFT_CONJ_TRANS = 113 } abft_op;
+
+/** Protection policy. DEFAULT defers: call -> handle -> env ABFT_POLICY -> CORRECT. */
+typedef enum abft_policy {
+  ABFT_POLICY_DEFAULT = -1,
+  ABFT_POLICY_OFF = 0,     /**< no checksums at all: the plain kernel */
+  ABFT_POLICY_DETECT = 1,  /**< verify; report, do not repair */
+  ABFT_POLICY_CORRECT = 2  /**< verify, locate, repair, re-verify */
+} abft_policy;
+
+/** Kernels that keep statistics. Later kernel families append here. */
+typedef enum abft_kernel {
+  ABFT_KERNEL_SGEMM = 0,
+  ABFT_KERNEL_DGEMM = 1,
+  ABFT_KERNEL_COUNT_ = 2
+} abft_kernel;
+ABFT_API const char* abft_kernel_name(abft_kernel k);
+
+/* ------------------------------------------------------------- per-call report */
+/** What one call saw. Counts are events of this call only. */
+typedef struct abft_report {
+  uint64_t checks;          /**< checksum verifications performed */
+  uint64_t detected;        /**< verifications that failed (faults seen) */
+  uint64_t corrected;       /**< output elements located and recomputed */
+  uint64_t recomputed;      /**< rows/columns/blocks recomputed (pattern not isolable) */
+  uint64_t uncorrectable;   /**< repairs that failed re-verification */
+  uint64_t skipped;         /**< checks skipped: non-finite input, or an output that may overflow */
+  double max_ratio;         /**< largest |residual| / bound over passing clean checks
+                                 (1/max_ratio is the observed sharpness) */
+} abft_report;
+
+/* ------------------------------------------------------------- statistics */
+typedef struct abft_counters {
+  uint64_t calls, checks, detected, corrected, recomputed, uncorrectable, skipped;
+} abft_counters;
+
+typedef struct abft_handle_s* abft_handle_t;  /* opaque */
+
+/** Counters of one kernel. h == NULL reads the process-wide totals. */
+ABFT_API abft_status abft_stats_get(abft_handle_t h, abft_kernel k, abft_counters* out);
+/** Zero the counters (of h, or process-wide when h == NULL). */
+ABFT_API abft_status abft_stats_reset(abft_handle_t h);
+typedef enum abft_format { ABFT_FORMAT_TEXT = 0, ABFT_FORMAT_JSON = 1 } abft_format;
+/** Write the statistics table into buf (NUL-terminated, truncated to cap);
+ *  *needed (optional) receives the full length + 1. */
+ABFT_API abft_status abft_stats_format(abft_handle_t h, abft_format f, char* buf, size_t cap,
+                                       size_t* needed);
+/* Env ABFT_STATS=text|json|1 prints the process-wide table to stderr at exit. */
+
+/* ------------------------------------------------------------- fault injection */
+/** Where a fault lands. Coordinates are the caller's logical ones, whatever
+ *  the layout: C(row,col), op(A)(row,kpos), op(B)(kpos,col). */
+typedef enum abft_site {
+  ABFT_SITE_OUTPUT = 0,       /**< the value stored to C(row,col) by its final epilogue, before it is summed into the checksum */
+  ABFT_SITE_ACCUMULATOR = 1,  /**< C(row,col)'s accumulator after `kpos` of k terms */
+  ABFT_SITE_PACKED_A = 2,     /**< op(A)(row,kpos) in the packed copy (memory fault) */
+  ABFT_SITE_PACKED_B = 3,     /**< op(B)(kpos,col) in the packed copy (memory fault) */
+  ABFT_SITE_COUNT_ = 4
+} abft_site;
+
+typedef enum abft_fault_model {
+  ABFT_FAULT_BITFLIP = 0,      /**< flip bit `bit` (0 = LSB of the mantissa) */
+  ABFT_FAULT_BITFLIP2 = 1,     /**< flip bits `bit` and `bit`+1 */
+  ABFT_FAULT_RANDOM = 2,       /**< replace with a random value (`value`) */
+  ABFT_FAULT_ZERO = 3,
+  ABFT_FAULT_NAN = 4,
+  ABFT_FAULT_POS_INF = 5,
+  ABFT_FAULT_NEG_INF = 6,
+  ABFT_FAULT_MODEL_COUNT_ = 7
+} abft_fault_model;
+
+/** One fault. In a spec, -1 in bit/row/col/kpos means "draw at random". */
+typedef struct abft_fault {
+  abft_site site;
+  abft_fault_model model;
+  int32_t bit;
+  int64_t row, col, kpos;
+  double value;      /**< RANDOM: the value written (drawn when planned) */
+  double original;   /**< filled by the engine: the value before the fault */
+  double corrupted;  /**< filled by the engine: the value after (what was stored) */
+  int32_t applied;   /**< filled by the engine: 1 once the fault landed */
+} abft_fault;
+
+/** Call description given to an injection planner (the caller's m, n, k). */
+typedef struct abft_call_info {
+  abft_kernel kernel;
+  int64_t m, n, k;
+  uint64_t call_index;   /**< calls seen by this handle's injector so far */
+} abft_call_info;
+
+/** Custom injection hook: fill up to `cap` concrete faults (no -1 fields) for
+ *  this call and return how many. NULL hook (the default) costs nothing. */
+typedef int (*abft_inject_plan_fn)(void* user, const abft_call_info* call, abft_fault* out,
+                                   int cap);
+
+/** Built-in, seeded injector: a list of fault specs drawn deterministically
+ *  from (seed, call index). */
+typedef struct abft_injector_s* abft_injector_t;
+ABFT_API abft_status abft_injector_create(uint64_t seed, abft_injector_t* out);
+ABFT_API abft_status abft_injector_destroy(abft_injector_t inj);
+/** Add a spec; every planned call draws one concrete fault from it. */
+ABFT_API abft_status abft_injector_add(abft_injector_t inj, const abft_fault* spec);
+ABFT_API abft_status abft_injector_clear(abft_injector_t inj);
+/** Faults of the most recent call, with original/corrupted/applied filled in. */
+ABFT_API abft_status abft_injector_last(abft_injector_t inj, abft_fault* out, int cap, int* count);
+
+/* ------------------------------------------------------------- handle */
+ABFT_API abft_status abft_handle_create(abft_handle_t* out);
+ABFT_API abft_status abft_handle_destroy(abft_handle_t h);
+ABFT_API abft_status abft_handle_set_policy(abft_handle_t h, abft_policy p);
+ABFT_API abft_status abft_handle_get_policy(abft_handle_t h, abft_policy* p);
+/** Threads for this handle's calls; 0 = OpenMP default. */
+ABFT_API abft_status abft_handle_set_threads(abft_handle_t h, int nthreads);
+/** Attach (or detach with NULL) a built-in injector. The handle does not own it. */
+ABFT_API abft_status abft_handle_set_injector(abft_handle_t h, abft_injector_t inj);
+/** Attach (or detach with NULL) a custom planner. */
+ABFT_API abft_status abft_handle_set_inject_hook(abft_handle_t h, abft_inject_plan_fn fn,
+                                                 void* user);
+
+/** Effective policy when nothing overrides it (env ABFT_POLICY=off|detect|correct). */
+ABFT_API abft_policy abft_default_policy(void);
+
+/* ------------------------------------------------------------- GEMM */
+/** C <- alpha*op(A)*op(B) + beta*C (BLAS semantics: beta == 0 never reads C;
+ *  alpha == 0 never reads A or B). h may be NULL (process defaults), policy
+ *  DEFAULT defers to the handle, report may be NULL. */
+ABFT_API abft_status abft_sgemm(abft_handle_t h, abft_policy policy, abft_layout layout,
+                                abft_op transa, abft_op transb, int64_t m, int64_t n, int64_t k,
+                                float alpha, const float* A, int64_t lda, const float* B,
+                                int64_t ldb, float beta, float* C, int64_t ldc,
+                                abft_report* report);
+ABFT_API abft_status abft_dgemm(abft_handle_t h, abft_policy policy, abft_layout layout,
+                                abft_op transa, abft_op transb, int64_t m, int64_t n, int64_t k,
+                                double alpha, const double* A, int64_t lda, const double* B,
+                                int64_t ldb, double beta, double* C, int64_t ldc,
+                                abft_report* report);
+
+/* ------------------------------------------------------------- platform */
+typedef enum abft_isa { ABFT_ISA_REFERENCE = 0, ABFT_ISA_AVX2 = 1, ABFT_ISA_AVX512 = 2 } abft_isa;
+ABFT_API const char* abft_isa_name(abft_isa isa);
+/** Best ISA this CPU supports (CPUID + OS state), capped by env ABFT_ISA. */
+ABFT_API abft_isa abft_cpu_isa(void);
+/** Force the GEMM kernel ISA for this process (tests); fails if unsupported. */
+ABFT_API abft_status abft_set_isa(abft_isa isa);
+ABFT_API const char* abft_version(void);
+/** Static description of the GEMM kernel the dispatch picks now for k
+ *  (ISA, register tile, cache blocking), e.g. "avx2 6x16 mc=144 kc=256 nc=4080". */
+ABFT_API const char* abft_gemm_kernel_info(abft_kernel k);
+
+#ifdef __cplusplus
+}
+#endif

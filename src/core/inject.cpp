@@ -1,0 +1,136 @@
+/** \file inject.cpp
+ *  \brief The built-in seeded injector and the per-call injection plan.
+ *
+ *  Injection is a hook on the handle: with no injector and no custom planner
+ *  attached (the default) plan_injection() returns an empty plan after one
+ *  pointer test, and the engines take their normal path.
+ */
+#include <cmath>
+#include <new>
+
+#include "core/internal.hpp"
+
+namespace {
+
+uint64_t splitmix64(uint64_t& x) {
+  uint64_t z = (x += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+int64_t draw(uint64_t& st, int64_t n) { return n > 0 ? int64_t(splitmix64(st) % uint64_t(n)) : 0; }
+
+int type_bits(abft_kernel k) { return k == ABFT_KERNEL_DGEMM ? 64 : 32; }
+
+/** Resolve the -1 ("random") fields of a spec for one call. */
+abft_fault concretize(const abft_fault& spec, const abft_call_info& call, uint64_t& st) {
+  abft_fault f = spec;
+  f.applied = 0;
+  f.original = f.corrupted = 0.0;
+  if (f.bit < 0) f.bit = int32_t(draw(st, type_bits(call.kernel)));
+  if (f.row < 0) f.row = draw(st, call.m);
+  if (f.col < 0) f.col = draw(st, call.n);
+  if (f.kpos < 0) {
+    // ACCUMULATOR: after kpos of k terms, 1 <= kpos < k when k > 1 (a real mid-k fault).
+    f.kpos = (f.site == ABFT_SITE_ACCUMULATOR) ? (call.k > 1 ? 1 + draw(st, call.k - 1) : 0)
+                                               : draw(st, call.k);
+  }
+  if (f.model == ABFT_FAULT_RANDOM) {
+    const double mant = (double(splitmix64(st) >> 11) * 0x1.0p-53) * 2.0 - 1.0;
+    f.value = std::ldexp(mant, int(draw(st, 17)) - 8);
+  }
+  return f;
+}
+
+}  // namespace
+
+extern "C" abft_status abft_injector_create(uint64_t seed, abft_injector_t* out) {
+  if (!out) return ABFT_STATUS_NULL_POINTER;
+  *out = new (std::nothrow) abft_injector_s();
+  if (!*out) return ABFT_STATUS_ALLOC_FAILED;
+  (*out)->seed = seed;
+  return ABFT_STATUS_SUCCESS;
+}
+
+extern "C" abft_status abft_injector_destroy(abft_injector_t inj) {
+  delete inj;
+  return ABFT_STATUS_SUCCESS;
+}
+
+extern "C" abft_status abft_injector_add(abft_injector_t inj, const abft_fault* spec) {
+  if (!inj || !spec) return ABFT_STATUS_NULL_POINTER;
+  if (spec->site < 0 || spec->site >= ABFT_SITE_COUNT_) return ABFT_STATUS_INVALID_VALUE;
+  if (spec->model < 0 || spec->model >= ABFT_FAULT_MODEL_COUNT_) return ABFT_STATUS_INVALID_VALUE;
+  if (spec->bit < -1 || spec->bit >= 64) return ABFT_STATUS_INVALID_VALUE;
+  if (spec->row < -1 || spec->col < -1 || spec->kpos < -1) return ABFT_STATUS_INVALID_VALUE;
+  std::lock_guard<std::mutex> g(inj->mu);
+  inj->specs.push_back(*spec);
+  return ABFT_STATUS_SUCCESS;
+}
+
+extern "C" abft_status abft_injector_clear(abft_injector_t inj) {
+  if (!inj) return ABFT_STATUS_NULL_POINTER;
+  std::lock_guard<std::mutex> g(inj->mu);
+  inj->specs.clear();
+  inj->last.clear();
+  return ABFT_STATUS_SUCCESS;
+}
+
+extern "C" abft_status abft_injector_last(abft_injector_t inj, abft_fault* out, int cap, int* count) {
+  if (!inj || !count) return ABFT_STATUS_NULL_POINTER;
+  if (cap > 0 && !out) return ABFT_STATUS_NULL_POINTER;
+  std::lock_guard<std::mutex> g(inj->mu);
+  *count = int(inj->last.size());
+  for (int i = 0; i < cap && i < *count; ++i) out[i] = inj->last[size_t(i)];
+  return ABFT_STATUS_SUCCESS;
+}
+
+namespace abft::core {
+
+InjectionPlan plan_injection(abft_handle_t h, const abft_call_info& call_in) {
+  InjectionPlan plan;
+  if (!h || (!h->injector && !h->hook)) return plan;
+  if (call_in.m <= 0 || call_in.n <= 0 || call_in.k <= 0) return plan;
+  abft_call_info call = call_in;
+  if (h->injector) {
+    abft_injector_s* inj = h->injector;
+    std::lock_guard<std::mutex> g(inj->mu);
+    call.call_index = inj->calls++;
+    uint64_t st = inj->seed ^ (0xD1B54A32D192ED03ull * (call.call_index + 1));
+    for (const abft_fault& spec : inj->specs) plan.faults.push_back(concretize(spec, call, st));
+    plan.injector = inj;
+  }
+  if (h->hook) {
+    abft_fault buf[64];
+    const int n = h->hook(h->hook_user, &call, buf, 64);
+    for (int i = 0; i < n && i < 64; ++i) {
+      buf[i].applied = 0;
+      plan.faults.push_back(buf[i]);
+    }
+  }
+  // Discard faults outside the problem (a custom hook may ask for anything).
+  std::vector<abft_fault> ok;
+  for (const abft_fault& f : plan.faults) {
+    const bool in_c = f.row >= 0 && f.row < call.m && f.col >= 0 && f.col < call.n;
+    bool valid = false;
+    switch (f.site) {
+      case ABFT_SITE_OUTPUT: valid = in_c; break;
+      case ABFT_SITE_ACCUMULATOR: valid = in_c && f.kpos >= 0 && f.kpos < call.k; break;
+      case ABFT_SITE_PACKED_A: valid = f.row >= 0 && f.row < call.m && f.kpos >= 0 && f.kpos < call.k; break;
+      case ABFT_SITE_PACKED_B: valid = f.col >= 0 && f.col < call.n && f.kpos >= 0 && f.kpos < call.k; break;
+      default: break;
+    }
+    if (valid && f.model >= 0 && f.model < ABFT_FAULT_MODEL_COUNT_) ok.push_back(f);
+  }
+  plan.faults.swap(ok);
+  return plan;
+}
+
+void finish_injection(InjectionPlan& plan) {
+  if (!plan.injector) return;
+  std::lock_guard<std::mutex> g(plan.injector->mu);
+  plan.injector->last = plan.faults;
+}
+
+}  // namespace abft::core

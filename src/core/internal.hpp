@@ -1,0 +1,67 @@
+/** \file internal.hpp
+ *  \brief Library-internal state shared by the engines: handle, injector, stats, policy resolution.
+ */
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <random>
+#include <vector>
+
+#include "abft/abft.h"
+
+/** Process-wide or per-handle counters, one row per kernel; updated once per call. */
+struct abft_stats_block {
+  std::atomic<uint64_t> v[ABFT_KERNEL_COUNT_][7];
+  abft_stats_block() { reset(); }
+  void reset() {
+    for (auto& row : v)
+      for (auto& x : row) x.store(0, std::memory_order_relaxed);
+  }
+  void add(abft_kernel k, const abft_report& r);
+  abft_counters get(abft_kernel k) const;
+};
+
+struct abft_injector_s {
+  std::mutex mu;
+  uint64_t seed = 0;
+  uint64_t calls = 0;
+  std::vector<abft_fault> specs;
+  std::vector<abft_fault> last;  // concrete faults of the most recent call
+};
+
+struct abft_handle_s {
+  abft_policy policy = ABFT_POLICY_DEFAULT;
+  int threads = 0;
+  abft_injector_t injector = nullptr;
+  abft_inject_plan_fn hook = nullptr;
+  void* hook_user = nullptr;
+  abft_stats_block stats;
+};
+
+namespace abft::core {
+
+/** The process-wide statistics (also printed at exit when ABFT_STATS is set). */
+abft_stats_block& global_stats();
+
+/** Resolve call -> handle -> environment -> CORRECT. */
+abft_policy resolve_policy(abft_handle_t h, abft_policy call_policy);
+
+/** Threads to use for a call (handle setting, else OpenMP's default). */
+int resolve_threads(abft_handle_t h);
+
+/** Injection plan of one call: concrete faults, empty when no hook is attached
+ *  (the common case: one pointer test). Faults are later written back with
+ *  original/corrupted/applied so the injector can report them. */
+struct InjectionPlan {
+  std::vector<abft_fault> faults;
+  abft_injector_t injector = nullptr;
+  bool empty() const { return faults.empty(); }
+};
+InjectionPlan plan_injection(abft_handle_t h, const abft_call_info& call);
+void finish_injection(InjectionPlan& plan);
+
+/** Record a finished call in the handle's and the global statistics. */
+void record_call(abft_handle_t h, abft_kernel k, const abft_report& r);
+
+}  // namespace abft::core
