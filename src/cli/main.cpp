@@ -1,0 +1,77 @@
+/** \file main.cpp
+ *  \brief Entry point of the `abft` tool: dispatch to a sub-command, usage on bad input.
+ */
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <new>
+
+#include "abft/abft.h"
+#include "commands.hpp"
+
+namespace abft::cli {
+
+void print_usage(std::FILE* out) {
+  std::fprintf(out,
+               "usage: abft <command> [options]\n"
+               "\n"
+               "commands:\n"
+               "  info                 version, CPU features, GEMM kernel per type, OpenMP threads,\n"
+               "                       default policy, CUDA devices (or why there are none)\n"
+               "  demo [--seed N] [--quick] [--verbose]\n"
+               "                       protected GEMMs with faults injected at every site,\n"
+               "                       each compared with a clean run; prints the statistics\n"
+               "                       table; exits 1 if any result differs from the clean run\n"
+               "  help, --help, -h     this text\n"
+               "\n"
+               "environment: ABFT_POLICY=off|detect|correct  ABFT_ISA=reference|avx2|avx512\n"
+               "             ABFT_STATS=text|json  OMP_NUM_THREADS=N\n");
+}
+
+bool parse_u64(const char* text, uint64_t* out) {
+  if (!text || !*text || *text == '-' || *text == '+' || *text == ' ') return false;
+  errno = 0;
+  char* end = nullptr;
+  const unsigned long long v = std::strtoull(text, &end, 0);
+  if (errno == ERANGE || !end || *end != '\0') return false;
+  *out = static_cast<uint64_t>(v);
+  return true;
+}
+
+std::string short_status(int status) {
+  std::string s = abft_status_string(static_cast<abft_status>(status));
+  const size_t colon = s.find(':');
+  if (colon != std::string::npos) s.resize(colon);
+  const std::string prefix = "ABFT_STATUS_";
+  if (s.compare(0, prefix.size(), prefix) == 0) s.erase(0, prefix.size());
+  return s;
+}
+
+}  // namespace abft::cli
+
+int main(int argc, char** argv) {
+  using namespace abft::cli;
+  if (argc < 2) {
+    print_usage(stderr);
+    return 2;
+  }
+  const char* cmd = argv[1];
+  try {
+    if (!std::strcmp(cmd, "info")) return cmd_info(argc - 2, argv + 2);
+    if (!std::strcmp(cmd, "demo")) return cmd_demo(argc - 2, argv + 2);
+    if (!std::strcmp(cmd, "help") || !std::strcmp(cmd, "--help") || !std::strcmp(cmd, "-h")) {
+      print_usage(stdout);
+      return 0;
+    }
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "abft: out of memory\n");
+    return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "abft: %s\n", e.what());
+    return 1;
+  }
+  std::fprintf(stderr, "abft: unknown command '%s'\n\n", cmd);
+  print_usage(stderr);
+  return 2;
+}
