@@ -225,7 +225,7 @@ void run_shape(const Shape& s, const Options& opt, Handle& clean, Handle& prot, 
     const bool match = st >= 0 && diff <= tolerance<T>() && !false_alarm;
     tally.runs++;
     tally.matches += match ? 1 : 0;
-    std::printf("%3d %-5s %-26s %-20s %d/%zu  %-19s %3llu %3llu %3llu %3llu  %8.1e  %s\n",
+    std::printf("%3d %-5s %-26s %-20s %d/%-2zu %-19s %3llu %3llu %3llu %3llu  %8.1e  %s\n",
                 tally.runs, kname, shape.c_str(), sc_.label.c_str(), applied, sc_.faults.size(),
                 short_status(st).c_str(), static_cast<unsigned long long>(rep.detected),
                 static_cast<unsigned long long>(rep.corrected),
@@ -289,8 +289,8 @@ int cmd_demo(int argc, char** argv) {
               static_cast<unsigned long long>(opt.seed), opt.quick ? "quick" : "full",
               abft_gemm_kernel_info(ABFT_KERNEL_SGEMM), abft_gemm_kernel_info(ABFT_KERNEL_DGEMM));
   std::printf("tolerance: max|C - C_clean| <= 1e-4 (float) / 1e-12 (double) * max|C_clean|\n\n");
-  std::printf("  # gemm  %-26s %-20s inj  %-19s det cor rec unc  max rel    result\n", "shape",
-              "faults");
+  std::printf("  # %-5s %-26s %-20s %-4s %-19s %3s %3s %3s %3s  %8s  %s\n", "gemm", "shape",
+              "faults", "inj", "status", "det", "cor", "rec", "unc", "max rel", "result");
 
   std::mt19937_64 rng(opt.seed);
   Tally tally;
