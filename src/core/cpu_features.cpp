@@ -28,7 +28,7 @@ Features detect() {
   Features f;
   f.logical_cpus = static_cast<int>(std::thread::hardware_concurrency());
 #ifdef ABFT_X86
-  unsigned a, b, c, d;
+  unsigned a = 0, b = 0, c = 0, d = 0;
   if (__get_cpuid(0, &a, &b, &c, &d)) {
     char v[13];
     std::memcpy(v, &b, 4);

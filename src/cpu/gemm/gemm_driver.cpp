@@ -1,0 +1,451 @@
+/** \file gemm_driver.cpp
+ *  \brief The BLIS-style loop nest (jc -> pc -> pack B -> ic -> pack A -> jr -> ir) with the
+ *  ABFT encoding inline: checksum vectors while packing, observed column sums in the tile
+ *  epilogue, the reference product per B sliver while it is in L1, integer fingerprints of
+ *  the packed copies, and verification per row block once a panel is complete.
+ */
+#include "cpu/gemm/gemm_driver.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <vector>
+
+#include "abft/checksum/fault_models.hpp"
+#include "abft/checksum/fingerprint.hpp"
+#include "cpu/gemm/gemm_pack.hpp"
+
+namespace abft::cpu::gemm {
+namespace {
+
+using checksum::Fingerprint;
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t round_up(int64_t a, int64_t b) { return ceil_div(a, b) * b; }
+
+/** Grow-only, 64-byte aligned scratch owned by the calling thread: large
+ *  buffers are not re-faulted in on every call. */
+class Arena {
+ public:
+  ~Arena() {
+    for (auto& s : slots_) std::free(s.first);
+  }
+  void* get(size_t slot, size_t bytes) {
+    if (slots_.size() <= slot) slots_.resize(slot + 1, {nullptr, 0});
+    auto& s = slots_[slot];
+    if (s.second < bytes) {
+      std::free(s.first);
+      s.first = nullptr;
+      s.second = 0;
+      const size_t sz = round_up(static_cast<int64_t>(bytes ? bytes : 64), 64);
+      s.first = std::aligned_alloc(64, sz);
+      if (!s.first) throw std::bad_alloc();
+      s.second = sz;
+    }
+    return s.first;
+  }
+
+ private:
+  std::vector<std::pair<void*, size_t>> slots_;
+};
+thread_local Arena t_arena;
+
+template <class T>
+T* arena_get(size_t slot, size_t count) {
+  return static_cast<T*>(t_arena.get(slot, count * sizeof(T)));
+}
+
+template <class T>
+void record_fault(const InternalFault& f, T before, T after, T scale = T(1)) {
+  f.f->original = static_cast<double>(scale * before);
+  f.f->corrupted = static_cast<double>(scale * after);
+  f.f->applied = 1;
+}
+
+/** A tile that is not a full register tile, or that a fault targets: the
+ *  product goes through a local buffer and a scalar epilogue with the same
+ *  arithmetic (T-precision alpha*acc, then fma with beta*C0) and the same
+ *  checksum side effects as the vector epilogue. */
+template <class T>
+void generic_tile(const KernelSet<T>& ks, int64_t kb, const T* a, const T* b, T* c, int64_t ldc,
+                  int64_t mr_e, int64_t nr_e, const Epi<T>& e, int64_t pc, int64_t ti, int64_t tj,
+                  const std::vector<const InternalFault*>& acc_f,
+                  const std::vector<const InternalFault*>& out_f) {
+  const int mr = ks.mr, nr = ks.nr;
+  alignas(64) T buf[16 * 64];
+  std::fill(buf, buf + mr * nr, T(0));
+  Epi<T> add;
+  add.alpha = T(1);
+  add.beta = T(1);
+  add.flags = kLoadC;
+  int64_t done = 0;
+  for (const InternalFault* f : acc_f) {  // sorted by p
+    const int64_t s = f->p - pc;
+    ks.ukr(s - done, a + done * mr, b + done * nr, buf, nr, add);
+    T& x = buf[(f->i - ti) * nr + (f->j - tj)];
+    const T before = x;
+    x = checksum::apply_fault<T>(x, f->f->model, f->f->bit, f->f->value);
+    record_fault(*f, before, x, e.alpha);
+    done = s;
+  }
+  ks.ukr(kb - done, a + done * mr, b + done * nr, buf, nr, add);
+
+  double s_out[64], s_c0[64], s_a0[64];
+  for (int64_t q = 0; q < nr_e; ++q) s_out[q] = s_c0[q] = s_a0[q] = 0.0;
+  for (int64_t r = 0; r < mr_e; ++r) {
+    for (int64_t q = 0; q < nr_e; ++q) {
+      T out = e.alpha * buf[r * nr + q];
+      if (e.flags & kLoadC) {
+        const T c0 = c[r * ldc + q];
+        if (e.flags & kSaveC0) e.c0[r * e.ldc0 + q] = c0;
+        if (e.flags & kSumC0) {
+          s_c0[q] += static_cast<double>(c0);
+          s_a0[q] += std::fabs(static_cast<double>(c0));
+        }
+        out = std::fma(e.beta, c0, out);
+      }
+      for (const InternalFault* f : out_f)
+        if (f->i == ti + r && f->j == tj + q) {
+          const T before = out;
+          out = checksum::apply_fault<T>(out, f->f->model, f->f->bit, f->f->value);
+          record_fault(*f, before, out);
+        }
+      c[r * ldc + q] = out;
+      s_out[q] += static_cast<double>(out);
+    }
+  }
+  for (int64_t q = 0; q < nr_e; ++q) {
+    if (e.flags & kSumOut) e.obs[q] += s_out[q];
+    if (e.flags & kSumC0) {
+      e.c0sum[q] += s_c0[q];
+      e.c0abs[q] += s_a0[q];
+    }
+  }
+}
+
+/** Positions where a fresh re-pack differs from the packed copy (exact). */
+template <class T>
+void diff_positions(const T* a, const T* b, int64_t n, std::vector<int64_t>& out) {
+  for (int64_t t = 0; t < n; ++t)
+    if (std::memcmp(a + t, b + t, sizeof(T)) != 0) out.push_back(t);
+}
+
+struct Block {
+  int64_t i0, mb;
+};
+
+}  // namespace
+
+template <class T>
+abft_status run_gemm(Problem<T>& P, const KernelSet<T>& ks, abft_report& rep) {
+  rep = abft_report{};
+  const int64_t M = P.M, N = P.N, K = P.K;
+  if (M == 0 || N == 0) return ABFT_STATUS_SUCCESS;
+  if (P.alpha == T(0) || K == 0) {  // BLAS: C = beta*C; A and B are not read
+    for (int64_t i = 0; i < M; ++i)
+      for (int64_t j = 0; j < N; ++j) {
+        T& c = P.C[i * P.ldc + j];
+        c = (P.beta == T(0)) ? T(0) : P.beta * c;
+      }
+    return ABFT_STATUS_SUCCESS;
+  }
+  const bool checks = P.policy != ABFT_POLICY_OFF;
+  const bool beta_nz = P.beta != T(0);
+  const int mr = ks.mr, nr = ks.nr;
+  static const int64_t env_kc = std::getenv("ABFT_T_KC") ? std::atol(std::getenv("ABFT_T_KC")) : 0;
+  static const int64_t env_mc = std::getenv("ABFT_T_MC") ? std::atol(std::getenv("ABFT_T_MC")) : 0;
+  static const int64_t env_nc = std::getenv("ABFT_T_NC") ? std::atol(std::getenv("ABFT_T_NC")) : 0;
+  const int64_t kc = std::min<int64_t>(env_kc ? env_kc : ks.kc, K);
+  const int64_t mcx = env_mc ? env_mc : ks.mc;
+  const int64_t nc = std::min<int64_t>(env_nc ? env_nc : ks.nc, round_up(N, nr));
+  const int64_t nchunk_max = ceil_div(kc, kChunk);
+
+  // Threads: split M into nt contiguous ranges of whole micro-panels, then
+  // block each range by <= mc rows (balanced), so no thread idles on a tail.
+  int nt = std::max(1, P.threads);
+  const double work = double(M) * double(N) * double(K);
+  if (work < 64.0 * 64.0 * 64.0) nt = 1;
+  nt = static_cast<int>(std::min<int64_t>(nt, std::max<int64_t>(1, M / (2 * mr))));
+  std::vector<Block> blocks;
+  std::vector<int64_t> tblock(nt + 1, 0);
+  {
+    const int64_t panels = ceil_div(M, mr);
+    int64_t r = 0;
+    for (int t = 0; t < nt; ++t) {
+      const int64_t pt = panels * (t + 1) / nt - panels * t / nt;
+      const int64_t rows = std::min<int64_t>(pt * mr, M - r);
+      const int64_t nbk = std::max<int64_t>(1, ceil_div(rows, mcx));
+      const int64_t mcb = round_up(ceil_div(rows, nbk), mr);
+      for (int64_t x = 0; x < rows; x += mcb) blocks.push_back({r + x, std::min(mcb, rows - x)});
+      r += rows;
+      tblock[t + 1] = static_cast<int64_t>(blocks.size());
+    }
+  }
+  const int64_t nblocks = static_cast<int64_t>(blocks.size());
+  int64_t mc_max = 0;
+  for (const Block& b : blocks) mc_max = std::max(mc_max, round_up(b.mb, mr));
+
+  // Faults sorted by k position so accumulator splits are applied in order.
+  std::vector<const InternalFault*> faults;
+  for (const InternalFault& f : P.faults) faults.push_back(&f);
+  std::sort(faults.begin(), faults.end(),
+            [](const InternalFault* x, const InternalFault* y) { return x->p < y->p; });
+
+  T *bp, *ap_all, *v_all, *backup = nullptr;
+  double *vs_all, *va_all, *mx_all, *sums, *babs;
+  const int64_t ap_size = mc_max * kc;
+  const int64_t nq_max = ceil_div(nc, nr);
+  try {
+    bp = arena_get<T>(0, size_t(kc * nq_max * nr));
+    ap_all = arena_get<T>(1, size_t(ap_size * nt));
+    v_all = arena_get<T>(2, size_t(kc * nt));
+    vs_all = arena_get<double>(3, size_t(kc * nt));
+    va_all = arena_get<double>(4, size_t(kc * nt));
+    mx_all = arena_get<double>(5, size_t(nchunk_max * nt));
+    sums = arena_get<double>(6, size_t(5 * nblocks * nc));
+    babs = arena_get<double>(7, size_t(nchunk_max * nc));
+    if (checks && beta_nz) backup = arena_get<T>(8, size_t(M * nc));
+  } catch (const std::bad_alloc&) {
+    return ABFT_STATUS_ALLOC_FAILED;
+  }
+  std::vector<Fingerprint> fp_b(static_cast<size_t>(nq_max));
+  std::vector<std::vector<int64_t>> forced_rows(static_cast<size_t>(nblocks));
+  std::vector<char> colflag(size_t(nc), 0);
+  std::vector<int64_t> forced_cols;
+  bool alloc_failed = false;
+  abft_report total{};
+
+#pragma omp parallel num_threads(nt)
+  {
+    const int tid = omp_get_thread_num();
+    abft_report my{};
+    T* ap = ap_all + tid * ap_size;
+    T* v = v_all + tid * kc;
+    double* vs = vs_all + tid * kc;
+    double* va = va_all + tid * kc;
+    double* mx = mx_all + tid * nchunk_max;
+    std::vector<T> scratch;  // re-pack for fingerprint location (rare path)
+    std::vector<const InternalFault*> acc_f, out_f, tile_acc, tile_out;
+
+    for (int64_t jc = 0; jc < N; jc += nc) {
+      const int64_t nb = std::min(nc, N - jc);
+      const int64_t nq = ceil_div(nb, nr);
+      if (checks) {
+#pragma omp for schedule(static)
+        for (int64_t b = 0; b < nblocks; ++b) {
+          std::fill(sums + 5 * b * nc, sums + 5 * (b + 1) * nc, 0.0);
+          forced_rows[size_t(b)].clear();
+        }
+#pragma omp single
+        {
+          std::fill(colflag.begin(), colflag.end(), 0);
+          forced_cols.clear();
+        }
+      }
+      for (int64_t pc = 0; pc < K; pc += kc) {
+        const int64_t kb = std::min(kc, K - pc);
+        const bool first = pc == 0, last = pc + kb == K;
+        const int64_t nchunk = ceil_div(kb, kChunk);
+
+        // ---- pack B (parallel over NR panels), |B| chunk sums, fingerprints
+        if (checks) {
+#pragma omp for schedule(static)
+          for (int64_t q = 0; q < nq; ++q)
+            for (int64_t c = 0; c < nchunk; ++c)
+              std::fill(babs + c * nc + q * nr, babs + c * nc + std::min<int64_t>((q + 1) * nr, nc), 0.0);
+        }
+#pragma omp for schedule(static)
+        for (int64_t q = 0; q < nq; ++q) {
+          pack_b(P, nr, jc, nb, pc, kb, q, q + 1, bp, checks ? babs : nullptr, nc);
+          if (checks) fp_b[size_t(q)] = checksum::fingerprint(bp + q * kb * nr, kb * nr);
+        }
+        if (!faults.empty()) {
+#pragma omp single
+          for (const InternalFault* f : faults)
+            if (f->site == InternalFault::PackB && f->p >= pc && f->p < pc + kb && f->j >= jc &&
+                f->j < jc + nb) {
+              const int64_t jj = f->j - jc;
+              T& x = bp[(jj / nr) * kb * nr + (f->p - pc) * nr + jj % nr];
+              const T before = x;
+              x = checksum::apply_fault<T>(x, f->f->model, f->f->bit, f->f->value);
+              record_fault(*f, before, x);
+            }
+        }
+
+        // ---- row blocks of this thread
+        for (int64_t bi = tblock[tid]; bi < tblock[tid + 1]; ++bi) {
+          const int64_t i0 = blocks[size_t(bi)].i0, mb = blocks[size_t(bi)].mb;
+          BlockSums s{sums + (5 * bi + 0) * nc, sums + (5 * bi + 1) * nc,
+                      sums + (5 * bi + 2) * nc, sums + (5 * bi + 3) * nc,
+                      sums + (5 * bi + 4) * nc};
+          pack_a(P, mr, i0, mb, pc, kb, ap, checks ? v : nullptr, vs, va);
+          const int64_t ap_n = round_up(mb, mr) * kb;
+          Fingerprint fp_a;
+          if (checks) {
+            fp_a = checksum::fingerprint(ap, ap_n);
+            for (int64_t c = 0; c < nchunk; ++c) {
+              double m = 0.0;
+              for (int64_t p = c * kChunk; p < std::min(kb, (c + 1) * kChunk); ++p) m = std::max(m, va[p]);
+              mx[c] = m;
+            }
+          }
+          acc_f.clear();
+          out_f.clear();
+          for (const InternalFault* f : faults) {
+            const bool in_c = f->i >= i0 && f->i < i0 + mb && f->j >= jc && f->j < jc + nb;
+            if (f->site == InternalFault::Acc && in_c && f->p >= pc && f->p < pc + kb) acc_f.push_back(f);
+            if (f->site == InternalFault::Out && in_c && last) out_f.push_back(f);
+            if (f->site == InternalFault::PackA && jc == 0 && f->i >= i0 && f->i < i0 + mb &&
+                f->p >= pc && f->p < pc + kb) {
+              const int64_t ii = f->i - i0;
+              T& x = ap[(ii / mr) * mr * kb + (f->p - pc) * mr + ii % mr];
+              const T before = x;
+              x = checksum::apply_fault<T>(x, f->f->model, f->f->bit, f->f->value);
+              record_fault(*f, before, x);
+            }
+          }
+
+          Epi<T> e;
+          e.alpha = P.alpha;
+          e.beta = first ? P.beta : T(1);
+          e.flags = (!first || beta_nz) ? unsigned(kLoadC) : 0u;
+          if (checks && first && beta_nz) e.flags |= kSaveC0 | kSumC0;
+          if (checks && last) e.flags |= kSumOut;
+          e.ldc0 = nc;
+          for (int64_t j0 = 0; j0 < nb; j0 += nr) {
+            const int64_t nr_e = std::min<int64_t>(nr, nb - j0);
+            const T* bsl = bp + (j0 / nr) * kb * nr;
+            for (int64_t r0 = 0; r0 < mb; r0 += mr) {
+              const int64_t mr_e = std::min<int64_t>(mr, mb - r0);
+              const T* asl = ap + (r0 / mr) * kb * mr;
+              T* c = P.C + (i0 + r0) * P.ldc + jc + j0;
+              if (checks) {
+                e.c0 = backup ? backup + (i0 + r0) * nc + j0 : nullptr;
+                e.c0sum = s.c0sum + j0;
+                e.c0abs = s.c0abs + j0;
+                e.obs = s.obs + j0;
+              }
+              bool special = mr_e != mr || nr_e != nr;
+              if (!acc_f.empty() || !out_f.empty()) {
+                tile_acc.clear();
+                tile_out.clear();
+                const int64_t ti = i0 + r0, tj = jc + j0;
+                for (const InternalFault* f : acc_f)
+                  if (f->i >= ti && f->i < ti + mr_e && f->j >= tj && f->j < tj + nr_e) tile_acc.push_back(f);
+                for (const InternalFault* f : out_f)
+                  if (f->i >= ti && f->i < ti + mr_e && f->j >= tj && f->j < tj + nr_e) tile_out.push_back(f);
+                special = special || !tile_acc.empty() || !tile_out.empty();
+              } else {
+                tile_acc.clear();
+                tile_out.clear();
+              }
+              if (!special)
+                ks.ukr(kb, asl, bsl, c, P.ldc, e);
+              else
+                generic_tile(ks, kb, asl, bsl, c, P.ldc, mr_e, nr_e, e, pc, i0 + r0, jc + j0,
+                             tile_acc, tile_out);
+            }
+            if (checks) ks.colref(kb, nr_e, v, bsl, static_cast<double>(P.alpha), s.ref + j0);
+          }
+
+          if (checks) {
+            // Bound: X_j += |alpha| sum_chunks max_p(sum_i |a_ip|) sum_{p in chunk} |b_pj|.
+            const double aa = std::fabs(static_cast<double>(P.alpha));
+            for (int64_t c = 0; c < nchunk; ++c) {
+              const double w = aa * mx[c];
+              const double* ba = babs + c * nc;
+              for (int64_t j = 0; j < nb; ++j) s.X[j] += w * ba[j];
+            }
+            // Memory faults in the packed A copy: exact fingerprint, exact location.
+            if (checksum::fingerprint(ap, ap_n) != fp_a) {
+              try {
+                scratch.resize(size_t(ap_n));
+                pack_a<T>(P, mr, i0, mb, pc, kb, scratch.data(), nullptr, nullptr, nullptr);
+                std::vector<int64_t> pos;
+                diff_positions(ap, scratch.data(), ap_n, pos);
+                auto& fr = forced_rows[size_t(bi)];
+                for (int64_t t : pos) {
+                  const int64_t row = i0 + (t / (mr * kb)) * mr + t % mr;
+                  if (row < i0 + mb && std::find(fr.begin(), fr.end(), row) == fr.end()) fr.push_back(row);
+                }
+                if (pos.empty()) fr.push_back(i0);  // cannot happen; stay safe
+              } catch (const std::bad_alloc&) {
+#pragma omp atomic write
+                alloc_failed = true;
+              }
+            }
+          }
+        }
+#pragma omp barrier
+        // ---- memory faults in the packed B copy
+        if (checks) {
+#pragma omp for schedule(static)
+          for (int64_t q = 0; q < nq; ++q) {
+            if (checksum::fingerprint(bp + q * kb * nr, kb * nr) == fp_b[size_t(q)]) continue;
+            try {
+              // Re-pack panel q alone (as panel 0 of the shifted column range) and compare.
+              scratch.resize(size_t(kb * nr));
+              pack_b<T>(P, nr, jc + q * nr, std::min<int64_t>(nr, nb - q * nr), pc, kb, 0, 1,
+                        scratch.data(), nullptr, 0);
+              std::vector<int64_t> pos;
+              diff_positions(bp + q * kb * nr, scratch.data(), kb * nr, pos);
+              for (int64_t t : pos) colflag[size_t(q * nr + t % nr)] = 1;
+            } catch (const std::bad_alloc&) {
+#pragma omp atomic write
+              alloc_failed = true;
+            }
+          }
+        }
+      }  // pc
+
+      // ---- verification of the finished panel, block by block
+      if (checks) {
+#pragma omp single
+        for (int64_t j = 0; j < nb; ++j)
+          if (colflag[size_t(j)]) forced_cols.push_back(j);
+        PanelView<T> pv{&P, &ks, jc, nb, backup, nc, beta_nz};
+        for (int64_t bi = tblock[tid]; bi < tblock[tid + 1]; ++bi) {
+          const int64_t i0 = blocks[size_t(bi)].i0, mb = blocks[size_t(bi)].mb;
+          BlockSums s{sums + (5 * bi + 0) * nc, sums + (5 * bi + 1) * nc,
+                      sums + (5 * bi + 2) * nc, sums + (5 * bi + 3) * nc,
+                      sums + (5 * bi + 4) * nc};
+          try {
+            verify_block(pv, i0, mb, s, forced_rows[size_t(bi)], forced_cols, my);
+          } catch (const std::bad_alloc&) {
+#pragma omp atomic write
+            alloc_failed = true;
+          }
+        }
+#pragma omp barrier
+      }
+    }  // jc
+
+#pragma omp critical(abft_gemm_report)
+    {
+      total.checks += my.checks;
+      total.detected += my.detected;
+      total.corrected += my.corrected;
+      total.recomputed += my.recomputed;
+      total.uncorrectable += my.uncorrectable;
+      total.skipped += my.skipped;
+      total.max_ratio = std::max(total.max_ratio, my.max_ratio);
+    }
+  }
+  rep = total;
+  if (alloc_failed) {
+    rep.uncorrectable += 1;
+    return ABFT_STATUS_FAULT_UNCORRECTABLE;
+  }
+  if (rep.uncorrectable) return ABFT_STATUS_FAULT_UNCORRECTABLE;
+  if (rep.detected && P.policy == ABFT_POLICY_DETECT) return ABFT_STATUS_FAULT_DETECTED;
+  return ABFT_STATUS_SUCCESS;
+}
+
+template abft_status run_gemm<float>(Problem<float>&, const KernelSet<float>&, abft_report&);
+template abft_status run_gemm<double>(Problem<double>&, const KernelSet<double>&, abft_report&);
+
+}  // namespace abft::cpu::gemm

@@ -1,0 +1,58 @@
+/** \file gemm_kernels.hpp
+ *  \brief Interface between the GEMM driver and the per-ISA micro-kernels (tile epilogue flags, kernel sets).
+ */
+#pragma once
+#include <cstdint>
+
+#include "abft/abft.h"
+
+namespace abft::cpu::gemm {
+
+/** What a tile epilogue does besides C = alpha*AB (+ beta*C). The checksum
+ *  work rides on values that are already in registers (GUIDE §3 rule 6). */
+enum EpiFlags : unsigned {
+  kLoadC = 1u,   ///< read C and add beta*C (later k-chunks use beta = 1)
+  kSaveC0 = 2u,  ///< copy the loaded C (the caller's C0) to the backup, for recomputation
+  kSumC0 = 4u,   ///< add column sums of the loaded C0 and of |C0| into c0sum / c0abs
+  kSumOut = 8u,  ///< add column sums of the stored result into obs (the observed checksum)
+};
+
+template <class T>
+struct Epi {
+  T alpha = T(1), beta = T(0);
+  unsigned flags = 0;
+  T* c0 = nullptr;  ///< backup tile origin (kSaveC0)
+  int64_t ldc0 = 0;
+  double* c0sum = nullptr;  ///< per-column arrays at the tile's first column
+  double* c0abs = nullptr;
+  double* obs = nullptr;
+};
+
+/** One ISA's GEMM kernels and blocking. Internal problems are row-major:
+ *  C (M x N, row stride ldc) += A (M x K) B (K x N); packed A is MR-row
+ *  micro-panels (p-major, MR values per p), packed B is NR-column panels
+ *  (p-major, NR values per p), both zero padded. */
+template <class T>
+struct KernelSet {
+  abft_isa isa;
+  int mr, nr;      ///< register tile
+  int mc, kc, nc;  ///< cache blocking (mc % mr == 0, nc % nr == 0)
+  /// Full MR x NR tile: C = alpha*Ap*Bp (+ beta*C when kLoadC), plus the flags' side effects.
+  void (*ukr)(int64_t kb, const T* a, const T* b, T* c, int64_t ldc, const Epi<T>& e);
+  /// Column reference of one packed NR-column sliver: ref[j] += alpha * sum_p v[p]*Bp[p][j], j < ncols.
+  void (*colref)(int64_t kb, int64_t ncols, const T* v, const T* bp, double alpha, double* ref);
+  const char* desc;
+};
+
+const KernelSet<float>* kernels_ref_f32();
+const KernelSet<double>* kernels_ref_f64();
+const KernelSet<float>* kernels_avx2_f32();
+const KernelSet<double>* kernels_avx2_f64();
+const KernelSet<float>* kernels_avx512_f32();
+const KernelSet<double>* kernels_avx512_f64();
+
+/** The kernel set for the active ISA (abft_cpu_isa()). */
+template <class T>
+const KernelSet<T>& active_kernels();
+
+}  // namespace abft::cpu::gemm

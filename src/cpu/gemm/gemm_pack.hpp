@@ -1,0 +1,103 @@
+/** \file gemm_pack.hpp
+ *  \brief Packing of A blocks and B panels into micro-panel order, encoding the checksum
+ *  vectors on the way (GUIDE §3 rule 6: checksums where the data already moves).
+ */
+#pragma once
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+#include "cpu/gemm/gemm_problem.hpp"
+
+namespace abft::cpu::gemm {
+
+/** Bound chunk: the column bound uses, per chunk of kChunk k-indices, the
+ *  largest |A| column sum times the |B| column sums of the chunk (an upper
+ *  bound of (e^T|A|)|B| at O(n k / kChunk) cost per block instead of O(n k)). */
+constexpr int64_t kChunk = 32;
+
+/** Pack rows [i0, i0+mb) x k-range [pc, pc+kb) of A_int into MR-row panels.
+ *  With sums != nullptr also forms, per p, v[p] = fl_T(sum_i a_ip) (summed in
+ *  double) and va[p] = sum_i |a_ip| (the checksum encoding of the block). */
+template <class T>
+void pack_a(const Problem<T>& P, int mr, int64_t i0, int64_t mb, int64_t pc, int64_t kb, T* ap,
+            T* v, double* vsum, double* va) {
+  const bool sums = v != nullptr;
+  if (sums)
+    for (int64_t p = 0; p < kb; ++p) vsum[p] = va[p] = 0.0;
+  for (int64_t r0 = 0; r0 < mb; r0 += mr) {
+    T* dst = ap + r0 * kb;  // panel r0/mr holds mr*kb values
+    const int64_t rows = std::min<int64_t>(mr, mb - r0);
+    if (P.csa == 1) {
+      for (int64_t r = 0; r < rows; ++r) {
+        const T* src = P.A + (i0 + r0 + r) * P.rsa + pc;
+        for (int64_t p = 0; p < kb; ++p) dst[p * mr + r] = src[p];
+        if (sums)
+          for (int64_t p = 0; p < kb; ++p) {
+            vsum[p] += static_cast<double>(src[p]);
+            va[p] += std::fabs(static_cast<double>(src[p]));
+          }
+      }
+    } else {
+      for (int64_t p = 0; p < kb; ++p) {
+        const T* src = P.A + (i0 + r0) * P.rsa + (pc + p) * P.csa;
+        double s = 0.0, sa = 0.0;
+        for (int64_t r = 0; r < rows; ++r) {
+          const T x = src[r * P.rsa];
+          dst[p * mr + r] = x;
+          s += static_cast<double>(x);
+          sa += std::fabs(static_cast<double>(x));
+        }
+        if (sums) {
+          vsum[p] += s;
+          va[p] += sa;
+        }
+      }
+    }
+    for (int64_t r = rows; r < mr; ++r)
+      for (int64_t p = 0; p < kb; ++p) dst[p * mr + r] = T(0);
+  }
+  if (sums)
+    for (int64_t p = 0; p < kb; ++p) v[p] = static_cast<T>(vsum[p]);
+}
+
+/** Pack NR-column panels q in [q0, q1) of B_int rows [pc, pc+kb), columns
+ *  [jc, jc+nb). With babs != nullptr also adds sum_{p in chunk} |b_pj| into
+ *  babs[chunk * ldbabs + j] (panel-relative j). */
+template <class T>
+void pack_b(const Problem<T>& P, int nr, int64_t jc, int64_t nb, int64_t pc, int64_t kb,
+            int64_t q0, int64_t q1, T* bp, double* babs, int64_t ldbabs) {
+  for (int64_t q = q0; q < q1; ++q) {
+    const int64_t j0 = q * nr;
+    const int64_t cols = std::min<int64_t>(nr, nb - j0);
+    T* dst = bp + q * kb * nr;
+    if (P.rsb == 1 && P.csb != 1) {
+      // Columns of B_int are contiguous: stream each column, scatter by nr.
+      for (int64_t j = 0; j < cols; ++j) {
+        const T* src = P.B + pc + (jc + j0 + j) * P.csb;
+        for (int64_t p = 0; p < kb; ++p) dst[p * nr + j] = src[p];
+      }
+      for (int64_t p = 0; p < kb; ++p)
+        for (int64_t j = cols; j < nr; ++j) dst[p * nr + j] = T(0);
+    } else {
+      for (int64_t p = 0; p < kb; ++p) {
+        const T* src = P.B + (pc + p) * P.rsb + (jc + j0) * P.csb;
+        T* d = dst + p * nr;
+        if (P.csb == 1) {
+          for (int64_t j = 0; j < cols; ++j) d[j] = src[j];
+        } else {
+          for (int64_t j = 0; j < cols; ++j) d[j] = src[j * P.csb];
+        }
+        for (int64_t j = cols; j < nr; ++j) d[j] = T(0);
+      }
+    }
+    if (babs)
+      for (int64_t p = 0; p < kb; ++p) {
+        double* ba = babs + (p / kChunk) * ldbabs + j0;
+        const T* d = dst + p * nr;
+        for (int64_t j = 0; j < cols; ++j) ba[j] += std::fabs(static_cast<double>(d[j]));
+      }
+  }
+}
+
+}  // namespace abft::cpu::gemm

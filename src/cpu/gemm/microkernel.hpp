@@ -1,0 +1,145 @@
+/** \file microkernel.hpp
+ *  \brief ISA-generic register-blocked GEMM micro-kernel and checksum-reference kernel,
+ *  instantiated per ISA with a SIMD traits class (see simd_*.hpp).
+ *
+ *  The tile is MR rows x NR = NV*W columns of row-major C; each accumulator
+ *  vector holds W consecutive columns of one row, so the column checksums of
+ *  the tile are vertical adds of the MR row vectors (no shuffles) — the
+ *  cheapest checksum orientation for this kernel shape.
+ */
+#pragma once
+#include <cstdint>
+
+#include "cpu/gemm/gemm_kernels.hpp"
+
+namespace abft::cpu::gemm {
+
+template <class S, int MR, int NV>
+void ukr_tile(int64_t kb, const typename S::T* __restrict a, const typename S::T* __restrict b,
+              typename S::T* __restrict c, int64_t ldc, const Epi<typename S::T>& e) {
+  using T = typename S::T;
+  using V = typename S::V;
+  constexpr int W = S::W;
+  constexpr int NR = NV * W;
+  V acc[MR][NV];
+#pragma GCC unroll 16
+  for (int i = 0; i < MR; ++i)
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) acc[i][v] = S::zero();
+#pragma GCC unroll 16
+  for (int i = 0; i < MR; ++i) S::prefetch(c + i * ldc);
+
+  for (int64_t p = 0; p < kb; ++p) {
+    V bv[NV];
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) bv[v] = S::load(b + v * W);
+#pragma GCC unroll 16
+    for (int i = 0; i < MR; ++i) {
+      const V ai = S::set1(a[i]);
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) acc[i][v] = S::fma(ai, bv[v], acc[i][v]);
+    }
+    a += MR;
+    b += NR;
+  }
+
+  const unsigned fl = e.flags;
+  const V va = S::set1(e.alpha);
+  if (!(fl & kLoadC)) {
+    V cs[NV];
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) cs[v] = S::zero();
+#pragma GCC unroll 16
+    for (int i = 0; i < MR; ++i)
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) {
+        const V out = S::mul(va, acc[i][v]);
+        S::storeu(c + i * ldc + v * W, out);
+        cs[v] = S::add(cs[v], out);
+      }
+    if (fl & kSumOut)
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) S::acc_add(e.obs + v * W, cs[v]);
+    return;
+  }
+  const V vb = S::set1(e.beta);
+  V cs[NV], s0[NV], a0[NV];
+#pragma GCC unroll 4
+  for (int v = 0; v < NV; ++v) cs[v] = s0[v] = a0[v] = S::zero();
+#pragma GCC unroll 16
+  for (int i = 0; i < MR; ++i)
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) {
+      const V c0 = S::loadu(c + i * ldc + v * W);
+      if (fl & kSaveC0) S::storeu(e.c0 + i * e.ldc0 + v * W, c0);
+      if (fl & kSumC0) {
+        s0[v] = S::add(s0[v], c0);
+        a0[v] = S::add(a0[v], S::abs(c0));
+      }
+      const V out = S::fma(vb, c0, S::mul(va, acc[i][v]));
+      S::storeu(c + i * ldc + v * W, out);
+      cs[v] = S::add(cs[v], out);
+    }
+  if (fl & kSumOut)
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) S::acc_add(e.obs + v * W, cs[v]);
+  if (fl & kSumC0)
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) {
+      S::acc_add(e.c0sum + v * W, s0[v]);
+      S::acc_add(e.c0abs + v * W, a0[v]);
+    }
+}
+
+/** ref[j] += alpha * sum_p v[p] * bp[p*NR + j] for j < ncols: the reference
+ *  column checksum (e^T A_blk) B of one packed sliver, run while the sliver
+ *  is still in L1 after its tiles. Four interleaved partial sums hide FMA
+ *  latency; the error bound uses kc + 1 terms, which covers this order. */
+template <class S, int NV>
+void colref_sliver(int64_t kb, int64_t ncols, const typename S::T* __restrict v,
+                   const typename S::T* __restrict bp, double alpha, double* __restrict ref) {
+  using T = typename S::T;
+  using V = typename S::V;
+  constexpr int W = S::W;
+  constexpr int NR = NV * W;
+  V acc[4][NV];
+#pragma GCC unroll 4
+  for (int u = 0; u < 4; ++u)
+#pragma GCC unroll 4
+    for (int q = 0; q < NV; ++q) acc[u][q] = S::zero();
+  int64_t p = 0;
+  for (; p + 4 <= kb; p += 4)
+#pragma GCC unroll 4
+    for (int u = 0; u < 4; ++u) {
+      const V vp = S::set1(v[p + u]);
+#pragma GCC unroll 4
+      for (int q = 0; q < NV; ++q) acc[u][q] = S::fma(vp, S::load(bp + (p + u) * NR + q * W), acc[u][q]);
+    }
+  for (; p < kb; ++p) {
+    const V vp = S::set1(v[p]);
+#pragma GCC unroll 4
+    for (int q = 0; q < NV; ++q) acc[0][q] = S::fma(vp, S::load(bp + p * NR + q * W), acc[0][q]);
+  }
+  alignas(64) T tmp[NR];
+#pragma GCC unroll 4
+  for (int q = 0; q < NV; ++q)
+    S::storeu(tmp + q * W, S::add(S::add(acc[0][q], acc[1][q]), S::add(acc[2][q], acc[3][q])));
+  for (int64_t j = 0; j < ncols; ++j) ref[j] += alpha * static_cast<double>(tmp[j]);
+}
+
+/** Fill a KernelSet for traits S. */
+template <class S, int MR, int NV>
+constexpr KernelSet<typename S::T> make_kernel_set(abft_isa isa, int mc, int kc, int nc,
+                                                   const char* desc) {
+  return KernelSet<typename S::T>{isa,
+                                  MR,
+                                  NV * S::W,
+                                  mc,
+                                  kc,
+                                  nc,
+                                  &ukr_tile<S, MR, NV>,
+                                  &colref_sliver<S, NV>,
+                                  desc};
+}
+
+}  // namespace abft::cpu::gemm
