@@ -8,7 +8,6 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 
 abft_setup
-cd "$ABFT_ROOT"
 "$ABFT_BUILD_DIR/src/cli/abft" info
 echo
 exec "$ABFT_BUILD_DIR/src/cli/abft" demo "$@"

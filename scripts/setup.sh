@@ -7,6 +7,8 @@ set -euo pipefail
 
 ABFT_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 ABFT_BUILD_DIR="${ABFT_BUILD_DIR:-$ABFT_ROOT/build}"
+# A relative ABFT_BUILD_DIR is taken from the caller's directory, once, so later cds don't move it.
+[[ "$ABFT_BUILD_DIR" == /* ]] || ABFT_BUILD_DIR="$PWD/$ABFT_BUILD_DIR"
 
 # Required to build and test; OpenBLAS is only an optional peer (benchmarks, oracle tests).
 ABFT_REQUIRED_PACKAGES=(cmake g++ make libgtest-dev libbenchmark-dev)
