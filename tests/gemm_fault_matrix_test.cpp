@@ -72,6 +72,8 @@ class GemmFaultMatrix : public ::testing::TestWithParam<FaultParam> {
     const bool packed = site == ABFT_SITE_PACKED_A || site == ABFT_SITE_PACKED_B;
     std::mt19937_64 rng(777 + int(site) * 10 + int(model));
     int n_detected = 0, n_escaped_small = 0;
+    double max_undetected = 0.0;  // largest effect / bound among undetected faults
+    double min_detected = std::numeric_limits<double>::infinity();  // smallest detected
     for (int t = 0; t < trials; ++t) {
       abft_fault spec = make_spec(site, model, bit_model ? t : 0, -1, -1, -1);
       if (t % 2 == 0) {  // fixed coordinates; odd trials let the injector draw them
@@ -108,6 +110,11 @@ class GemmFaultMatrix : public ::testing::TestWithParam<FaultParam> {
       if (must_detect) {
         EXPECT_GE(oc.report.detected, 1u) << "fault beyond the bound (effect " << effect
                                           << ", 2*bound " << 2 * bound << ") not detected";
+      }
+      if (!packed && bound > 0 && !nonfinite) {
+        const double ratio = effect / bound;
+        if (oc.report.detected > 0) min_detected = std::min(min_detected, ratio);
+        else max_undetected = std::max(max_undetected, ratio);
       }
       if (oc.report.detected > 0) {
         ++n_detected;
@@ -146,6 +153,9 @@ class GemmFaultMatrix : public ::testing::TestWithParam<FaultParam> {
     }
     RecordProperty("detected", n_detected);
     RecordProperty("undetected_within_bound", n_escaped_small);
+    RecordProperty("max_undetected_effect_over_bound", std::to_string(max_undetected));
+    if (std::isfinite(min_detected))
+      RecordProperty("min_detected_effect_over_bound", std::to_string(min_detected));
   }
 };
 
