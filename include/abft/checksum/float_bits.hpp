@@ -8,6 +8,7 @@
 #include "abft/checksum/host_device.hpp"
 
 namespace abft::checksum {
+inline namespace ABFT_TARGET_NS {
 
 template <class T> struct FloatBits;
 template <> struct FloatBits<float> {
@@ -32,4 +33,5 @@ ABFT_HD T from_bits(typename FloatBits<T>::U u) {
   return v;
 }
 
+}  // namespace ABFT_TARGET_NS
 }  // namespace abft::checksum

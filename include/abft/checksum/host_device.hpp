@@ -7,3 +7,12 @@
 #else
 #define ABFT_HD inline
 #endif
+
+/** Namespace of ISA-specific instantiations. Translation units compiled with
+ *  extra ISA flags (e.g. the AVX2 kernels) define ABFT_TARGET_NS before any
+ *  include, so inline functions they instantiate get names of their own and
+ *  can never be merged by the linker with the baseline copies (ODR-safe
+ *  run-time dispatch). */
+#ifndef ABFT_TARGET_NS
+#define ABFT_TARGET_NS generic
+#endif

@@ -6,6 +6,7 @@
 
 #include "core/internal.hpp"
 #include "cpu/gemm/gemm_driver.hpp"
+#include "cpu/gemm/gemm_kernels.hpp"
 
 namespace abft::cpu::gemm {
 namespace {

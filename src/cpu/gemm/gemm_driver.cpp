@@ -17,6 +17,7 @@
 
 #include "abft/checksum/fault_models.hpp"
 #include "abft/checksum/fingerprint.hpp"
+#include "cpu/gemm/gemm_kernels.hpp"
 #include "cpu/gemm/gemm_pack.hpp"
 
 namespace abft::cpu::gemm {
@@ -260,8 +261,8 @@ abft_status run_gemm(Problem<T>& P, const KernelSet<T>& ks, abft_report& rep) {
         }
 #pragma omp for schedule(static)
         for (int64_t q = 0; q < nq; ++q) {
-          pack_b(P, nr, jc, nb, pc, kb, q, q + 1, bp, checks ? babs : nullptr, nc);
-          if (checks) fp_b[size_t(q)] = checksum::fingerprint(bp + q * kb * nr, kb * nr);
+          ks.pack_b(P, nr, jc, nb, pc, kb, q, q + 1, bp, checks ? babs : nullptr, nc);
+          if (checks) fp_b[size_t(q)] = ks.fingerprint(bp + q * kb * nr, kb * nr);
         }
         if (!faults.empty()) {
 #pragma omp single
@@ -282,11 +283,11 @@ abft_status run_gemm(Problem<T>& P, const KernelSet<T>& ks, abft_report& rep) {
           BlockSums s{sums + (5 * bi + 0) * nc, sums + (5 * bi + 1) * nc,
                       sums + (5 * bi + 2) * nc, sums + (5 * bi + 3) * nc,
                       sums + (5 * bi + 4) * nc};
-          pack_a(P, mr, i0, mb, pc, kb, ap, checks ? v : nullptr, vs, va);
+          ks.pack_a(P, mr, i0, mb, pc, kb, ap, checks ? v : nullptr, vs, va);
           const int64_t ap_n = round_up(mb, mr) * kb;
           Fingerprint fp_a;
           if (checks) {
-            fp_a = checksum::fingerprint(ap, ap_n);
+            fp_a = ks.fingerprint(ap, ap_n);
             for (int64_t c = 0; c < nchunk; ++c) {
               double m = 0.0;
               for (int64_t p = c * kChunk; p < std::min(kb, (c + 1) * kChunk); ++p) m = std::max(m, va[p]);
@@ -361,10 +362,10 @@ abft_status run_gemm(Problem<T>& P, const KernelSet<T>& ks, abft_report& rep) {
               for (int64_t j = 0; j < nb; ++j) s.X[j] += w * ba[j];
             }
             // Memory faults in the packed A copy: exact fingerprint, exact location.
-            if (checksum::fingerprint(ap, ap_n) != fp_a) {
+            if (ks.fingerprint(ap, ap_n) != fp_a) {
               try {
                 scratch.resize(size_t(ap_n));
-                pack_a<T>(P, mr, i0, mb, pc, kb, scratch.data(), nullptr, nullptr, nullptr);
+                ks.pack_a(P, mr, i0, mb, pc, kb, scratch.data(), nullptr, nullptr, nullptr);
                 std::vector<int64_t> pos;
                 diff_positions(ap, scratch.data(), ap_n, pos);
                 auto& fr = forced_rows[size_t(bi)];
@@ -385,11 +386,11 @@ abft_status run_gemm(Problem<T>& P, const KernelSet<T>& ks, abft_report& rep) {
         if (checks) {
 #pragma omp for schedule(static)
           for (int64_t q = 0; q < nq; ++q) {
-            if (checksum::fingerprint(bp + q * kb * nr, kb * nr) == fp_b[size_t(q)]) continue;
+            if (ks.fingerprint(bp + q * kb * nr, kb * nr) == fp_b[size_t(q)]) continue;
             try {
               // Re-pack panel q alone (as panel 0 of the shifted column range) and compare.
               scratch.resize(size_t(kb * nr));
-              pack_b<T>(P, nr, jc + q * nr, std::min<int64_t>(nr, nb - q * nr), pc, kb, 0, 1,
+              ks.pack_b(P, nr, jc + q * nr, std::min<int64_t>(nr, nb - q * nr), pc, kb, 0, 1,
                         scratch.data(), nullptr, 0);
               std::vector<int64_t> pos;
               diff_positions(bp + q * kb * nr, scratch.data(), kb * nr, pos);

@@ -5,6 +5,8 @@
 #include <cstdint>
 
 #include "abft/abft.h"
+#include "abft/checksum/fingerprint.hpp"
+#include "cpu/gemm/gemm_problem.hpp"
 
 namespace abft::cpu::gemm {
 
@@ -41,6 +43,13 @@ struct KernelSet {
   void (*ukr)(int64_t kb, const T* a, const T* b, T* c, int64_t ldc, const Epi<T>& e);
   /// Column reference of one packed NR-column sliver: ref[j] += alpha * sum_p v[p]*Bp[p][j], j < ncols.
   void (*colref)(int64_t kb, int64_t ncols, const T* v, const T* bp, double alpha, double* ref);
+  /// Packing with checksum encoding (gemm_pack.hpp), compiled for this ISA.
+  void (*pack_a)(const Problem<T>& P, int mr, int64_t i0, int64_t mb, int64_t pc, int64_t kb, T* ap,
+                 T* v, double* vsum, double* va);
+  void (*pack_b)(const Problem<T>& P, int nr, int64_t jc, int64_t nb, int64_t pc, int64_t kb,
+                 int64_t q0, int64_t q1, T* bp, double* babs, int64_t ldbabs);
+  /// Exact fingerprint of a packed buffer (abft/checksum/fingerprint.hpp).
+  checksum::Fingerprint (*fingerprint)(const T* buf, int64_t n);
   const char* desc;
 };
 

@@ -3,13 +3,14 @@
  *  vectors on the way (GUIDE §3 rule 6: checksums where the data already moves).
  */
 #pragma once
-#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
+#include "abft/checksum/host_device.hpp"
 #include "cpu/gemm/gemm_problem.hpp"
 
 namespace abft::cpu::gemm {
+inline namespace ABFT_TARGET_NS {
 
 /** Bound chunk: the column bound uses, per chunk of kChunk k-indices, the
  *  largest |A| column sum times the |B| column sums of the chunk (an upper
@@ -27,7 +28,7 @@ void pack_a(const Problem<T>& P, int mr, int64_t i0, int64_t mb, int64_t pc, int
     for (int64_t p = 0; p < kb; ++p) vsum[p] = va[p] = 0.0;
   for (int64_t r0 = 0; r0 < mb; r0 += mr) {
     T* dst = ap + r0 * kb;  // panel r0/mr holds mr*kb values
-    const int64_t rows = std::min<int64_t>(mr, mb - r0);
+    const int64_t rows = (mb - r0 < mr ? mb - r0 : int64_t(mr));
     if (P.csa == 1) {
       for (int64_t r = 0; r < rows; ++r) {
         const T* src = P.A + (i0 + r0 + r) * P.rsa + pc;
@@ -69,7 +70,7 @@ void pack_b(const Problem<T>& P, int nr, int64_t jc, int64_t nb, int64_t pc, int
             int64_t q0, int64_t q1, T* bp, double* babs, int64_t ldbabs) {
   for (int64_t q = q0; q < q1; ++q) {
     const int64_t j0 = q * nr;
-    const int64_t cols = std::min<int64_t>(nr, nb - j0);
+    const int64_t cols = (nb - j0 < nr ? nb - j0 : int64_t(nr));
     T* dst = bp + q * kb * nr;
     if (P.rsb == 1 && P.csb != 1) {
       // Columns of B_int are contiguous: stream each column, scatter by nr.
@@ -100,4 +101,5 @@ void pack_b(const Problem<T>& P, int nr, int64_t jc, int64_t nb, int64_t pc, int
   }
 }
 
+}  // namespace ABFT_TARGET_NS
 }  // namespace abft::cpu::gemm

@@ -7,9 +7,11 @@
 #include <vector>
 
 #include "abft/abft.h"
-#include "cpu/gemm/gemm_kernels.hpp"
 
 namespace abft::cpu::gemm {
+
+template <class T>
+struct KernelSet;
 
 /** A fault in internal coordinates (see gemm_api.cpp for the mapping). */
 struct InternalFault {

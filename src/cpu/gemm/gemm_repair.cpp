@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "abft/checksum/bounds.hpp"
+#include "cpu/gemm/gemm_kernels.hpp"
 #include "cpu/gemm/gemm_problem.hpp"
 
 namespace abft::cpu::gemm {

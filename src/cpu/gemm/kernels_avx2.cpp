@@ -1,7 +1,9 @@
 /** \file kernels_avx2.cpp
  *  \brief AVX2+FMA kernels: 6x16 float and 6x8 double tiles (12 accumulators of 16 ymm),
  *  blocking for Zen-class caches (32 KiB L1d, 512 KiB L2 per core).
- */
+*/
+// Instantiations here are compiled with ISA flags: keep them in their own namespace.
+#define ABFT_TARGET_NS avx2
 #include "cpu/gemm/microkernel.hpp"
 #include "cpu/gemm/simd_avx2.hpp"
 

@@ -1,6 +1,8 @@
 /** \file kernels_avx512.cpp
  *  \brief AVX-512 kernels: 12x32 float and 12x16 double tiles (24 accumulators of 32 zmm).
- */
+*/
+// Instantiations here are compiled with ISA flags: keep them in their own namespace.
+#define ABFT_TARGET_NS avx512
 #include "cpu/gemm/microkernel.hpp"
 #include "cpu/gemm/simd_avx512.hpp"
 

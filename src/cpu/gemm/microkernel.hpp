@@ -10,14 +10,16 @@
 #pragma once
 #include <cstdint>
 
+#include "abft/checksum/fingerprint.hpp"
 #include "cpu/gemm/gemm_kernels.hpp"
+#include "cpu/gemm/gemm_pack.hpp"
 
 namespace abft::cpu::gemm {
+inline namespace ABFT_TARGET_NS {
 
 template <class S, int MR, int NV>
 void ukr_tile(int64_t kb, const typename S::T* __restrict a, const typename S::T* __restrict b,
               typename S::T* __restrict c, int64_t ldc, const Epi<typename S::T>& e) {
-  using T = typename S::T;
   using V = typename S::V;
   constexpr int W = S::W;
   constexpr int NR = NV * W;
@@ -29,6 +31,7 @@ void ukr_tile(int64_t kb, const typename S::T* __restrict a, const typename S::T
 #pragma GCC unroll 16
   for (int i = 0; i < MR; ++i) S::prefetch(c + i * ldc);
 
+#pragma GCC unroll 4
   for (int64_t p = 0; p < kb; ++p) {
     V bv[NV];
 #pragma GCC unroll 4
@@ -139,7 +142,11 @@ constexpr KernelSet<typename S::T> make_kernel_set(abft_isa isa, int mc, int kc,
                                   nc,
                                   &ukr_tile<S, MR, NV>,
                                   &colref_sliver<S, NV>,
+                                  &pack_a<typename S::T>,
+                                  &pack_b<typename S::T>,
+                                  &checksum::fingerprint<typename S::T>,
                                   desc};
 }
 
+}  // namespace ABFT_TARGET_NS
 }  // namespace abft::cpu::gemm
