@@ -363,3 +363,40 @@ TEST(GemmCppApi, ViewMismatchErrors) {
 }
 
 }  // namespace
+
+// ---------------------------------------------------------------- environment
+namespace env_tests {
+
+/** ABFT_POLICY=off|detect|correct sets the process default (ctest also runs
+ *  this with the variable set; see tests/CMakeLists.txt). */
+TEST(GemmEnv, PolicyFromEnvironment) {
+  const char* e = std::getenv("ABFT_POLICY");
+  const std::string v = e ? e : "";
+  const abft_policy want = (v == "off" || v == "0" || v == "none") ? ABFT_POLICY_OFF
+                           : (v == "detect" || v == "1")          ? ABFT_POLICY_DETECT
+                                                                   : ABFT_POLICY_CORRECT;
+  EXPECT_EQ(abft_default_policy(), want) << "ABFT_POLICY=" << v;
+  Problem<float> p;
+  p.shape(ABFT_ROW_MAJOR, ABFT_NO_TRANS, ABFT_NO_TRANS, 20, 20, 20);
+  std::mt19937_64 rng(2);
+  p.fill_uniform(rng);
+  const Outcome<float> o = run(p, nullptr, ABFT_POLICY_DEFAULT);
+  ASSERT_EQ(o.status, ABFT_STATUS_SUCCESS);
+  if (want == ABFT_POLICY_OFF)
+    EXPECT_EQ(o.report.checks, 0u);
+  else
+    EXPECT_GE(o.report.checks, 1u);
+  EXPECT_TRUE(check_result(p, o.C, reference(p)));
+}
+
+/** One sgemm call; with ABFT_STATS=json the process prints its totals at exit
+ *  (checked by a ctest regular expression). */
+TEST(GemmEnv, OneCallForExitStats) {
+  Problem<float> p;
+  p.shape(ABFT_COL_MAJOR, ABFT_NO_TRANS, ABFT_NO_TRANS, 9, 9, 9);
+  std::mt19937_64 rng(3);
+  p.fill_uniform(rng);
+  EXPECT_EQ(run(p, nullptr, ABFT_POLICY_CORRECT).status, ABFT_STATUS_SUCCESS);
+}
+
+}  // namespace env_tests
