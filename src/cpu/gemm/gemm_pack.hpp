@@ -72,6 +72,7 @@ void pack_b(const Problem<T>& P, int nr, int64_t jc, int64_t nb, int64_t pc, int
     const int64_t j0 = q * nr;
     const int64_t cols = (nb - j0 < nr ? nb - j0 : int64_t(nr));
     T* dst = bp + q * kb * nr;
+    bool babs_done = false;
     if (P.rsb == 1 && P.csb != 1) {
       // Columns of B_int are contiguous: stream each column, scatter by nr.
       for (int64_t j = 0; j < cols; ++j) {
@@ -84,15 +85,22 @@ void pack_b(const Problem<T>& P, int nr, int64_t jc, int64_t nb, int64_t pc, int
       for (int64_t p = 0; p < kb; ++p) {
         const T* src = P.B + (pc + p) * P.rsb + (jc + j0) * P.csb;
         T* d = dst + p * nr;
-        if (P.csb == 1) {
+        if (P.csb == 1 && babs) {  // the common case: copy and encode in one pass
+          double* ba = babs + (p / kChunk) * ldbabs + j0;
+          for (int64_t j = 0; j < cols; ++j) {
+            d[j] = src[j];
+            ba[j] += std::fabs(static_cast<double>(src[j]));
+          }
+        } else if (P.csb == 1) {
           for (int64_t j = 0; j < cols; ++j) d[j] = src[j];
         } else {
           for (int64_t j = 0; j < cols; ++j) d[j] = src[j * P.csb];
         }
         for (int64_t j = cols; j < nr; ++j) d[j] = T(0);
       }
+      if (P.csb == 1) babs_done = true;
     }
-    if (babs)
+    if (babs && !babs_done)
       for (int64_t p = 0; p < kb; ++p) {
         double* ba = babs + (p / kChunk) * ldbabs + j0;
         const T* d = dst + p * nr;

@@ -15,8 +15,8 @@ const KernelSet<float>* kernels_avx2_f32() {
   return &ks;
 }
 const KernelSet<double>* kernels_avx2_f64() {
-  static const auto ks = make_kernel_set<Avx2F64, 6, 2>(ABFT_ISA_AVX2, 72, 256, 2040,
-                                                       "avx2 6x8 mc=72 kc=256 nc=2040");
+  static const auto ks = make_kernel_set<Avx2F64, 6, 2>(ABFT_ISA_AVX2, 144, 256, 2040,
+                                                       "avx2 6x8 mc=144 kc=256 nc=2040");
   return &ks;
 }
 
