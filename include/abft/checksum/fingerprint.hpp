@@ -6,11 +6,12 @@
  *  the floating-point checksums that reference the packed copy would agree with
  *  the corruption. We therefore keep, per packed buffer, two integer sums of
  *  the raw bit patterns u_t (t = position in the buffer):
- *      S0 = sum_t u_t,   S1 = sum_t w_t u_t      (mod 2^64, w_t distinct per lane position)
+ *      S0 = sum_t u_t,   S1 = sum_t w_t u_t      (mod 2^bits of the element, w_t distinct per lane position)
  *  A change d = u'_t - u_t of one element changes S0 by d and S1 by w_t d,
  *  both exactly, with no rounding: any change of one element is detected
- *  (d != 0 and |d| < 2^64). Two changes cancel only if d1 + d2 = 0 and
- *  w_t1 d1 + w_t2 d2 = 0 mod 2^64 at once. Location is done by re-packing
+ *  (d != 0 and |d| < 2^bits). Two changes cancel only if d1 + d2 = 0 and
+ *  w_t1 d1 + w_t2 d2 = 0 mod 2^bits at once (two opposite flips of one bit
+ *  in one lane whose weights agree in their low bits). Location is done by re-packing
  *  from the caller's operand and comparing (exact, any number of changes), on
  *  the rare path only. Cost: one pass over the packed block, cache resident,
  *  against O(n) flops per packed element.
@@ -29,55 +30,61 @@ struct Fingerprint {
   ABFT_HD bool operator!=(const Fingerprint& o) const { return !(*this == o); }
 };
 
-/** Fingerprint of buf[0..n). Eight independent lanes (lane l takes
- *  t = 8q + l) with running sums, so the loop has no multiplies and
- *  vectorises: S1 weights u_t by the number of lane steps from t to the end,
- *  which differs for every position of a lane. */
+/** Fingerprint of buf[0..n). The sums run in the element's own integer
+ *  width U (mod 2^32 for float, 2^64 for double) over 2L independent lanes
+ *  (L = 32 bytes / sizeof(U)); lane l takes t = 2Lq + l. S1 is a running sum
+ *  of S0, so it weights u_t by the number of lane steps from t to the end,
+ *  distinct for every position of a lane, and the loop is three vector
+ *  instructions per 32 bytes. A single changed element changes S0 (d != 0 and
+ *  |d| < 2^bits). */
 template <class T>
 ABFT_HD Fingerprint fingerprint(const T* buf, int64_t n) {
+  using U = typename FloatBits<T>::U;
+  constexpr int L = 32 / static_cast<int>(sizeof(U));
   // Read the bit patterns through a may_alias type: a per-element memcpy
   // defeats vectorised loads.
-  typedef typename FloatBits<T>::U __attribute__((may_alias)) UA;
+  typedef U __attribute__((may_alias)) UA;
   const UA* ub = reinterpret_cast<const UA*>(buf);
-  uint64_t a[8] = {0, 0, 0, 0, 0, 0, 0, 0}, b[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  U a[2 * L], b[2 * L];
+  for (int l = 0; l < 2 * L; ++l) a[l] = b[l] = 0;
   int64_t t = 0;
 #if defined(__GNUC__) && !defined(__CUDA_ARCH__)
-  // Two groups of four 64-bit lanes in GCC/Clang vector types: plain vector
-  // adds whatever the target ISA (SSE2 pairs, AVX2, AVX-512 halves).
-  typedef uint64_t V4 __attribute__((vector_size(32)));
-  typedef typename FloatBits<T>::U UV4 __attribute__((vector_size(4 * sizeof(typename FloatBits<T>::U))));
-  V4 a0 = {0, 0, 0, 0}, a1 = a0, b0 = a0, b1 = a0;
-  for (; t + 8 <= n; t += 8) {
-    UV4 x0, x1;
+  typedef U VU __attribute__((vector_size(32)));
+  VU a0 = VU{} , a1 = VU{}, b0 = VU{}, b1 = VU{};
+  for (; t + 2 * L <= n; t += 2 * L) {
+    VU x0, x1;
     std::memcpy(&x0, ub + t, sizeof x0);
-    std::memcpy(&x1, ub + t + 4, sizeof x1);
-    a0 += __builtin_convertvector(x0, V4);
-    a1 += __builtin_convertvector(x1, V4);
+    std::memcpy(&x1, ub + t + L, sizeof x1);
+    a0 += x0;
+    a1 += x1;
     b0 += a0;
     b1 += a1;
   }
-  for (int l = 0; l < 4; ++l) {
+  for (int l = 0; l < L; ++l) {
     a[l] = a0[l];
-    a[l + 4] = a1[l];
+    a[l + L] = a1[l];
     b[l] = b0[l];
-    b[l + 4] = b1[l];
+    b[l + L] = b1[l];
   }
 #else
-  for (; t + 8 <= n; t += 8)
-    for (int l = 0; l < 8; ++l) {
-      a[l] += static_cast<uint64_t>(ub[t + l]);
+  for (; t + 2 * L <= n; t += 2 * L)
+    for (int l = 0; l < 2 * L; ++l) {
+      a[l] += static_cast<U>(ub[t + l]);
       b[l] += a[l];
     }
 #endif
   for (int l = 0; t < n; ++t, ++l) {
-    a[l] += static_cast<uint64_t>(ub[t]);
+    a[l] += static_cast<U>(ub[t]);
     b[l] += a[l];
   }
-  Fingerprint f;
-  for (int l = 0; l < 8; ++l) {
-    f.s0 += a[l];
-    f.s1 += b[l] * (2 * static_cast<uint64_t>(l) + 1);  // keep lanes apart
+  U s0 = 0, s1 = 0;
+  for (int l = 0; l < 2 * L; ++l) {
+    s0 += a[l];
+    s1 += b[l] * static_cast<U>(2 * l + 1);  // keep lanes apart
   }
+  Fingerprint f;
+  f.s0 = s0;
+  f.s1 = s1;
   return f;
 }
 

@@ -15,6 +15,7 @@
 #include <new>
 #include <vector>
 
+#include "abft/checksum/bounds.hpp"
 #include "abft/checksum/fault_models.hpp"
 #include "abft/checksum/fingerprint.hpp"
 #include "cpu/gemm/gemm_kernels.hpp"
@@ -139,6 +140,14 @@ struct Block {
   int64_t i0, mb;
 };
 
+/** A positive block size from the environment, or 0 (use the kernel's). */
+int64_t env_block(const char* name) {
+  const char* e = std::getenv(name);
+  if (!e || !*e) return 0;
+  const long v = std::strtol(e, nullptr, 10);
+  return v > 0 && v <= (1 << 20) ? v : 0;
+}
+
 }  // namespace
 
 template <class T>
@@ -157,13 +166,15 @@ abft_status run_gemm(Problem<T>& P, const KernelSet<T>& ks, abft_report& rep) {
   const bool checks = P.policy != ABFT_POLICY_OFF;
   const bool beta_nz = P.beta != T(0);
   const int mr = ks.mr, nr = ks.nr;
-  static const int64_t env_kc = std::getenv("ABFT_T_KC") ? std::atol(std::getenv("ABFT_T_KC")) : 0;
-  static const int64_t env_mc = std::getenv("ABFT_T_MC") ? std::atol(std::getenv("ABFT_T_MC")) : 0;
-  static const int64_t env_nc = std::getenv("ABFT_T_NC") ? std::atol(std::getenv("ABFT_T_NC")) : 0;
+  // Blocking: the kernel set's, or the tuning overrides ABFT_GEMM_MC/KC/NC.
+  static const int64_t env_mc = env_block("ABFT_GEMM_MC");
+  static const int64_t env_kc = env_block("ABFT_GEMM_KC");
+  static const int64_t env_nc = env_block("ABFT_GEMM_NC");
   const int64_t kc = std::min<int64_t>(env_kc ? env_kc : ks.kc, K);
   const int64_t mcx = env_mc ? env_mc : ks.mc;
-  const int64_t nc = std::min<int64_t>(env_nc ? env_nc : ks.nc, round_up(N, nr));
+  const int64_t nc = std::min<int64_t>(round_up(env_nc ? env_nc : ks.nc, nr), round_up(N, nr));
   const int64_t nchunk_max = ceil_div(kc, kChunk);
+  const double babs_inflate = 1.0 + 2.0 * checksum::gamma(double(kChunk), checksum::unit_roundoff<T>());
 
   // Threads: split M into nt contiguous ranges of whole micro-panels, then
   // block each range by <= mc rows (balanced), so no thread idles on a tail.
@@ -197,7 +208,8 @@ abft_status run_gemm(Problem<T>& P, const KernelSet<T>& ks, abft_report& rep) {
             [](const InternalFault* x, const InternalFault* y) { return x->p < y->p; });
 
   T *bp, *ap_all, *v_all, *backup = nullptr;
-  double *vs_all, *va_all, *mx_all, *sums, *babs;
+  double *vs_all, *va_all, *mx_all, *sums;
+  T* babs;
   const int64_t ap_size = mc_max * kc;
   const int64_t nq_max = ceil_div(nc, nr);
   try {
@@ -208,7 +220,7 @@ abft_status run_gemm(Problem<T>& P, const KernelSet<T>& ks, abft_report& rep) {
     va_all = arena_get<double>(4, size_t(kc * nt));
     mx_all = arena_get<double>(5, size_t(nchunk_max * nt));
     sums = arena_get<double>(6, size_t(5 * nblocks * nc));
-    babs = arena_get<double>(7, size_t(nchunk_max * nc));
+    babs = arena_get<T>(7, size_t(nchunk_max * nc));
     if (checks && beta_nz) backup = arena_get<T>(8, size_t(M * nc));
   } catch (const std::bad_alloc&) {
     return ABFT_STATUS_ALLOC_FAILED;
@@ -231,6 +243,25 @@ abft_status run_gemm(Problem<T>& P, const KernelSet<T>& ks, abft_report& rep) {
     double* mx = mx_all + tid * nchunk_max;
     std::vector<T> scratch;  // re-pack for fingerprint location (rare path)
     std::vector<const InternalFault*> acc_f, out_f, tile_acc, tile_out;
+    int64_t cur_jc = 0, cur_nb = 0, cur_pc = 0, cur_kb = 0;  // for locate_b_fault
+    auto locate_b_fault = [&](int64_t q) {
+      try {
+        // Re-pack panel q alone (as panel 0 of the shifted column range) and compare.
+        scratch.resize(size_t(cur_kb * nr));
+        ks.pack_b(P, nr, cur_jc + q * nr, std::min<int64_t>(nr, cur_nb - q * nr), cur_pc, cur_kb,
+                  0, 1, scratch.data(), nullptr, 0);
+        std::vector<int64_t> pos;
+        diff_positions(bp + q * cur_kb * nr, scratch.data(), cur_kb * nr, pos);
+        for (int64_t t : pos) {
+          char& flag = colflag[size_t(q * nr + t % nr)];
+#pragma omp atomic write
+          flag = 1;
+        }
+      } catch (const std::bad_alloc&) {
+#pragma omp atomic write
+        alloc_failed = true;
+      }
+    };
 
     for (int64_t jc = 0; jc < N; jc += nc) {
       const int64_t nb = std::min(nc, N - jc);
@@ -251,13 +282,14 @@ abft_status run_gemm(Problem<T>& P, const KernelSet<T>& ks, abft_report& rep) {
         const int64_t kb = std::min(kc, K - pc);
         const bool first = pc == 0, last = pc + kb == K;
         const int64_t nchunk = ceil_div(kb, kChunk);
+        cur_jc = jc, cur_nb = nb, cur_pc = pc, cur_kb = kb;
 
         // ---- pack B (parallel over NR panels), |B| chunk sums, fingerprints
         if (checks) {
 #pragma omp for schedule(static)
           for (int64_t q = 0; q < nq; ++q)
             for (int64_t c = 0; c < nchunk; ++c)
-              std::fill(babs + c * nc + q * nr, babs + c * nc + std::min<int64_t>((q + 1) * nr, nc), 0.0);
+              std::fill(babs + c * nc + q * nr, babs + c * nc + std::min<int64_t>((q + 1) * nr, nc), T(0));
         }
 #pragma omp for schedule(static)
         for (int64_t q = 0; q < nq; ++q) {
@@ -350,16 +382,25 @@ abft_status run_gemm(Problem<T>& P, const KernelSet<T>& ks, abft_report& rep) {
                 generic_tile(ks, kb, asl, bsl, c, P.ldc, mr_e, nr_e, e, pc, i0 + r0, jc + j0,
                              tile_acc, tile_out);
             }
-            if (checks) ks.colref(kb, nr_e, v, bsl, static_cast<double>(P.alpha), s.ref + j0);
+            if (checks) {
+              ks.colref(kb, nr_e, v, bsl, static_cast<double>(P.alpha), s.ref + j0);
+              // Memory faults in the packed B copy: each thread re-checks every
+              // sliver after its last use of it (its last row block), while the
+              // sliver is still in L1; a change is located by re-packing.
+              if (bi == tblock[tid + 1] - 1 &&
+                  ks.fingerprint(bsl, kb * nr) != fp_b[size_t(j0 / nr)])
+                locate_b_fault(j0 / nr);
+            }
           }
 
           if (checks) {
-            // Bound: X_j += |alpha| sum_chunks max_p(sum_i |a_ip|) sum_{p in chunk} |b_pj|.
-            const double aa = std::fabs(static_cast<double>(P.alpha));
+            // Bound: X_j += |alpha| sum_chunks max_p(sum_i |a_ip|) sum_{p in chunk} |b_pj|
+            // (the |B| chunk sums are formed in T: see pack_b for the inflation).
+            const double aa = std::fabs(static_cast<double>(P.alpha)) * babs_inflate;
             for (int64_t c = 0; c < nchunk; ++c) {
               const double w = aa * mx[c];
-              const double* ba = babs + c * nc;
-              for (int64_t j = 0; j < nb; ++j) s.X[j] += w * ba[j];
+              const T* ba = babs + c * nc;
+              for (int64_t j = 0; j < nb; ++j) s.X[j] += w * static_cast<double>(ba[j]);
             }
             // Memory faults in the packed A copy: exact fingerprint, exact location.
             if (ks.fingerprint(ap, ap_n) != fp_a) {
@@ -382,25 +423,6 @@ abft_status run_gemm(Problem<T>& P, const KernelSet<T>& ks, abft_report& rep) {
           }
         }
 #pragma omp barrier
-        // ---- memory faults in the packed B copy
-        if (checks) {
-#pragma omp for schedule(static)
-          for (int64_t q = 0; q < nq; ++q) {
-            if (ks.fingerprint(bp + q * kb * nr, kb * nr) == fp_b[size_t(q)]) continue;
-            try {
-              // Re-pack panel q alone (as panel 0 of the shifted column range) and compare.
-              scratch.resize(size_t(kb * nr));
-              ks.pack_b(P, nr, jc + q * nr, std::min<int64_t>(nr, nb - q * nr), pc, kb, 0, 1,
-                        scratch.data(), nullptr, 0);
-              std::vector<int64_t> pos;
-              diff_positions(bp + q * kb * nr, scratch.data(), kb * nr, pos);
-              for (int64_t t : pos) colflag[size_t(q * nr + t % nr)] = 1;
-            } catch (const std::bad_alloc&) {
-#pragma omp atomic write
-              alloc_failed = true;
-            }
-          }
-        }
       }  // pc
 
       // ---- verification of the finished panel, block by block
@@ -408,7 +430,7 @@ abft_status run_gemm(Problem<T>& P, const KernelSet<T>& ks, abft_report& rep) {
 #pragma omp single
         for (int64_t j = 0; j < nb; ++j)
           if (colflag[size_t(j)]) forced_cols.push_back(j);
-        PanelView<T> pv{&P, &ks, jc, nb, backup, nc, beta_nz};
+        PanelView<T> pv{&P, &ks, jc, nb, kc, backup, nc, beta_nz};
         for (int64_t bi = tblock[tid]; bi < tblock[tid + 1]; ++bi) {
           const int64_t i0 = blocks[size_t(bi)].i0, mb = blocks[size_t(bi)].mb;
           BlockSums s{sums + (5 * bi + 0) * nc, sums + (5 * bi + 1) * nc,

@@ -47,7 +47,7 @@ struct KernelSet {
   void (*pack_a)(const Problem<T>& P, int mr, int64_t i0, int64_t mb, int64_t pc, int64_t kb, T* ap,
                  T* v, double* vsum, double* va);
   void (*pack_b)(const Problem<T>& P, int nr, int64_t jc, int64_t nb, int64_t pc, int64_t kb,
-                 int64_t q0, int64_t q1, T* bp, double* babs, int64_t ldbabs);
+                 int64_t q0, int64_t q1, T* bp, T* babs, int64_t ldbabs);
   /// Exact fingerprint of a packed buffer (abft/checksum/fingerprint.hpp).
   checksum::Fingerprint (*fingerprint)(const T* buf, int64_t n);
   const char* desc;

@@ -64,10 +64,12 @@ void pack_a(const Problem<T>& P, int mr, int64_t i0, int64_t mb, int64_t pc, int
 
 /** Pack NR-column panels q in [q0, q1) of B_int rows [pc, pc+kb), columns
  *  [jc, jc+nb). With babs != nullptr also adds sum_{p in chunk} |b_pj| into
- *  babs[chunk * ldbabs + j] (panel-relative j). */
+ *  babs[chunk * ldbabs + j] (panel-relative j), summed in T: at most kChunk
+ *  terms, so the true sum is below fl(sum) * (1 + 2 gamma(kChunk)), the
+ *  factor the driver applies. */
 template <class T>
 void pack_b(const Problem<T>& P, int nr, int64_t jc, int64_t nb, int64_t pc, int64_t kb,
-            int64_t q0, int64_t q1, T* bp, double* babs, int64_t ldbabs) {
+            int64_t q0, int64_t q1, T* bp, T* babs, int64_t ldbabs) {
   for (int64_t q = q0; q < q1; ++q) {
     const int64_t j0 = q * nr;
     const int64_t cols = (nb - j0 < nr ? nb - j0 : int64_t(nr));
@@ -86,10 +88,10 @@ void pack_b(const Problem<T>& P, int nr, int64_t jc, int64_t nb, int64_t pc, int
         const T* src = P.B + (pc + p) * P.rsb + (jc + j0) * P.csb;
         T* d = dst + p * nr;
         if (P.csb == 1 && babs) {  // the common case: copy and encode in one pass
-          double* ba = babs + (p / kChunk) * ldbabs + j0;
+          T* ba = babs + (p / kChunk) * ldbabs + j0;
           for (int64_t j = 0; j < cols; ++j) {
             d[j] = src[j];
-            ba[j] += std::fabs(static_cast<double>(src[j]));
+            ba[j] += std::fabs(src[j]);
           }
         } else if (P.csb == 1) {
           for (int64_t j = 0; j < cols; ++j) d[j] = src[j];
@@ -102,9 +104,9 @@ void pack_b(const Problem<T>& P, int nr, int64_t jc, int64_t nb, int64_t pc, int
     }
     if (babs && !babs_done)
       for (int64_t p = 0; p < kb; ++p) {
-        double* ba = babs + (p / kChunk) * ldbabs + j0;
+        T* ba = babs + (p / kChunk) * ldbabs + j0;
         const T* d = dst + p * nr;
-        for (int64_t j = 0; j < cols; ++j) ba[j] += std::fabs(static_cast<double>(d[j]));
+        for (int64_t j = 0; j < cols; ++j) ba[j] += std::fabs(d[j]);
       }
   }
 }

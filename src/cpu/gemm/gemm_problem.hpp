@@ -55,6 +55,7 @@ struct PanelView {
   const Problem<T>* P;
   const KernelSet<T>* ks;
   int64_t jc, nb;      ///< panel columns [jc, jc+nb)
+  int64_t kc;          ///< k-chunk length actually used (enters the bound)
   const T* backup;     ///< C0 of this panel (M x nb, row stride ldbk), or null when beta == 0
   int64_t ldbk;
   bool beta_nonzero;

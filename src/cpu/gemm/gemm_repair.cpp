@@ -138,7 +138,7 @@ bool verify_block(const PanelView<T>& pv, int64_t i0, int64_t mb, const BlockSum
   BlockCtx<T> b{pv, P, i0, mb, {}, std::fabs(double(P.alpha)), std::fabs(double(P.beta))};
   b.shape.mb = mb;
   b.shape.k = P.K;
-  b.shape.kc = std::min<int64_t>(pv.ks->kc, P.K);
+  b.shape.kc = pv.kc;
   b.shape.mr = pv.ks->mr;
   b.shape.beta_nonzero = pv.beta_nonzero;
   const double coef = checksum::gemm_column_coefficient<T>(b.shape);
