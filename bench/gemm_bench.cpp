@@ -8,7 +8,7 @@
  *  Timing is manual (steady clock around the one call, i.e. wall time: the
  *  library and OpenBLAS are multithreaded). detect/correct also time the off
  *  policy on the same operands, alternating which call goes first, and report
- *  vs_off = sum(protected time) / sum(off time) of the same repetition.
+ *  vs_off = median over the iterations of (protected time / off time).
  *
  *  Environment: OMP_NUM_THREADS (threads for abft and OpenBLAS alike),
  *  ABFT_BENCH_MAX_DIM (skip shapes with a dimension above it),
@@ -116,7 +116,7 @@ void bench_gemm(benchmark::State& state, const Shape& s, Variant v) {
   if (st == ABFT_STATUS_SUCCESS && paired) st = warm_up([&] { return run(Variant::Off); }, g_warmup_s);
   if (st != ABFT_STATUS_SUCCESS) return skip(state, fn, st);
 
-  double t_main = 0, t_off = 0;
+  std::vector<double> ratios;  // protected / off, one per iteration
   bool off_first = false;
   for (auto _ : state) {
     abft_status s_main = ABFT_STATUS_SUCCESS, s_off = ABFT_STATUS_SUCCESS;
@@ -130,15 +130,21 @@ void bench_gemm(benchmark::State& state, const Shape& s, Variant v) {
       break;
     }
     state.SetIterationTime(dt);
-    t_main += dt;
-    t_off += dt_off;
+    if (paired && dt_off > 0) ratios.push_back(dt / dt_off);
   }
   if (state.error_occurred()) return;
 
   const double gflop = 2.0 * double(s.m) * double(s.n) * double(s.k) * 1e-9;
   state.counters["GFLOP/s"] =
       benchmark::Counter(gflop * double(state.iterations()), benchmark::Counter::kIsRate);
-  if (paired && t_off > 0) state.counters["vs_off"] = t_main / t_off;
+  if (paired && !ratios.empty()) {
+    // Median of the per-iteration ratios: a scheduler hiccup in one call moves
+    // one ratio, not the statistic.
+    std::sort(ratios.begin(), ratios.end());
+    const size_t h = ratios.size() / 2;
+    state.counters["vs_off"] =
+        ratios.size() % 2 ? ratios[h] : 0.5 * (ratios[h - 1] + ratios[h]);
+  }
 }
 
 std::vector<Shape> shapes(int64_t max_dim) {

@@ -9,6 +9,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -231,6 +232,11 @@ abft_status run_gemm(Problem<T>& P, const KernelSet<T>& ks, abft_report& rep) {
   std::vector<int64_t> forced_cols;
   bool alloc_failed = false;
   abft_report total{};
+  // Five per-column arrays per row block: ref, X, obs, c0sum, c0abs.
+  auto block_sums = [&](int64_t bi) {
+    double* b = sums + 5 * bi * nc;
+    return BlockSums{b, b + nc, b + 2 * nc, b + 3 * nc, b + 4 * nc};
+  };
 
 #pragma omp parallel num_threads(nt)
   {
@@ -312,9 +318,7 @@ abft_status run_gemm(Problem<T>& P, const KernelSet<T>& ks, abft_report& rep) {
         // ---- row blocks of this thread
         for (int64_t bi = tblock[tid]; bi < tblock[tid + 1]; ++bi) {
           const int64_t i0 = blocks[size_t(bi)].i0, mb = blocks[size_t(bi)].mb;
-          BlockSums s{sums + (5 * bi + 0) * nc, sums + (5 * bi + 1) * nc,
-                      sums + (5 * bi + 2) * nc, sums + (5 * bi + 3) * nc,
-                      sums + (5 * bi + 4) * nc};
+          const BlockSums s = block_sums(bi);
           ks.pack_a(P, mr, i0, mb, pc, kb, ap, checks ? v : nullptr, vs, va);
           const int64_t ap_n = round_up(mb, mr) * kb;
           Fingerprint fp_a;
@@ -414,7 +418,9 @@ abft_status run_gemm(Problem<T>& P, const KernelSet<T>& ks, abft_report& rep) {
                   const int64_t row = i0 + (t / (mr * kb)) * mr + t % mr;
                   if (row < i0 + mb && std::find(fr.begin(), fr.end(), row) == fr.end()) fr.push_back(row);
                 }
-                if (pos.empty()) fr.push_back(i0);  // cannot happen; stay safe
+                // The caller's A changed under us (not a packed-copy fault): recompute the block.
+                if (pos.empty())
+                  for (int64_t row = i0; row < i0 + mb; ++row) fr.push_back(row);
               } catch (const std::bad_alloc&) {
 #pragma omp atomic write
                 alloc_failed = true;
@@ -422,6 +428,9 @@ abft_status run_gemm(Problem<T>& P, const KernelSet<T>& ks, abft_report& rep) {
             }
           }
         }
+        // The C0 backup was written with non-temporal stores: order them
+        // before any thread may read the backup in the repair path.
+        if (checks && first && beta_nz) std::atomic_thread_fence(std::memory_order_seq_cst);
 #pragma omp barrier
       }  // pc
 
@@ -433,9 +442,7 @@ abft_status run_gemm(Problem<T>& P, const KernelSet<T>& ks, abft_report& rep) {
         PanelView<T> pv{&P, &ks, jc, nb, kc, backup, nc, beta_nz};
         for (int64_t bi = tblock[tid]; bi < tblock[tid + 1]; ++bi) {
           const int64_t i0 = blocks[size_t(bi)].i0, mb = blocks[size_t(bi)].mb;
-          BlockSums s{sums + (5 * bi + 0) * nc, sums + (5 * bi + 1) * nc,
-                      sums + (5 * bi + 2) * nc, sums + (5 * bi + 3) * nc,
-                      sums + (5 * bi + 4) * nc};
+          const BlockSums s = block_sums(bi);
           try {
             verify_block(pv, i0, mb, s, forced_rows[size_t(bi)], forced_cols, my);
           } catch (const std::bad_alloc&) {

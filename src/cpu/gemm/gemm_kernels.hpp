@@ -15,6 +15,7 @@ namespace abft::cpu::gemm {
 enum EpiFlags : unsigned {
   kLoadC = 1u,   ///< read C and add beta*C (later k-chunks use beta = 1)
   kSaveC0 = 2u,  ///< copy the loaded C (the caller's C0) to the backup, for recomputation
+                 ///< (non-temporal stores: the backup tile must be vector aligned)
   kSumC0 = 4u,   ///< add column sums of the loaded C0 and of |C0| into c0sum / c0abs
   kSumOut = 8u,  ///< add column sums of the stored result into obs (the observed checksum)
 };

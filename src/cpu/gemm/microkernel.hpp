@@ -74,7 +74,8 @@ void ukr_tile(int64_t kb, const typename S::T* __restrict a, const typename S::T
 #pragma GCC unroll 4
     for (int v = 0; v < NV; ++v) {
       const V c0 = S::loadu(c + i * ldc + v * W);
-      if (fl & kSaveC0) S::storeu(e.c0 + i * e.ldc0 + v * W, c0);
+      // The backup is read only on the repair path: stream it past the caches.
+      if (fl & kSaveC0) S::stream(e.c0 + i * e.ldc0 + v * W, c0);
       if (fl & kSumC0) {
         s0[v] = S::add(s0[v], c0);
         a0[v] = S::add(a0[v], S::abs(c0));

@@ -14,6 +14,7 @@ struct Avx2F32 {
   static V load(const T* p) { return _mm256_load_ps(p); }
   static V loadu(const T* p) { return _mm256_loadu_ps(p); }
   static void storeu(T* p, V v) { _mm256_storeu_ps(p, v); }
+  static void stream(T* p, V v) { _mm256_stream_ps(p, v); }  // 32-byte aligned
   static V set1(T x) { return _mm256_set1_ps(x); }
   static V fma(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
   static V mul(V a, V b) { return _mm256_mul_ps(a, b); }
@@ -36,6 +37,7 @@ struct Avx2F64 {
   static V load(const T* p) { return _mm256_load_pd(p); }
   static V loadu(const T* p) { return _mm256_loadu_pd(p); }
   static void storeu(T* p, V v) { _mm256_storeu_pd(p, v); }
+  static void stream(T* p, V v) { _mm256_stream_pd(p, v); }  // 32-byte aligned
   static V set1(T x) { return _mm256_set1_pd(x); }
   static V fma(V a, V b, V c) { return _mm256_fmadd_pd(a, b, c); }
   static V mul(V a, V b) { return _mm256_mul_pd(a, b); }

@@ -15,6 +15,7 @@ struct SimdScalar {
   static V load(const T* p) { return *p; }
   static V loadu(const T* p) { return *p; }
   static void storeu(T* p, V v) { *p = v; }
+  static void stream(T* p, V v) { *p = v; }
   static V set1(T x) { return x; }
   static V fma(V a, V b, V c) { return std::fma(a, b, c); }
   static V mul(V a, V b) { return a * b; }
