@@ -199,6 +199,13 @@ abft_status run_gemm(Problem<T>& P, const KernelSet<T>& ks, abft_report& rep) {
     }
   }
   const int64_t nblocks = static_cast<int64_t>(blocks.size());
+  // Partition of a block (verification follows the same thread as compute,
+  // which wrote the block's C0 backup with non-temporal stores).
+  auto tblock_owner = [&](int64_t bi) {
+    int t = 0;
+    while (tblock[t + 1] <= bi) ++t;
+    return t;
+  };
   int64_t mc_max = 0;
   for (const Block& b : blocks) mc_max = std::max(mc_max, round_up(b.mb, mr));
 
@@ -220,7 +227,7 @@ abft_status run_gemm(Problem<T>& P, const KernelSet<T>& ks, abft_report& rep) {
     vs_all = arena_get<double>(3, size_t(kc * nt));
     va_all = arena_get<double>(4, size_t(kc * nt));
     mx_all = arena_get<double>(5, size_t(nchunk_max * nt));
-    sums = arena_get<double>(6, size_t(5 * nblocks * nc));
+    sums = arena_get<double>(6, size_t(kSumArrays * nblocks * nc));
     babs = arena_get<T>(7, size_t(nchunk_max * nc));
     if (checks && beta_nz) backup = arena_get<T>(8, size_t(M * nc));
   } catch (const std::bad_alloc&) {
@@ -232,23 +239,29 @@ abft_status run_gemm(Problem<T>& P, const KernelSet<T>& ks, abft_report& rep) {
   std::vector<int64_t> forced_cols;
   bool alloc_failed = false;
   abft_report total{};
-  // Five per-column arrays per row block: ref, X, obs, c0sum, c0abs.
+  // Per-column arrays of each row block (see BlockSums).
   auto block_sums = [&](int64_t bi) {
-    double* b = sums + 5 * bi * nc;
-    return BlockSums{b, b + nc, b + 2 * nc, b + 3 * nc, b + 4 * nc};
+    double* b = sums + kSumArrays * bi * nc;
+    return BlockSums{b, b + nc, b + 2 * nc, b + 3 * nc, b + 4 * nc, b + 5 * nc};
   };
 
 #pragma omp parallel num_threads(nt)
   {
-    const int tid = omp_get_thread_num();
+    // OpenMP may give a smaller team than asked (nested regions, OMP_DYNAMIC,
+    // thread limits): each thread then takes partitions tid, tid + team, ...
+    const int tid = omp_get_thread_num(), team = omp_get_num_threads();
     abft_report my{};
-    T* ap = ap_all + tid * ap_size;
-    T* v = v_all + tid * kc;
-    double* vs = vs_all + tid * kc;
-    double* va = va_all + tid * kc;
-    double* mx = mx_all + tid * nchunk_max;
     std::vector<T> scratch;  // re-pack for fingerprint location (rare path)
     std::vector<const InternalFault*> acc_f, out_f, tile_acc, tile_out;
+    try {
+      acc_f.reserve(faults.size());
+      out_f.reserve(faults.size());
+      tile_acc.reserve(faults.size());
+      tile_out.reserve(faults.size());
+    } catch (const std::bad_alloc&) {
+#pragma omp atomic write
+      alloc_failed = true;
+    }
     int64_t cur_jc = 0, cur_nb = 0, cur_pc = 0, cur_kb = 0;  // for locate_b_fault
     auto locate_b_fault = [&](int64_t q) {
       try {
@@ -275,7 +288,7 @@ abft_status run_gemm(Problem<T>& P, const KernelSet<T>& ks, abft_report& rep) {
       if (checks) {
 #pragma omp for schedule(static)
         for (int64_t b = 0; b < nblocks; ++b) {
-          std::fill(sums + 5 * b * nc, sums + 5 * (b + 1) * nc, 0.0);
+          std::fill(sums + kSumArrays * b * nc, sums + kSumArrays * (b + 1) * nc, 0.0);
           forced_rows[size_t(b)].clear();
         }
 #pragma omp single
@@ -315,8 +328,14 @@ abft_status run_gemm(Problem<T>& P, const KernelSet<T>& ks, abft_report& rep) {
             }
         }
 
-        // ---- row blocks of this thread
-        for (int64_t bi = tblock[tid]; bi < tblock[tid + 1]; ++bi) {
+        // ---- row blocks of this thread's partitions
+        for (int part = tid; part < nt; part += team) {
+        T* ap = ap_all + part * ap_size;
+        T* v = v_all + part * kc;
+        double* vs = vs_all + part * kc;
+        double* va = va_all + part * kc;
+        double* mx = mx_all + part * nchunk_max;
+        for (int64_t bi = tblock[part]; bi < tblock[part + 1]; ++bi) {
           const int64_t i0 = blocks[size_t(bi)].i0, mb = blocks[size_t(bi)].mb;
           const BlockSums s = block_sums(bi);
           ks.pack_a(P, mr, i0, mb, pc, kb, ap, checks ? v : nullptr, vs, va);
@@ -388,24 +407,33 @@ abft_status run_gemm(Problem<T>& P, const KernelSet<T>& ks, abft_report& rep) {
             }
             if (checks) {
               ks.colref(kb, nr_e, v, bsl, static_cast<double>(P.alpha), s.ref + j0);
-              // Memory faults in the packed B copy: each thread re-checks every
-              // sliver after its last use of it (its last row block), while the
-              // sliver is still in L1; a change is located by re-packing.
-              if (bi == tblock[tid + 1] - 1 &&
+              // Memory faults in the packed B copy: every sliver is re-checked
+              // after the last row block of each partition, i.e. after the
+              // thread's last use of it, while it is in L1; a change is
+              // located by re-packing.
+              if (bi == tblock[part + 1] - 1 &&
                   ks.fingerprint(bsl, kb * nr) != fp_b[size_t(j0 / nr)])
                 locate_b_fault(j0 / nr);
             }
           }
 
           if (checks) {
-            // Bound: X_j += |alpha| sum_chunks max_p(sum_i |a_ip|) sum_{p in chunk} |b_pj|
-            // (the |B| chunk sums are formed in T: see pack_b for the inflation).
-            const double aa = std::fabs(static_cast<double>(P.alpha)) * babs_inflate;
+            // Magnitude, without alpha: X_j += sum_chunks max_p(sum_i |a_ip|) *
+            // sum_{p in chunk} |b_pj| (the |B| chunk sums are formed in T: see
+            // pack_b for the inflation). U_j collects what flush-to-zero can
+            // lose: (mb + 2) sum_p |b_pj| + sum_p sum_i |a_ip| (docs/ABFT.md).
+            double asum = 0.0;
             for (int64_t c = 0; c < nchunk; ++c) {
-              const double w = aa * mx[c];
+              const double w = babs_inflate * mx[c];
+              const double wu = babs_inflate * double(mb + 2);
+              asum += double(kChunk) * mx[c];
               const T* ba = babs + c * nc;
-              for (int64_t j = 0; j < nb; ++j) s.X[j] += w * static_cast<double>(ba[j]);
+              for (int64_t j = 0; j < nb; ++j) {
+                s.X[j] += w * static_cast<double>(ba[j]);
+                s.U[j] += wu * static_cast<double>(ba[j]);
+              }
             }
+            for (int64_t j = 0; j < nb; ++j) s.U[j] += asum;
             // Memory faults in the packed A copy: exact fingerprint, exact location.
             if (ks.fingerprint(ap, ap_n) != fp_a) {
               try {
@@ -428,6 +456,7 @@ abft_status run_gemm(Problem<T>& P, const KernelSet<T>& ks, abft_report& rep) {
             }
           }
         }
+        }  // partitions
         // The C0 backup was written with non-temporal stores: order them
         // before any thread may read the backup in the repair path.
         if (checks && first && beta_nz) std::atomic_thread_fence(std::memory_order_seq_cst);
@@ -440,7 +469,8 @@ abft_status run_gemm(Problem<T>& P, const KernelSet<T>& ks, abft_report& rep) {
         for (int64_t j = 0; j < nb; ++j)
           if (colflag[size_t(j)]) forced_cols.push_back(j);
         PanelView<T> pv{&P, &ks, jc, nb, kc, backup, nc, beta_nz};
-        for (int64_t bi = tblock[tid]; bi < tblock[tid + 1]; ++bi) {
+        for (int64_t bi = 0; bi < nblocks; ++bi) {
+          if (tblock_owner(bi) % team != tid) continue;
           const int64_t i0 = blocks[size_t(bi)].i0, mb = blocks[size_t(bi)].mb;
           const BlockSums s = block_sums(bi);
           try {

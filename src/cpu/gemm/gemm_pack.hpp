@@ -3,7 +3,6 @@
  *  vectors on the way (GUIDE §3 rule 6: checksums where the data already moves).
  */
 #pragma once
-#include <cmath>
 #include <cstdint>
 
 #include "abft/checksum/host_device.hpp"
@@ -16,6 +15,11 @@ inline namespace ABFT_TARGET_NS {
  *  largest |A| column sum times the |B| column sums of the chunk (an upper
  *  bound of (e^T|A|)|B| at O(n k / kChunk) cost per block instead of O(n k)). */
 constexpr int64_t kChunk = 32;
+
+/** |x| through the compiler builtin: no out-of-line std:: function that an
+ *  ISA translation unit could emit and the linker merge (see ABFT_TARGET_NS). */
+inline float abs_value(float x) { return __builtin_fabsf(x); }
+inline double abs_value(double x) { return __builtin_fabs(x); }
 
 /** Pack rows [i0, i0+mb) x k-range [pc, pc+kb) of A_int into MR-row panels.
  *  With sums != nullptr also forms, per p, v[p] = fl_T(sum_i a_ip) (summed in
@@ -36,7 +40,7 @@ void pack_a(const Problem<T>& P, int mr, int64_t i0, int64_t mb, int64_t pc, int
         if (sums)
           for (int64_t p = 0; p < kb; ++p) {
             vsum[p] += static_cast<double>(src[p]);
-            va[p] += std::fabs(static_cast<double>(src[p]));
+            va[p] += abs_value(static_cast<double>(src[p]));
           }
       }
     } else {
@@ -47,7 +51,7 @@ void pack_a(const Problem<T>& P, int mr, int64_t i0, int64_t mb, int64_t pc, int
           const T x = src[r * P.rsa];
           dst[p * mr + r] = x;
           s += static_cast<double>(x);
-          sa += std::fabs(static_cast<double>(x));
+          sa += abs_value(static_cast<double>(x));
         }
         if (sums) {
           vsum[p] += s;
@@ -91,7 +95,7 @@ void pack_b(const Problem<T>& P, int nr, int64_t jc, int64_t nb, int64_t pc, int
           T* ba = babs + (p / kChunk) * ldbabs + j0;
           for (int64_t j = 0; j < cols; ++j) {
             d[j] = src[j];
-            ba[j] += std::fabs(src[j]);
+            ba[j] += abs_value(src[j]);
           }
         } else if (P.csb == 1) {
           for (int64_t j = 0; j < cols; ++j) d[j] = src[j];
@@ -106,7 +110,7 @@ void pack_b(const Problem<T>& P, int nr, int64_t jc, int64_t nb, int64_t pc, int
       for (int64_t p = 0; p < kb; ++p) {
         T* ba = babs + (p / kChunk) * ldbabs + j0;
         const T* d = dst + p * nr;
-        for (int64_t j = 0; j < cols; ++j) ba[j] += std::fabs(d[j]);
+        for (int64_t j = 0; j < cols; ++j) ba[j] += abs_value(d[j]);
       }
   }
 }

@@ -40,14 +40,19 @@ struct Problem {
   T b(int64_t p, int64_t j) const { return B[p * rsb + j * csb]; }
 };
 
-/** Per-jc-panel checksum state of one row block (mb rows, nb columns). */
+/** Per-jc-panel checksum state of one row block (mb rows, nb columns): six
+ *  per-column arrays. */
 struct BlockSums {
   double* ref;    ///< alpha * (e^T A_blk) B, accumulated over k-chunks
-  double* X;      ///< |alpha| * bound on (e^T |A_blk|) |B|
+  double* X;      ///< bound on (e^T |A_blk|) |B|, without |alpha|: it also bounds
+                  ///< every unscaled partial sum formed in T (overflow test)
   double* obs;    ///< column sums of the stored C (last chunk's epilogue)
   double* c0sum;  ///< column sums of C0 (beta != 0)
   double* c0abs;  ///< column sums of |C0|
+  double* U;      ///< (mb + 2) sum_p |b_pj| + sum_p sum_i |a_ip|: scale of what
+                  ///< flush-to-zero of subnormals can lose
 };
+constexpr int64_t kSumArrays = 6;
 
 /** Everything the verification/repair of one block needs. */
 template <class T>

@@ -10,6 +10,8 @@
  */
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "abft/checksum/bounds.hpp"
@@ -21,6 +23,12 @@ namespace {
 
 using checksum::checkable;
 using checksum::residual_ok;
+
+/** Accumulator of the recomputation: double for float data; for double data
+ *  the 64-bit-mantissa long double where the platform has it, so a repaired
+ *  element is at least as accurate as the kernel's. */
+template <class T>
+using RecomputeAcc = typename std::conditional<sizeof(T) < sizeof(double), double, long double>::type;
 
 template <class T>
 struct BlockCtx {
@@ -38,17 +46,18 @@ struct BlockCtx {
   /** Recompute C(i, jc+j) for rows x cols from the caller's operands, in
    *  double, rounding once: alpha * sum_p a_ip b_pj + beta * C0_ij. */
   void recompute(const std::vector<int64_t>& rows, const std::vector<int64_t>& cols) const {
-    std::vector<double> acc(cols.size());
+    using A = RecomputeAcc<T>;
+    std::vector<A> acc(cols.size());
     for (int64_t i : rows) {
-      std::fill(acc.begin(), acc.end(), 0.0);
+      std::fill(acc.begin(), acc.end(), A(0));
       for (int64_t p = 0; p < P.K; ++p) {
-        const double a = static_cast<double>(P.a(i, p));
+        const A a = static_cast<A>(P.a(i, p));
         for (size_t q = 0; q < cols.size(); ++q)
-          acc[q] += a * static_cast<double>(P.b(p, pv.jc + cols[q]));
+          acc[q] += a * static_cast<A>(P.b(p, pv.jc + cols[q]));
       }
       for (size_t q = 0; q < cols.size(); ++q) {
-        const double b0 = pv.beta_nonzero ? static_cast<double>(P.beta) * c0(i, cols[q]) : 0.0;
-        c(i, cols[q]) = static_cast<T>(static_cast<double>(P.alpha) * acc[q] + b0);
+        const A b0 = pv.beta_nonzero ? static_cast<A>(P.beta) * static_cast<A>(c0(i, cols[q])) : A(0);
+        c(i, cols[q]) = static_cast<T>(static_cast<A>(P.alpha) * acc[q] + b0);
       }
     }
   }
@@ -64,22 +73,27 @@ struct BlockCtx {
     return r;
   }
 
-  /** Reference and magnitude of column j recomputed from the caller's data. */
+  /** Reference and magnitudes of column j recomputed from the caller's data:
+   *  X (with alpha, beta), Xu (unscaled |A||B| part) and the flush-to-zero scale U. */
   void fresh_col_ref(int64_t j, const std::vector<double>& vs, const std::vector<double>& va,
-                     double& ref, double& X) const {
-    double r = 0.0, x = 0.0;
+                     double& ref, double& X, double& Xu, double& U) const {
+    double r = 0.0, x = 0.0, bs = 0.0, as = 0.0;
     for (int64_t p = 0; p < P.K; ++p) {
       const double b = static_cast<double>(P.b(p, pv.jc + j));
       r += vs[size_t(p)] * b;
       x += va[size_t(p)] * std::fabs(b);
+      bs += std::fabs(b);
+      as += va[size_t(p)];
     }
+    Xu = x * (1.0 + 4.0 * checksum::gamma(double(P.K + mb) + 8.0, checksum::unit_roundoff<double>()));
+    U = double(mb + 2) * bs + as;
     double s0 = 0.0, a0 = 0.0;
     for (int64_t i = i0; i < i0 + mb; ++i) {
       s0 += c0(i, j);
       a0 += std::fabs(c0(i, j));
     }
     ref = static_cast<double>(P.alpha) * r + static_cast<double>(P.beta) * s0;
-    X = aa * x + ab * a0;
+    X = aa * Xu + ab * a0;
   }
 
   double col_obs(int64_t j) const {
@@ -144,6 +158,15 @@ bool verify_block(const PanelView<T>& pv, int64_t i0, int64_t mb, const BlockSum
   const double coef = checksum::gemm_column_coefficient<T>(b.shape);
   const double fcoef = checksum::gemm_fresh_coefficient<T>(b.shape, mb);
   const double abs_t = checksum::gemm_column_abs_term<T>(b.shape, b.aa, b.ab);
+  // Flush-to-zero: a subnormal operand or checksum quantity may be lost whole
+  // (at most realmin each); U_j scales how many such losses a column sees.
+  const double ftz = 2.0 * b.aa * static_cast<double>(std::numeric_limits<T>::min());
+  // Once elements were recomputed, the column also carries the recomputation
+  // error (K-term sums in RecomputeAcc<T>).
+  const double g_rec =
+      2.0 * checksum::gamma(double(P.K) + 2.0,
+                            static_cast<double>(std::numeric_limits<RecomputeAcc<T>>::epsilon()) * 0.5);
+  bool repaired = false;
   const bool correct = P.policy == ABFT_POLICY_CORRECT;
   const int64_t nb = pv.nb;
 
@@ -167,17 +190,21 @@ bool verify_block(const PanelView<T>& pv, int64_t i0, int64_t mb, const BlockSum
   auto failing_cols = [&](bool fresh_obs) {
     std::vector<int64_t> bad;
     for (int64_t j = 0; j < nb; ++j) {
-      double ref, X, bound;
+      double ref, X, Xu, bound;
       if (fresh_ref[size_t(j)]) {
         need_block_sums();
-        b.fresh_col_ref(j, vs, va, ref, X);
-        bound = fcoef * X + abs_t;
+        double U;
+        b.fresh_col_ref(j, vs, va, ref, X, Xu, U);
+        bound = (fcoef + (repaired ? g_rec : 0.0)) * X + abs_t + ftz * U;
       } else {
         ref = s.ref[j] + static_cast<double>(P.beta) * s.c0sum[j];
-        X = s.X[j] + b.ab * s.c0abs[j];
-        bound = coef * X + abs_t;
+        Xu = s.X[j];
+        X = b.aa * Xu + b.ab * s.c0abs[j];
+        bound = (coef + (repaired ? g_rec : 0.0)) * X + abs_t + ftz * s.U[j];
       }
-      if (!checkable<T>(X) || !std::isfinite(ref)) {
+      // Xu bounds every unscaled partial sum the kernel formed in T: with
+      // |alpha| < 1 those may overflow although the scaled result would not.
+      if (!checkable<T>(X) || !checkable<T>(Xu) || !std::isfinite(ref)) {
         skipped = true;  // non-finite input, or an output that may overflow legitimately
         continue;
       }
@@ -205,6 +232,7 @@ bool verify_block(const PanelView<T>& pv, int64_t i0, int64_t mb, const BlockSum
       if (!rows.empty()) b.recompute(rows, b.all_cols());
       if (!forced_cols.empty()) b.recompute(b.all_rows(), forced_cols);
       rep.recomputed += rows.size() + forced_cols.size();
+      repaired = true;
       for (int64_t j : forced_cols) fresh_ref[size_t(j)] = 1;  // their reference used the bad copy
       fresh_obs = true;
     }
@@ -219,6 +247,7 @@ bool verify_block(const PanelView<T>& pv, int64_t i0, int64_t mb, const BlockSum
 
   // 3. Locate rows, then repair the cheapest consistent pattern.
   std::vector<int64_t> R = b.failing_rows();
+  repaired = true;
   const size_t fr = R.size(), fc = F.size();
   if (fr && fr * fc <= size_t(4 * (mb + nb))) {
     b.recompute(R, F);  // isolated elements (also a full row/column pattern of few lines)
@@ -242,6 +271,12 @@ bool verify_block(const PanelView<T>& pv, int64_t i0, int64_t mb, const BlockSum
   if (failing_cols(true).empty()) return true;
   b.recompute(b.all_rows(), b.all_cols());
   rep.recomputed += 1;
+  F = failing_cols(true);
+  if (F.empty()) return true;
+  // 5. The block now holds values recomputed from the caller's data; if only
+  //    the kernel-side reference disagrees, the fault was in the checksum
+  //    itself: check the failing columns against references from the caller.
+  for (int64_t j : F) fresh_ref[size_t(j)] = 1;
   if (failing_cols(true).empty()) return true;
   rep.uncorrectable += 1;
   return false;
