@@ -237,6 +237,11 @@ abft_status run_gemm(Problem<T>& P, const KernelSet<T>& ks, abft_report& rep) {
   std::vector<std::vector<int64_t>> forced_rows(static_cast<size_t>(nblocks));
   std::vector<char> colflag(size_t(nc), 0);
   std::vector<int64_t> forced_cols;
+  try {
+    forced_cols.reserve(size_t(nc));  // filled inside the parallel region: no allocation there
+  } catch (const std::bad_alloc&) {
+    return ABFT_STATUS_ALLOC_FAILED;
+  }
   bool alloc_failed = false;
   abft_report total{};
   // Per-column arrays of each row block (see BlockSums).
