@@ -210,7 +210,8 @@ bool verify_block(const PanelView<T>& pv, int64_t i0, int64_t mb, const BlockSum
       }
       const double obs = fresh_obs ? b.col_obs(j) : s.obs[j];
       if (residual_ok(obs, ref, bound)) {
-        if (bound > 0) rep.max_ratio = std::max(rep.max_ratio, std::fabs(obs - ref) / bound);
+        if (bound > 0 && !repaired)  // sharpness: clean first-pass checks only
+          rep.max_ratio = std::max(rep.max_ratio, std::fabs(obs - ref) / bound);
       } else {
         bad.push_back(j);
       }
