@@ -31,6 +31,27 @@ struct Fingerprint {
 
 inline namespace ABFT_TARGET_NS {
 
+/** Shared tail of every fingerprint implementation: the words t..nw-1 left
+ *  over by the vector loop go to lanes 0.., then the eight lanes (a: sums,
+ *  b: running sums) are combined. b[l] weights a word of lane l by s, its
+ *  steps to the end (s >= 1); the weight 8 s + l is distinct for every word. */
+ABFT_HD Fingerprint fingerprint_finish(uint64_t a[8], uint64_t b[8], const void* words, int64_t t,
+                                       int64_t nw) {
+  const unsigned char* w = static_cast<const unsigned char*>(words);
+  for (int l = 0; l < 8 && t < nw; ++t, ++l) {
+    uint32_t x;
+    std::memcpy(&x, w + 4 * t, sizeof x);
+    a[l] += x;
+    b[l] += a[l];
+  }
+  Fingerprint f;
+  for (int l = 0; l < 8; ++l) {
+    f.s0 += a[l];
+    f.s1 += 8 * b[l] + static_cast<uint64_t>(l) * a[l];
+  }
+  return f;
+}
+
 /** Fingerprint of buf[0..n). Eight 64-bit lanes over the 32-bit words (lane l
  *  takes word 8q + l); S1 is a running sum of S0, so it weights a word by the
  *  number of lane steps from it to the end. The loop is two zero-extensions and
@@ -69,18 +90,7 @@ ABFT_HD Fingerprint fingerprint(const T* buf, int64_t n) {
       b[l] += a[l];
     }
 #endif
-  for (int l = 0; l < 8 && t < nw; ++t, ++l) {
-    a[l] += static_cast<uint64_t>(w[t]);
-    b[l] += a[l];
-  }
-  // b[l] weights a word of lane l by s, its steps to the end (s >= 1); the
-  // weight 8 s + l is then distinct for every word of the buffer.
-  Fingerprint f;
-  for (int l = 0; l < 8; ++l) {
-    f.s0 += a[l];
-    f.s1 += 8 * b[l] + static_cast<uint64_t>(l) * a[l];
-  }
-  return f;
+  return fingerprint_finish(a, b, buf, t, nw);
 }
 
 }  // namespace ABFT_TARGET_NS

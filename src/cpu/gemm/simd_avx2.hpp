@@ -67,23 +67,12 @@ checksum::Fingerprint fingerprint_avx2(const T* buf, int64_t n) {
     b0 = _mm256_add_epi64(b0, a0);
     b1 = _mm256_add_epi64(b1, a1);
   }
-  alignas(32) uint64_t a[8], b[8];
+  alignas(32) uint64_t a[8], b[8];  // same lanes as checksum::fingerprint
   _mm256_store_si256(reinterpret_cast<__m256i*>(a), a0);
   _mm256_store_si256(reinterpret_cast<__m256i*>(a + 4), a1);
   _mm256_store_si256(reinterpret_cast<__m256i*>(b), b0);
   _mm256_store_si256(reinterpret_cast<__m256i*>(b + 4), b1);
-  for (int l = 0; l < 8 && t < nw; ++t, ++l) {
-    uint32_t x;
-    std::memcpy(&x, w + t, sizeof x);
-    a[l] += x;
-    b[l] += a[l];
-  }
-  checksum::Fingerprint f;
-  for (int l = 0; l < 8; ++l) {
-    f.s0 += a[l];
-    f.s1 += 8 * b[l] + static_cast<uint64_t>(l) * a[l];
-  }
-  return f;
+  return checksum::fingerprint_finish(a, b, buf, t, nw);
 }
 
 }  // namespace abft::cpu::gemm
