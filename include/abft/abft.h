@@ -57,7 +57,9 @@ typedef enum abft_policy {
 typedef enum abft_kernel {
   ABFT_KERNEL_SGEMM = 0,
   ABFT_KERNEL_DGEMM = 1,
-  ABFT_KERNEL_COUNT_ = 2
+  ABFT_KERNEL_CGEMM = 2,  /**< complex float GEMM (run on the real engine, see docs/ABFT.md) */
+  ABFT_KERNEL_ZGEMM = 3,  /**< complex double GEMM */
+  ABFT_KERNEL_COUNT_ = 4
 } abft_kernel;
 ABFT_API const char* abft_kernel_name(abft_kernel k);
 
@@ -146,6 +148,10 @@ ABFT_API abft_status abft_injector_destroy(abft_injector_t inj);
 /** Add a spec; every planned call draws one concrete fault from it. */
 ABFT_API abft_status abft_injector_add(abft_injector_t inj, const abft_fault* spec);
 ABFT_API abft_status abft_injector_clear(abft_injector_t inj);
+/** Rate mode: with 0 <= rate <= 1, each planned call draws at most one fault,
+ *  with probability `rate`, from one spec chosen at random. A negative rate
+ *  (the default) restores the plain mode: every spec fires on every call. */
+ABFT_API abft_status abft_injector_set_rate(abft_injector_t inj, double rate);
 /** Faults of the most recent call, with original/corrupted/applied filled in. */
 ABFT_API abft_status abft_injector_last(abft_injector_t inj, abft_fault* out, int cap, int* count);
 
@@ -178,6 +184,20 @@ ABFT_API abft_status abft_dgemm(abft_handle_t h, abft_policy policy, abft_layout
                                 abft_op transa, abft_op transb, int64_t m, int64_t n, int64_t k,
                                 double alpha, const double* A, int64_t lda, const double* B,
                                 int64_t ldb, double beta, double* C, int64_t ldc,
+                                abft_report* report);
+
+/** Complex GEMM, same contract as abft_sgemm. Scalars and matrices are
+ *  interleaved (re, im) pairs — C99 float _Complex / std::complex<float>
+ *  layout; alpha and beta point to one such pair each. */
+ABFT_API abft_status abft_cgemm(abft_handle_t h, abft_policy policy, abft_layout layout,
+                                abft_op transa, abft_op transb, int64_t m, int64_t n, int64_t k,
+                                const void* alpha, const void* A, int64_t lda, const void* B,
+                                int64_t ldb, const void* beta, void* C, int64_t ldc,
+                                abft_report* report);
+ABFT_API abft_status abft_zgemm(abft_handle_t h, abft_policy policy, abft_layout layout,
+                                abft_op transa, abft_op transb, int64_t m, int64_t n, int64_t k,
+                                const void* alpha, const void* A, int64_t lda, const void* B,
+                                int64_t ldb, const void* beta, void* C, int64_t ldc,
                                 abft_report* report);
 
 /* ------------------------------------------------------------- platform */

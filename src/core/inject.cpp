@@ -21,7 +21,9 @@ uint64_t splitmix64(uint64_t& x) {
 
 int64_t draw(uint64_t& st, int64_t n) { return n > 0 ? int64_t(splitmix64(st) % uint64_t(n)) : 0; }
 
-int type_bits(abft_kernel k) { return k == ABFT_KERNEL_DGEMM ? 64 : 32; }
+int type_bits(abft_kernel k) {
+  return (k == ABFT_KERNEL_DGEMM || k == ABFT_KERNEL_ZGEMM) ? 64 : 32;
+}
 
 /** Resolve the -1 ("random") fields of a spec for one call. */
 abft_fault concretize(const abft_fault& spec, const abft_call_info& call, uint64_t& st) {
@@ -69,6 +71,14 @@ extern "C" abft_status abft_injector_add(abft_injector_t inj, const abft_fault* 
   return ABFT_STATUS_SUCCESS;
 }
 
+extern "C" abft_status abft_injector_set_rate(abft_injector_t inj, double rate) {
+  if (!inj) return ABFT_STATUS_NULL_POINTER;
+  if (!(rate <= 1.0)) return ABFT_STATUS_INVALID_VALUE;  // also rejects NaN
+  std::lock_guard<std::mutex> g(inj->mu);
+  inj->rate = rate < 0.0 ? -1.0 : rate;
+  return ABFT_STATUS_SUCCESS;
+}
+
 extern "C" abft_status abft_injector_clear(abft_injector_t inj) {
   if (!inj) return ABFT_STATUS_NULL_POINTER;
   std::lock_guard<std::mutex> g(inj->mu);
@@ -98,7 +108,13 @@ InjectionPlan plan_injection(abft_handle_t h, const abft_call_info& call_in) {
     std::lock_guard<std::mutex> g(inj->mu);
     call.call_index = inj->calls++;
     uint64_t st = inj->seed ^ (0xD1B54A32D192ED03ull * (call.call_index + 1));
-    for (const abft_fault& spec : inj->specs) plan.faults.push_back(concretize(spec, call, st));
+    if (inj->rate < 0.0) {
+      for (const abft_fault& spec : inj->specs) plan.faults.push_back(concretize(spec, call, st));
+    } else if (!inj->specs.empty() &&
+               double(splitmix64(st) >> 11) * 0x1.0p-53 < inj->rate) {
+      const abft_fault& spec = inj->specs[size_t(draw(st, int64_t(inj->specs.size())))];
+      plan.faults.push_back(concretize(spec, call, st));
+    }
     plan.injector = inj;
   }
   if (h->hook) {

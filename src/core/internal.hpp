@@ -26,6 +26,7 @@ struct abft_injector_s {
   std::mutex mu;
   uint64_t seed = 0;
   uint64_t calls = 0;
+  double rate = -1.0;  // < 0: every spec fires each call; else P(one fault per call)
   std::vector<abft_fault> specs;
   std::vector<abft_fault> last;  // concrete faults of the most recent call
 };

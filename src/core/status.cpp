@@ -25,6 +25,8 @@ extern "C" const char* abft_kernel_name(abft_kernel k) {
   switch (k) {
     case ABFT_KERNEL_SGEMM: return "sgemm";
     case ABFT_KERNEL_DGEMM: return "dgemm";
+    case ABFT_KERNEL_CGEMM: return "cgemm";
+    case ABFT_KERNEL_ZGEMM: return "zgemm";
     default: return "unknown";
   }
 }

@@ -6,6 +6,7 @@
 
 #include "core/internal.hpp"
 #include "cpu/gemm/gemm_driver.hpp"
+#include "cpu/gemm/gemm_entry.hpp"
 #include "cpu/gemm/gemm_kernels.hpp"
 
 namespace abft::cpu::gemm {
@@ -94,6 +95,8 @@ void map_faults(std::vector<abft_fault>& faults, bool col_major,
   }
 }
 
+}  // namespace
+
 template <class T>
 abft_status gemm_entry(abft_kernel kid, abft_handle_t h, abft_policy policy, abft_layout layout,
                        abft_op ta, abft_op tb, int64_t m, int64_t n, int64_t k, T alpha,
@@ -125,7 +128,15 @@ abft_status gemm_entry(abft_kernel kid, abft_handle_t h, abft_policy policy, abf
   }
 }
 
-}  // namespace
+template abft_status gemm_entry<float>(abft_kernel, abft_handle_t, abft_policy, abft_layout,
+                                       abft_op, abft_op, int64_t, int64_t, int64_t, float,
+                                       const float*, int64_t, const float*, int64_t, float,
+                                       float*, int64_t, abft_report*);
+template abft_status gemm_entry<double>(abft_kernel, abft_handle_t, abft_policy, abft_layout,
+                                        abft_op, abft_op, int64_t, int64_t, int64_t, double,
+                                        const double*, int64_t, const double*, int64_t, double,
+                                        double*, int64_t, abft_report*);
+
 }  // namespace abft::cpu::gemm
 
 extern "C" abft_status abft_sgemm(abft_handle_t h, abft_policy policy, abft_layout layout,

@@ -1,0 +1,39 @@
+/** \file gemm_entry.hpp
+ *  \brief The protected real GEMM as other engines inside the library call it: the same
+ *  argument check, layout mapping, policy, injection and statistics as abft_sgemm/abft_dgemm,
+ *  but recorded under a caller-chosen kernel id (the complex GEMM and the BLAS shim run
+ *  their real sub-problems through it).
+ */
+#pragma once
+#include <cstdint>
+
+#include "abft/abft.h"
+
+namespace abft::cpu::gemm {
+
+/** C <- alpha*op(A)*op(B) + beta*C on the real engine; statistics go to kernel `kid`.
+ *  Instantiated for float and double. */
+template <class T>
+abft_status gemm_entry(abft_kernel kid, abft_handle_t h, abft_policy policy, abft_layout layout,
+                       abft_op ta, abft_op tb, int64_t m, int64_t n, int64_t k, T alpha,
+                       const T* A, int64_t lda, const T* B, int64_t ldb, T beta, T* C,
+                       int64_t ldc, abft_report* report);
+
+}  // namespace abft::cpu::gemm
+
+#include <complex>
+
+namespace abft::cpu::gemm {
+
+/** Complex GEMM on the real engine (gemm_complex.cpp): one real GEMM of twice the depth and
+ *  twice the width, whose checksums protect the complex product. R = float or double;
+ *  statistics go to `kid`. Same argument contract as gemm_entry. */
+template <class R>
+abft_status complex_gemm_entry(abft_kernel kid, abft_handle_t h, abft_policy policy,
+                               abft_layout layout, abft_op ta, abft_op tb, int64_t m, int64_t n,
+                               int64_t k, std::complex<R> alpha, const std::complex<R>* A,
+                               int64_t lda, const std::complex<R>* B, int64_t ldb,
+                               std::complex<R> beta, std::complex<R>* C, int64_t ldc,
+                               abft_report* report);
+
+}  // namespace abft::cpu::gemm
