@@ -15,6 +15,8 @@ namespace {
 bool valid_op(abft_op o) { return o == ABFT_NO_TRANS || o == ABFT_TRANS || o == ABFT_CONJ_TRANS; }
 int64_t max1(int64_t x) { return x > 1 ? x : 1; }
 
+}  // namespace
+
 /** BLAS/CBLAS argument rules. Order: enums, sizes, leading dimensions, pointers. */
 template <class T>
 abft_status check_args(abft_policy policy, abft_layout layout, abft_op ta, abft_op tb, int64_t m,
@@ -37,6 +39,11 @@ abft_status check_args(abft_policy policy, abft_layout layout, abft_op ta, abft_
   (void)beta;
   return ABFT_STATUS_SUCCESS;
 }
+template abft_status check_args<float>(abft_policy, abft_layout, abft_op, abft_op, int64_t,
+                                       int64_t, int64_t, float, const float*, int64_t,
+                                       const float*, int64_t, float, const float*, int64_t);
+
+namespace {
 
 /** Map the caller's problem onto C_int (row-major) = A_int * B_int. */
 template <class T>
@@ -101,7 +108,7 @@ template <class T>
 abft_status gemm_entry(abft_kernel kid, abft_handle_t h, abft_policy policy, abft_layout layout,
                        abft_op ta, abft_op tb, int64_t m, int64_t n, int64_t k, T alpha,
                        const T* A, int64_t lda, const T* B, int64_t ldb, T beta, T* C,
-                       int64_t ldc, abft_report* report) {
+                       int64_t ldc, abft_report* report, bool record) {
   const abft_status st =
       check_args<T>(policy, layout, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
   if (st != ABFT_STATUS_SUCCESS) return st;
@@ -118,7 +125,7 @@ abft_status gemm_entry(abft_kernel kid, abft_handle_t h, abft_policy policy, abf
     abft_report rep{};
     const abft_status rs = run_gemm<T>(P, active_kernels<T>(), rep);
     core::finish_injection(plan);
-    core::record_call(h, kid, rep);
+    if (record) core::record_call(h, kid, rep);
     if (report) *report = rep;
     return rs;
   } catch (const std::bad_alloc&) {
@@ -131,11 +138,11 @@ abft_status gemm_entry(abft_kernel kid, abft_handle_t h, abft_policy policy, abf
 template abft_status gemm_entry<float>(abft_kernel, abft_handle_t, abft_policy, abft_layout,
                                        abft_op, abft_op, int64_t, int64_t, int64_t, float,
                                        const float*, int64_t, const float*, int64_t, float,
-                                       float*, int64_t, abft_report*);
+                                       float*, int64_t, abft_report*, bool);
 template abft_status gemm_entry<double>(abft_kernel, abft_handle_t, abft_policy, abft_layout,
                                         abft_op, abft_op, int64_t, int64_t, int64_t, double,
                                         const double*, int64_t, const double*, int64_t, double,
-                                        double*, int64_t, abft_report*);
+                                        double*, int64_t, abft_report*, bool);
 
 }  // namespace abft::cpu::gemm
 

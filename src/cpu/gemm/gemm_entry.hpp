@@ -11,13 +11,22 @@
 
 namespace abft::cpu::gemm {
 
-/** C <- alpha*op(A)*op(B) + beta*C on the real engine; statistics go to kernel `kid`.
- *  Instantiated for float and double. */
+/** The GEMM argument rules shared by every entry (enums, sizes, leading dimensions, then
+ *  pointers). alpha only decides whether A and B are read (alpha != 0). Instantiated for
+ *  float; callers with other element types pass alpha != 0 as 1.f and cast the pointers. */
+template <class T>
+abft_status check_args(abft_policy policy, abft_layout layout, abft_op ta, abft_op tb, int64_t m,
+                       int64_t n, int64_t k, T alpha, const T* A, int64_t lda, const T* B,
+                       int64_t ldb, T beta, const T* C, int64_t ldc);
+
+/** C <- alpha*op(A)*op(B) + beta*C on the real engine; statistics go to kernel `kid`
+ *  (one call), unless `record` is false: then the caller records its own call once (a
+ *  complex GEMM made of several real runs). Instantiated for float and double. */
 template <class T>
 abft_status gemm_entry(abft_kernel kid, abft_handle_t h, abft_policy policy, abft_layout layout,
                        abft_op ta, abft_op tb, int64_t m, int64_t n, int64_t k, T alpha,
                        const T* A, int64_t lda, const T* B, int64_t ldb, T beta, T* C,
-                       int64_t ldc, abft_report* report);
+                       int64_t ldc, abft_report* report, bool record = true);
 
 }  // namespace abft::cpu::gemm
 
