@@ -1,0 +1,192 @@
+/** \file blas_bench.cpp
+ *  \brief The BLAS shim against OpenBLAS through the same CBLAS interface, in one run.
+ *
+ *  Both libraries export the same cblas_* names, so neither is linked: each is opened with
+ *  dlopen(RTLD_LOCAL | RTLD_DEEPBIND) and its cblas_* functions are looked up by name.
+ *  Every iteration times one call of each, alternating which goes first; the counter
+ *  `vs_openblas` is the median over iterations of t_openblas / t_abft (> 1: abft faster),
+ *  `GFLOP/s` is abft's throughput, `peer_GFLOP/s` OpenBLAS's.
+ *
+ *  Routines: cblas_{s,d,c,z}gemm (NoTrans, NoTrans, beta 0), cblas_dsyrk (Lower, NoTrans),
+ *  cblas_dtrsm (Left, Lower, NoTrans, NonUnit), column-major, square n.
+ *  Environment: ABFT_BLAS_BENCH_LIB (default: the build's libabft_blas.so.0),
+ *  ABFT_BLAS_BENCH_PEER (default: the OpenBLAS found at configure time),
+ *  ABFT_BENCH_MAX_DIM (skip larger n), ABFT_POLICY (abft's policy).
+ */
+#include <benchmark/benchmark.h>
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <chrono>
+#include <complex>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "abft/cblas.h"
+
+namespace {
+
+using gemm_s = void(CBLAS_LAYOUT, CBLAS_TRANSPOSE, CBLAS_TRANSPOSE, int, int, int, float,
+                    const float*, int, const float*, int, float, float*, int);
+using gemm_d = void(CBLAS_LAYOUT, CBLAS_TRANSPOSE, CBLAS_TRANSPOSE, int, int, int, double,
+                    const double*, int, const double*, int, double, double*, int);
+using gemm_c = void(CBLAS_LAYOUT, CBLAS_TRANSPOSE, CBLAS_TRANSPOSE, int, int, int, const void*,
+                    const void*, int, const void*, int, const void*, void*, int);
+using syrk_d = void(CBLAS_LAYOUT, CBLAS_UPLO, CBLAS_TRANSPOSE, int, int, double, const double*,
+                    int, double, double*, int);
+using trsm_d = void(CBLAS_LAYOUT, CBLAS_SIDE, CBLAS_UPLO, CBLAS_TRANSPOSE, CBLAS_DIAG, int, int,
+                    double, const double*, int, double*, int);
+
+/** One library opened privately. */
+struct Lib {
+  void* h = nullptr;
+  std::string path, error;
+  explicit Lib(const char* p) : path(p ? p : "") {
+    if (path.empty()) { error = "no path"; return; }
+    h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+    if (!h) error = dlerror();
+  }
+  template <class F> F* fn(const char* name) const {
+    return h ? reinterpret_cast<F*>(dlsym(h, name)) : nullptr;
+  }
+};
+
+const char* env_or(const char* name, const char* fallback) {
+  const char* e = std::getenv(name);
+  return (e && *e) ? e : fallback;
+}
+
+Lib& ours() {
+  static Lib l(env_or("ABFT_BLAS_BENCH_LIB", ABFT_BLAS_LIB_PATH));
+  return l;
+}
+Lib& peer() {
+  static Lib l(env_or("ABFT_BLAS_BENCH_PEER", ABFT_PEER_LIB_PATH));
+  return l;
+}
+
+template <class T> std::vector<T> random_matrix(size_t count, uint64_t seed) {
+  std::mt19937_64 g(seed);
+  std::uniform_real_distribution<double> u(-1, 1);
+  std::vector<T> v(count);
+  for (auto& x : v) {
+    if constexpr (std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>>)
+      x = T(u(g), u(g));
+    else
+      x = T(u(g));
+  }
+  return v;
+}
+
+double seconds(const std::function<void()>& f) {
+  const auto t0 = std::chrono::steady_clock::now();
+  f();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+/** Paired timing of abft's and the peer's call; flops per call for the counters. */
+void paired(benchmark::State& state, double flops, const std::function<void()>& mine,
+            const std::function<void()>& theirs) {
+  mine();  // warm: workspaces, page faults, thread pools
+  theirs();
+  std::vector<double> ratios, peer_t;
+  bool peer_first = false;
+  for (auto _ : state) {
+    double tp = 0;
+    if (peer_first) tp = seconds(theirs);
+    const double tm = seconds(mine);
+    if (!peer_first) tp = seconds(theirs);
+    peer_first = !peer_first;
+    state.SetIterationTime(tm);
+    ratios.push_back(tp / tm);
+    peer_t.push_back(tp);
+  }
+  std::sort(ratios.begin(), ratios.end());
+  std::sort(peer_t.begin(), peer_t.end());
+  const size_t h = ratios.size() / 2;
+  state.counters["GFLOP/s"] = benchmark::Counter(flops * 1e-9 * double(state.iterations()),
+                                                 benchmark::Counter::kIsRate);
+  state.counters["peer_GFLOP/s"] = flops * 1e-9 / peer_t[h];
+  state.counters["vs_openblas"] = ratios[h];
+}
+
+bool ready(benchmark::State& state, const void* a, const void* b) {
+  if (!ours().h) { state.SkipWithError(("abft BLAS: " + ours().error).c_str()); return false; }
+  if (!peer().h) { state.SkipWithError(("peer BLAS: " + peer().error).c_str()); return false; }
+  if (!a || !b) { state.SkipWithError("symbol missing"); return false; }
+  return true;
+}
+
+template <class T, class F>
+void bench_gemm(benchmark::State& state, const char* name, int n) {
+  F* a = ours().fn<F>(name);
+  F* b = peer().fn<F>(name);
+  if (!ready(state, (void*)a, (void*)b)) return;
+  const size_t nn = size_t(n) * size_t(n);
+  auto A = random_matrix<T>(nn, 1), B = random_matrix<T>(nn, 2), C = random_matrix<T>(nn, 3);
+  const double flops = (std::is_same_v<T, float> || std::is_same_v<T, double> ? 2.0 : 8.0) * n * double(n) * n;
+  auto call = [&](F* f) {
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+      f(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, T(1), A.data(), n, B.data(), n, T(0), C.data(), n);
+    } else {
+      const T one(1), zero(0);
+      f(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, &one, A.data(), n, B.data(), n, &zero, C.data(), n);
+    }
+  };
+  paired(state, flops, [&] { call(a); }, [&] { call(b); });
+}
+
+void bench_dsyrk(benchmark::State& state, int n) {
+  syrk_d* a = ours().fn<syrk_d>("cblas_dsyrk");
+  syrk_d* b = peer().fn<syrk_d>("cblas_dsyrk");
+  if (!ready(state, (void*)a, (void*)b)) return;
+  auto A = random_matrix<double>(size_t(n) * n, 1), C = random_matrix<double>(size_t(n) * n, 3);
+  paired(state, double(n) * n * n,  // n^2 k flops (one triangle)
+         [&] { a(CblasColMajor, CblasLower, CblasNoTrans, n, n, 1.0, A.data(), n, 0.0, C.data(), n); },
+         [&] { b(CblasColMajor, CblasLower, CblasNoTrans, n, n, 1.0, A.data(), n, 0.0, C.data(), n); });
+}
+
+void bench_dtrsm(benchmark::State& state, int n) {
+  trsm_d* a = ours().fn<trsm_d>("cblas_dtrsm");
+  trsm_d* b = peer().fn<trsm_d>("cblas_dtrsm");
+  if (!ready(state, (void*)a, (void*)b)) return;
+  // Well-conditioned lower triangle: unit-sized off-diagonal entries / n, diagonal 1..2.
+  auto A = random_matrix<double>(size_t(n) * n, 1);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i) A[size_t(i) + size_t(j) * n] = i == j ? 1.5 + 0.5 * A[size_t(i) + size_t(j) * n] : A[size_t(i) + size_t(j) * n] / n;
+  const auto B0 = random_matrix<double>(size_t(n) * n, 2);
+  auto B = B0;
+  // Each call solves in place; the right-hand side drifts but stays bounded (A ~ I).
+  paired(state, double(n) * n * n,
+         [&] { a(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit, n, n, 1.0, A.data(), n, B.data(), n); },
+         [&] { b(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit, n, n, 1.0, A.data(), n, B.data(), n); });
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int max_dim = std::atoi(env_or("ABFT_BENCH_MAX_DIM", "2048"));
+  for (int n : {256, 512, 1024, 2048}) {
+    if (n > max_dim) continue;
+    const std::string s = "/n=" + std::to_string(n);
+    auto reg = [&](const std::string& name, std::function<void(benchmark::State&)> f) {
+      benchmark::RegisterBenchmark(name.c_str(), f)->UseManualTime()->Unit(benchmark::kMillisecond);
+    };
+    reg("cblas_sgemm" + s, [n](benchmark::State& st) { bench_gemm<float, gemm_s>(st, "cblas_sgemm", n); });
+    reg("cblas_dgemm" + s, [n](benchmark::State& st) { bench_gemm<double, gemm_d>(st, "cblas_dgemm", n); });
+    reg("cblas_cgemm" + s, [n](benchmark::State& st) { bench_gemm<std::complex<float>, gemm_c>(st, "cblas_cgemm", n); });
+    reg("cblas_zgemm" + s, [n](benchmark::State& st) { bench_gemm<std::complex<double>, gemm_c>(st, "cblas_zgemm", n); });
+    reg("cblas_dsyrk" + s, [n](benchmark::State& st) { bench_dsyrk(st, n); });
+    reg("cblas_dtrsm" + s, [n](benchmark::State& st) { bench_dtrsm(st, n); });
+  }
+  benchmark::AddCustomContext("abft_blas_lib", ours().path + (ours().h ? "" : " (" + ours().error + ")"));
+  benchmark::AddCustomContext("peer_lib", peer().path + (peer().h ? "" : " (" + peer().error + ")"));
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
