@@ -11,7 +11,13 @@ ABFT_BUILD_DIR="${ABFT_BUILD_DIR:-$ABFT_ROOT/build}"
 [[ "$ABFT_BUILD_DIR" == /* ]] || ABFT_BUILD_DIR="$PWD/$ABFT_BUILD_DIR"
 
 # Required to build and test; OpenBLAS is only an optional peer (benchmarks, oracle tests).
-ABFT_REQUIRED_PACKAGES=(cmake g++ make libgtest-dev libbenchmark-dev)
+# The BLAS shim's whole-program tests need: libblas-test (the reference test programs
+# xblat1/2/3 and x?cblat1/2/3 with their input files, run against our libblas.so.3),
+# libblas-dev (-lblas for the unmodified program linked only against the system BLAS),
+# gfortran (the Fortran-77 variant of that program) and pkg-config (the install test's
+# consumer built with `pkg-config --cflags --libs abft-blas`).
+ABFT_REQUIRED_PACKAGES=(cmake g++ make libgtest-dev libbenchmark-dev
+                        libblas-test libblas-dev gfortran pkg-config)
 ABFT_OPTIONAL_PACKAGES=(libopenblas-dev)
 
 abft_missing_packages() {
