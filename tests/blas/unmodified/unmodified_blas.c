@@ -68,17 +68,18 @@ static FILE* g_out;    /* results of this run */
 static FILE* g_clean;  /* results of the clean run, or NULL */
 static int g_failed;
 
-/** Checks n values (as doubles) against the reference within tol, and against the clean
- *  run when there is one; writes them to OUT; prints one line for the case. */
-static void record(const char* what, size_t n, const double* x, const long double* ref,
-                   const double* tol) {
+/** Checks n values (as doubles, column-major with leading dimension ld) against the
+ *  reference within tol, and against the clean run when there is one; writes them to OUT;
+ *  prints one line for the case. */
+static void record(const char* what, size_t n, size_t ld, const double* x,
+                   const long double* ref, const double* tol) {
   double worst_ref = 0, worst_clean = 0, digest = 0;
-  size_t bad_ref = 0, bad_clean = 0;
+  size_t bad_ref = 0, bad_clean = 0, worst_at = 0;
   for (size_t i = 0; i < n; ++i) {
     const double e = fabs((double)(x[i] - ref[i]));
     const double r = tol[i] > 0 ? e / tol[i] : (e == 0 ? 0 : INFINITY);
     if (!(r <= 1)) ++bad_ref;   /* also catches NaN */
-    if (r > worst_ref || r != r) worst_ref = r;
+    if (r > worst_ref || r != r) { worst_ref = r; worst_at = i; }
     digest += x[i] * (double)((i % 7) + 1);
   }
   if (fwrite(x, sizeof *x, n, g_out) != n) { perror("write"); exit(2); }
@@ -101,7 +102,19 @@ static void record(const char* what, size_t n, const double* x, const long doubl
   printf("%-34s %s  max err/bound vs reference %.3g", what, ok ? "ok  " : "FAIL", worst_ref);
   if (g_clean) printf(", vs clean run %.3g", worst_clean);
   printf("  digest %.10e\n", digest);
-  if (bad_ref) printf("  %zu elements off the reference\n", bad_ref);
+  if (bad_ref) {
+    /* What a fault left behind, against two scales: the element's own rounding bound
+     * (what this test demands) and the sum of the bounds of its column, the rounding
+     * scale of a column checksum. An error below the latter is one a checksum cannot
+     * tell from rounding (masked by design); above it, one a checksum should have seen. */
+    const size_t col = worst_at / ld;
+    double colsum = 0;
+    for (size_t i = col * ld; i < (col + 1) * ld && i < n; ++i) colsum += tol[i];
+    const double e = fabs((double)(x[worst_at] - ref[worst_at]));
+    printf("  %zu elements off the reference; worst [%zu]: %.17g, reference %.17Lg,\n"
+           "  error %.3g = %.3g x its bound = %.3g x the summed bounds of its column\n",
+           bad_ref, worst_at, x[worst_at], ref[worst_at], e, e / tol[worst_at], e / colsum);
+  }
   if (bad_clean) printf("  %zu elements off the clean run\n", bad_clean);
 }
 
@@ -158,7 +171,7 @@ static void case_gemm(int single, char ta, char tb, int m, int n, int k, double 
   } else {
     dgemm_(tas, tbs, &m, &n, &k, &alpha, a, &lda, b, &ldb, &beta, c, &ldc, 1, 1);
   }
-  record(what, nc, c, ref, tol);
+  record(what, nc, ldc, c, ref, tol);
   free(a); free(b); free(c); free(tol); free(ref);
 }
 
@@ -192,7 +205,7 @@ static void case_zgemm(int m, int n, int k) {
   zgemm_("C", "N", &m, &n, &k, &alpha, a, &lda, b, &ldb, &beta, c, &ldc, 1, 1);
   char what[64];
   snprintf(what, sizeof what, "zgemm CN %dx%dx%d", m, n, k);
-  record(what, 2 * nc, (const double*)c, ref, tol);
+  record(what, 2 * nc, 2 * (size_t)ldc, (const double*)c, ref, tol);
   free(a); free(b); free(c); free(tol); free(ref);
 }
 
@@ -239,7 +252,7 @@ static void case_dtrsm(int m, int n, double alpha) {
   dtrsm_("L", "L", "N", "N", &m, &n, &alpha, a, &lda, b, &ldb, 1, 1, 1, 1);
   char what[64];
   snprintf(what, sizeof what, "dtrsm LLNN %dx%d", m, n);
-  record(what, (size_t)ldb * n, b, ref, tol);
+  record(what, (size_t)ldb * n, ldb, b, ref, tol);
   free(a); free(b); free(inv); free(tol); free(ref); free(x0); free(ax);
 }
 
@@ -266,7 +279,7 @@ static void case_dsyrk(int n, int k, double alpha, double beta) {
   dsyrk_("U", "N", &n, &k, &alpha, a, &lda, &beta, c, &ldc, 1, 1);
   char what[64];
   snprintf(what, sizeof what, "dsyrk UN %dx%d", n, k);
-  record(what, (size_t)ldc * n, c, ref, tol);
+  record(what, (size_t)ldc * n, ldc, c, ref, tol);
   free(a); free(c); free(tol); free(ref);
 }
 
