@@ -568,6 +568,33 @@ TYPED_TEST(Level3, InjectionEveryRoutineMatchesReference) {
   }
 }
 
+/** Many small solves: one diagonal block each, so every injected fault lands in the checked
+ *  substitution itself (with rate 1, thousands of faults per type, exponent flips included).
+ *  Diagonals near 1 (not dominant) let a flipped exponent stay finite and checkable. */
+TYPED_TEST(Level3, InjectionManySmallSolvesMatchReference) {
+  using T = TypeParam;
+  Tri<T> t(true);
+  REQUIRE(t.f);
+  std::mt19937& g = this->gen;
+  const char sides[2] = {'L', 'R'}, uplos[2] = {'U', 'L'}, transes[3] = {'N', 'T', 'C'}, diags[2] = {'N', 'U'};
+  for (int c = 0; c < 4000; ++c) {
+    const char side = sides[c % 2], uplo = uplos[(c / 2) % 2], ta = transes[(c / 4) % 3], diag = diags[(c / 12) % 2];
+    const int m = 1 + int(g() % 9), n = 1 + int(g() % 9), ka = side == 'L' ? m : n;
+    Mat<T> A(ka, ka, true), B(m, n, true);
+    fill_structured(A, g, uplo, false, true, diag);
+    for (int i = 0; i < ka && diag == 'N'; ++i) A.at(i, i) = T(R<T>(1)) + T(R<T>(0.5)) * rnd<T>(g);
+    fill(B, g);
+    const T alpha = c % 3 ? T(1) : scalar_pairs<T>()[0].first;
+    auto b1 = B.v, b2 = B.v;
+    t.f.ours(&side, &uplo, &ta, &diag, &m, &n, &alpha, A.data(), &A.ld, b1.data(), &B.ld, 1, 1, 1, 1);
+    t.f.ref(&side, &uplo, &ta, &diag, &m, &n, &alpha, A.data(), &A.ld, b2.data(), &B.ld, 1, 1, 1, 1);
+    // Not diagonally dominant: judge relative to the solution's size (and the bound).
+    const double scale = std::max(maxabs(b2), 1.0) * 4.0 * ka;
+    EXPECT_TRUE(close(b1, b2, tolerance<T>(ka, std::max(m, n), scale, 0.0, 0.0)))
+        << (Ctx()("side", side)("uplo", uplo)("transa", ta)("diag", diag)("m", m)("n", n)).str();
+  }
+}
+
 // ---- adversarial data: no false alarm (level3_injection.cmake judges the report) -----------
 
 /** Flush-to-zero and denormals-are-zero on (x86) for the scope, as -ffast-math programs run. */

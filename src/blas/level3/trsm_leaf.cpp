@@ -336,11 +336,13 @@ Verdict verify(const System<T>& S, const Sums<T>& W, const Bound& bd, const RhsS
   // legitimately; the bound no longer holds (also catches NaN/Inf in x).
   const double lim = double(std::numeric_limits<real_t<T>>::max()) * 0.25;
   if (!(mag <= lim) || !(b.a <= lim)) return Verdict::Unsure;
+  // The tiny factors first: (count * sx) alone may overflow when x is huge.
   const double under = 2 * bd.fac * bd.eta;
-  const double b1 = (bd.coef_x * mag + bd.coef_b * b.a) * bd.inflate +
-                    under * (W.abs_e + bd.n * sx) + bd.tiny;
-  const double b2 = (bd.coef_x * mag2 + bd.coef_b * b.a2) * bd.inflate +
-                    under * (W.abs_w + 0.5 * bd.n * (bd.n + 1) * sx) + bd.tiny * bd.n;
+  const double b1 = (bd.coef_x * mag + bd.coef_b * b.a) * bd.inflate + under * W.abs_e +
+                    (under * bd.n) * sx + bd.tiny;
+  const double b2 = (bd.coef_x * mag2 + bd.coef_b * b.a2) * bd.inflate + under * W.abs_w +
+                    (under * 0.5 * bd.n * (bd.n + 1)) * sx + bd.tiny * bd.n;
+  if (!std::isfinite(b1) || !std::isfinite(b2)) return Verdict::Unsure;
   double d1, d2;
   if constexpr (is_complex_v<T>) {
     d1 = std::hypot(o.re[k] - b.s.real(), o.im[k] - b.s.imag());
