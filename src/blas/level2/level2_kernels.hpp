@@ -2,11 +2,13 @@
  *  \brief Unit-stride building blocks of the Level-2 cores: Fortran-rule complex products,
  *  axpy / dot loops that vectorise, and contiguous views of strided vectors.
  *
- *  Complex loops run on the interleaved (re, im) reals with `omp simd`, so the compiler may
- *  vectorise them and reassociate the reductions; the products use the textbook formula,
+ *  Portable C++ the compiler vectorises (no ISA intrinsics): `omp simd` loops, and
+ *  reductions kept in several independent partial sums (kLanes) so they pipeline. Complex
+ *  loops run on the interleaved (re, im) reals; their products use the textbook formula,
  *  as a Fortran COMPLEX product does (std::complex's operator* calls a NaN-recovering
  *  library routine that defeats vectorisation). `CJ` template flags conjugate the
- *  operand they name; they are no-ops for real types.
+ *  operand they name; they are no-ops for real types. Sums are reassociated, as in any
+ *  blocked BLAS: results agree with the reference to rounding, not bit for bit.
  */
 #pragma once
 #include <complex>

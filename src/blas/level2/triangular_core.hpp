@@ -66,11 +66,11 @@ void tri_block(const S& s, bool solve, bool cols, bool unit, bool fwd, blas_int 
   const T* p[B];
   for (int k = 0; k < B; ++k) p[k] = A + c[k].off + (lo - c[k].lo);
   T t[B], extra[B] = {};
-  const auto outer_axpy = [&](T sign) {
-    for (int k = 0; k < B; ++k) t[k] = sign * x[j0 + k];
+  const auto outer_axpy = [&](bool negate) {
+    for (int k = 0; k < B; ++k) t[k] = negate ? -x[j0 + k] : x[j0 + k];
     kern::axpy4<CJ>(hi - lo, t, p[0], p[1], p[2], p[3], x + lo);
   };
-  if (cols && !solve) outer_axpy(T(1));  // uses x[j0..j1) before the block changes them
+  if (cols && !solve) outer_axpy(false);  // uses x[j0..j1) before the block changes them
   if (!cols) kern::dot4<CJ>(hi - lo, p[0], p[1], p[2], p[3], x + lo, extra);
   for (int i = 0; i < B; ++i) {
     const int k = fwd ? i : B - 1 - i;
@@ -81,7 +81,7 @@ void tri_block(const S& s, bool solve, bool cols, bool unit, bool fwd, blas_int 
     in.hi = std::max(a, b);
     tri_step<CJ>(solve, cols, unit, j0 + k, in, A, x, extra[k]);
   }
-  if (cols && solve) outer_axpy(T(-1));  // uses the solved x[j0..j1)
+  if (cols && solve) outer_axpy(true);  // uses the solved x[j0..j1)
 }
 
 /** x <- op(A) x or op(A)^-1 x, x contiguous. */
