@@ -48,13 +48,14 @@ for f in libabft_blas.so.0 libabft.a abft/libblas.so.3 abft/libcblas.so.3 pkgcon
 done
 # The drop-in copies must never shadow the system BLAS: nothing named libblas/libcblas
 # directly in libdir, and no libblas.so namelink that -lblas could pick up.
-if compgen -G "$libdir/lib*blas.so*" | grep -vq "libabft_blas"; then
-  fail "a libblas/libcblas was installed into $libdir itself: $(ls "$libdir"/lib*blas.so*)"
-fi
+# (Outputs are captured before grep -q below: under pipefail, `cmd | grep -q` fails when
+# grep exits before cmd has written everything.)
+others="$(compgen -G "$libdir/lib*blas.so*" | grep -v libabft_blas)"
+[[ -z "$others" ]] || fail "a libblas/libcblas was installed into $libdir itself: $others"
 [[ ! -e "$libdir/abft/libblas.so" && ! -e "$libdir/abft/libcblas.so" ]] ||
   fail "namelinks libblas.so/libcblas.so installed in $libdir/abft"
 for so in libblas.so.3 libcblas.so.3; do
-  readelf -d "$libdir/abft/$so" | grep -q "SONAME.*\[$so\]" || fail "$so has the wrong soname"
+  grep -q "SONAME.*\[$so\]" <<<"$(readelf -d "$libdir/abft/$so")" || fail "$so has the wrong soname"
 done
 echo "layout ok: libdir $libdir"
 
@@ -67,8 +68,9 @@ grep -q "abft_DIR:PATH=$libdir/cmake/abft" "$work/cmake-consumer/CMakeCache.txt"
 "$cmake" --build "$work/cmake-consumer" >> "$work/cmake-consumer.log" 2>&1 ||
   { cat "$work/cmake-consumer.log"; fail "consumer build"; }
 # The consumer must run on the installed library, not the build tree's.
-ldd "$work/cmake-consumer/blas_consumer" | grep -q "libabft_blas.so.0 => $libdir/" ||
-  fail "blas_consumer does not load the installed libabft_blas: $(ldd "$work/cmake-consumer/blas_consumer" | grep abft)"
+deps="$(ldd "$work/cmake-consumer/blas_consumer")"
+grep -q "libabft_blas.so.0 => $libdir/" <<<"$deps" ||
+  fail "blas_consumer does not load the installed libabft_blas: $(grep abft <<<"$deps")"
 "$work/cmake-consumer/blas_consumer" || fail "blas_consumer (CMake)"
 "$work/cmake-consumer/core_consumer" || fail "core_consumer (CMake)"
 

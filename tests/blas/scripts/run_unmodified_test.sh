@@ -35,11 +35,13 @@ mkdir -p "$work"
 
 # The program must really be unmodified: linked against libblas.so.3 by soname, with no
 # run path that could point at our build (the swap has to come from LD_LIBRARY_PATH).
-if ! readelf -d "$1" | grep -q 'NEEDED.*\[libblas\.so\.3\]'; then
+# (Output captured first: `cmd | grep -q` under pipefail fails when grep exits early.)
+dynamic="$(readelf -d "$1")"
+if ! grep -q 'NEEDED.*\[libblas\.so\.3\]' <<<"$dynamic"; then
   echo "FAILED: $1 does not need libblas.so.3"; exit 1
 fi
-if readelf -d "$1" | grep -qE 'R(UN)?PATH'; then
-  echo "FAILED: $1 carries a run path: $(readelf -d "$1" | grep -E 'R(UN)?PATH')"; exit 1
+if grep -qE 'R(UN)?PATH' <<<"$dynamic"; then
+  echo "FAILED: $1 carries a run path: $(grep -E 'R(UN)?PATH' <<<"$dynamic")"; exit 1
 fi
 
 if [[ -n "$inject" ]]; then
