@@ -315,7 +315,7 @@ TEST(GemmApi, InjectorMisuse) {
 TEST(GemmApi, StatsMisuse) {
   abft_counters c;
   EXPECT_EQ(abft_stats_get(nullptr, ABFT_KERNEL_SGEMM, nullptr), ABFT_STATUS_NULL_POINTER);
-  EXPECT_EQ(abft_stats_get(nullptr, abft_kernel(2), &c), ABFT_STATUS_INVALID_VALUE);
+  EXPECT_EQ(abft_stats_get(nullptr, ABFT_KERNEL_COUNT_, &c), ABFT_STATUS_INVALID_VALUE);
   EXPECT_EQ(abft_stats_get(nullptr, abft_kernel(-1), &c), ABFT_STATUS_INVALID_VALUE);
   char buf[4];
   EXPECT_EQ(abft_stats_format(nullptr, abft_format(2), buf, sizeof buf, nullptr),
