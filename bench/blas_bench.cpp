@@ -3,9 +3,10 @@
  *
  *  Both libraries export the same cblas_* names, so neither is linked: each is opened with
  *  dlopen(RTLD_LOCAL | RTLD_DEEPBIND) and its cblas_* functions are looked up by name.
- *  Every iteration times one call of each, alternating which goes first; the counter
- *  `vs_openblas` is the median over iterations of t_openblas / t_abft (> 1: abft faster),
- *  `GFLOP/s` is abft's throughput, `peer_GFLOP/s` OpenBLAS's.
+ *  Each case runs twice, `<routine>/n=<n>/abft` and `.../openblas`, one after the other in
+ *  the same process; scripts/bench_blas.sh turns the pair into the ratio. The two are not
+ *  interleaved call by call: OpenBLAS's workers keep spinning for a while after a call
+ *  returns and would take the cores from the next abft call (and abft's from OpenBLAS).
  *
  *  Routines: cblas_{s,d,c,z}gemm (NoTrans, NoTrans, beta 0), cblas_dsyrk (Lower, NoTrans),
  *  cblas_dtrsm (Left, Lower, NoTrans, NonUnit), column-major, square n.
@@ -16,7 +17,6 @@
 #include <benchmark/benchmark.h>
 #include <dlfcn.h>
 
-#include <algorithm>
 #include <chrono>
 #include <complex>
 #include <cstdlib>
@@ -88,30 +88,15 @@ double seconds(const std::function<void()>& f) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-/** Paired timing of abft's and the peer's call; flops per call for the counters. */
-void paired(benchmark::State& state, double flops, const std::function<void()>& mine,
-            const std::function<void()>& theirs) {
-  mine();  // warm: workspaces, page faults, thread pools
-  theirs();
-  std::vector<double> ratios, peer_t;
-  bool peer_first = false;
-  for (auto _ : state) {
-    double tp = 0;
-    if (peer_first) tp = seconds(theirs);
-    const double tm = seconds(mine);
-    if (!peer_first) tp = seconds(theirs);
-    peer_first = !peer_first;
-    state.SetIterationTime(tm);
-    ratios.push_back(tp / tm);
-    peer_t.push_back(tp);
-  }
-  std::sort(ratios.begin(), ratios.end());
-  std::sort(peer_t.begin(), peer_t.end());
-  const size_t h = ratios.size() / 2;
+/** Time one library's call; flops per call for the counter. The call runs once untimed
+ *  first (workspaces, page faults, thread pools). */
+void timed(benchmark::State& state, double flops, bool use_peer,
+           const std::function<void()>& mine, const std::function<void()>& theirs) {
+  const std::function<void()>& f = use_peer ? theirs : mine;
+  f();
+  for (auto _ : state) state.SetIterationTime(seconds(f));
   state.counters["GFLOP/s"] = benchmark::Counter(flops * 1e-9 * double(state.iterations()),
                                                  benchmark::Counter::kIsRate);
-  state.counters["peer_GFLOP/s"] = flops * 1e-9 / peer_t[h];
-  state.counters["vs_openblas"] = ratios[h];
 }
 
 bool ready(benchmark::State& state, const void* a, const void* b) {
@@ -122,7 +107,7 @@ bool ready(benchmark::State& state, const void* a, const void* b) {
 }
 
 template <class T, class F>
-void bench_gemm(benchmark::State& state, const char* name, int n) {
+void bench_gemm(benchmark::State& state, const char* name, int n, bool use_peer) {
   F* a = ours().fn<F>(name);
   F* b = peer().fn<F>(name);
   if (!ready(state, (void*)a, (void*)b)) return;
@@ -137,20 +122,20 @@ void bench_gemm(benchmark::State& state, const char* name, int n) {
       f(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, &one, A.data(), n, B.data(), n, &zero, C.data(), n);
     }
   };
-  paired(state, flops, [&] { call(a); }, [&] { call(b); });
+  timed(state, flops, use_peer, [&] { call(a); }, [&] { call(b); });
 }
 
-void bench_dsyrk(benchmark::State& state, int n) {
+void bench_dsyrk(benchmark::State& state, int n, bool use_peer) {
   syrk_d* a = ours().fn<syrk_d>("cblas_dsyrk");
   syrk_d* b = peer().fn<syrk_d>("cblas_dsyrk");
   if (!ready(state, (void*)a, (void*)b)) return;
   auto A = random_matrix<double>(size_t(n) * n, 1), C = random_matrix<double>(size_t(n) * n, 3);
-  paired(state, double(n) * n * n,  // n^2 k flops (one triangle)
+  timed(state, double(n) * n * n, use_peer,  // n^2 k flops (one triangle)
          [&] { a(CblasColMajor, CblasLower, CblasNoTrans, n, n, 1.0, A.data(), n, 0.0, C.data(), n); },
          [&] { b(CblasColMajor, CblasLower, CblasNoTrans, n, n, 1.0, A.data(), n, 0.0, C.data(), n); });
 }
 
-void bench_dtrsm(benchmark::State& state, int n) {
+void bench_dtrsm(benchmark::State& state, int n, bool use_peer) {
   trsm_d* a = ours().fn<trsm_d>("cblas_dtrsm");
   trsm_d* b = peer().fn<trsm_d>("cblas_dtrsm");
   if (!ready(state, (void*)a, (void*)b)) return;
@@ -161,7 +146,7 @@ void bench_dtrsm(benchmark::State& state, int n) {
   const auto B0 = random_matrix<double>(size_t(n) * n, 2);
   auto B = B0;
   // Each call solves in place; the right-hand side drifts but stays bounded (A ~ I).
-  paired(state, double(n) * n * n,
+  timed(state, double(n) * n * n, use_peer,
          [&] { a(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit, n, n, 1.0, A.data(), n, B.data(), n); },
          [&] { b(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit, n, n, 1.0, A.data(), n, B.data(), n); });
 }
@@ -173,15 +158,23 @@ int main(int argc, char** argv) {
   for (int n : {256, 512, 1024, 2048}) {
     if (n > max_dim) continue;
     const std::string s = "/n=" + std::to_string(n);
-    auto reg = [&](const std::string& name, std::function<void(benchmark::State&)> f) {
-      benchmark::RegisterBenchmark(name.c_str(), f)->UseManualTime()->Unit(benchmark::kMillisecond);
+    auto reg = [&](const std::string& name, bool p, std::function<void(benchmark::State&)> f) {
+      benchmark::RegisterBenchmark((name + s + (p ? "/openblas" : "/abft")).c_str(), f)
+          ->UseManualTime()
+          ->Unit(benchmark::kMillisecond);
     };
-    reg("cblas_sgemm" + s, [n](benchmark::State& st) { bench_gemm<float, gemm_s>(st, "cblas_sgemm", n); });
-    reg("cblas_dgemm" + s, [n](benchmark::State& st) { bench_gemm<double, gemm_d>(st, "cblas_dgemm", n); });
-    reg("cblas_cgemm" + s, [n](benchmark::State& st) { bench_gemm<std::complex<float>, gemm_c>(st, "cblas_cgemm", n); });
-    reg("cblas_zgemm" + s, [n](benchmark::State& st) { bench_gemm<std::complex<double>, gemm_c>(st, "cblas_zgemm", n); });
-    reg("cblas_dsyrk" + s, [n](benchmark::State& st) { bench_dsyrk(st, n); });
-    reg("cblas_dtrsm" + s, [n](benchmark::State& st) { bench_dtrsm(st, n); });
+    for (bool p : {false, true})
+      reg("cblas_sgemm", p, [n, p](benchmark::State& st) { bench_gemm<float, gemm_s>(st, "cblas_sgemm", n, p); });
+    for (bool p : {false, true})
+      reg("cblas_dgemm", p, [n, p](benchmark::State& st) { bench_gemm<double, gemm_d>(st, "cblas_dgemm", n, p); });
+    for (bool p : {false, true})
+      reg("cblas_cgemm", p, [n, p](benchmark::State& st) { bench_gemm<std::complex<float>, gemm_c>(st, "cblas_cgemm", n, p); });
+    for (bool p : {false, true})
+      reg("cblas_zgemm", p, [n, p](benchmark::State& st) { bench_gemm<std::complex<double>, gemm_c>(st, "cblas_zgemm", n, p); });
+    for (bool p : {false, true})
+      reg("cblas_dsyrk", p, [n, p](benchmark::State& st) { bench_dsyrk(st, n, p); });
+    for (bool p : {false, true})
+      reg("cblas_dtrsm", p, [n, p](benchmark::State& st) { bench_dtrsm(st, n, p); });
   }
   benchmark::AddCustomContext("abft_blas_lib", ours().path + (ours().h ? "" : " (" + ours().error + ")"));
   benchmark::AddCustomContext("peer_lib", peer().path + (peer().h ? "" : " (" + peer().error + ")"));
