@@ -18,8 +18,8 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <memory>
 #include <new>
-#include <vector>
 
 #include "core/internal.hpp"
 #include "cpu/gemm/gemm_entry.hpp"
@@ -31,6 +31,25 @@ template <class R> using cplx = std::complex<R>;
 
 /** Workspace budget of one Q' chunk, in reals (2k x 2mb). */
 constexpr int64_t kChunkReals = int64_t(1) << 22;
+
+/** A per-thread buffer kept between calls: a fresh 16-32 MB allocation per call would cost
+ *  its page faults and a zero fill every time (a few percent of a 1024^3 product). Grows,
+ *  never shrinks; released at thread exit. */
+template <class R>
+R* workspace(int slot, size_t count) {
+  struct Buf {
+    std::unique_ptr<R[]> p;
+    size_t cap = 0;
+  };
+  thread_local Buf bufs[2];
+  Buf& b = bufs[slot];
+  if (b.cap < count) {
+    b.p.reset();
+    b.p.reset(new R[count]);  // default-initialised: no zero fill
+    b.cap = count;
+  }
+  return b.p.get();
+}
 
 /** op(X)(r, c) of a column-major complex matrix. */
 template <class R>
@@ -110,24 +129,23 @@ abft_status run_colmajor(abft_kernel kid, abft_handle_t h, abft_policy policy, a
   const int threads = core::resolve_threads(h);
   const R* Pp = reinterpret_cast<const R*>(B);
   int64_t ldp = 2 * ldb;
-  std::vector<R> pbuf;
   if (tb != ABFT_NO_TRANS) {
-    pbuf.resize(size_t(2 * n * k));
-    build_p(pbuf.data(), B, ldb, tb, n, k, threads);
-    Pp = pbuf.data();
+    R* pbuf = workspace<R>(0, size_t(2 * n * k));
+    build_p(pbuf, B, ldb, tb, n, k, threads);
+    Pp = pbuf;
     ldp = 2 * k;
   }
   const int64_t mb = std::clamp<int64_t>(kChunkReals / (4 * k), 16, m);
-  std::vector<R> qbuf(size_t(2 * k * 2 * mb));
+  R* qbuf = workspace<R>(1, size_t(2 * k * 2 * mb));
   abft_status worst = ABFT_STATUS_SUCCESS;
   R* Cr = reinterpret_cast<R*>(C);
   for (int64_t i0 = 0; i0 < m; i0 += mb) {
     const int64_t w = std::min(mb, m - i0);
-    build_q(qbuf.data(), 2 * w, A, lda, ta, alpha, k, i0, w, threads);
+    build_q(qbuf, 2 * w, A, lda, ta, alpha, k, i0, w, threads);
     abft_report rep{};
     const abft_status st =
         gemm_entry<R>(kid, h, policy, ABFT_ROW_MAJOR, ABFT_NO_TRANS, ABFT_NO_TRANS, n, 2 * w,
-                      2 * k, R(1), Pp, ldp, qbuf.data(), 2 * w, beta_r, Cr + 2 * i0, 2 * ldc, &rep,
+                      2 * k, R(1), Pp, ldp, qbuf, 2 * w, beta_r, Cr + 2 * i0, 2 * ldc, &rep,
                       /*record=*/false);
     merge(total, rep);
     if (rank(st) > rank(worst)) worst = st;
