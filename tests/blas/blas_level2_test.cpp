@@ -24,9 +24,16 @@
 #include <vector>
 
 #include "abft/cblas.h"
+#include "blas_test_util.hpp"
 #include "ref_blas.hpp"
 
 namespace {
+
+using blas_test::cblas_msg;
+using blas_test::expect_rejected;
+using blas_test::f77_msg;
+using blas_test::our_lib;
+using blas_test::ours;
 
 using cfloat = std::complex<float>;
 using cdouble = std::complex<double>;
@@ -97,10 +104,6 @@ template <class T> char prefix() {
 /** Routine name for T: real_name for s/d, cplx_name for c/z (e.g. "symv" / "hemv"). */
 template <class T> std::string routine(const char* real_name, const char* cplx_name = nullptr) {
   return std::string(1, prefix<T>()) + (kCplx<T> && cplx_name ? cplx_name : real_name);
-}
-void* our_lib() {
-  static void* h = dlopen("libabft_blas.so.0", RTLD_NOW | RTLD_NOLOAD);
-  return h;
 }
 template <class F> struct Pair {
   F* ours;
@@ -589,33 +592,6 @@ TYPED_TEST(Level2, BetaZeroNeverReadsYAndAlphaZeroNeverReadsA) {
 }
 
 // ---- argument errors ------------------------------------------------------------------------
-/** Runs `call` on buffers full of a sentinel; expects `message` on stderr and every buffer
- *  untouched. */
-template <class T, class F>
-void expect_rejected(const std::string& message, F call) {
-  std::vector<T> a(64, T(7)), x(16, T(7)), y(16, T(7));
-  testing::internal::CaptureStderr();
-  call(a.data(), x.data(), y.data());
-  const std::string err = testing::internal::GetCapturedStderr();
-  EXPECT_NE(err.find(message), std::string::npos) << "expected \"" << message << "\", got \"" << err << '"';
-  for (const auto* v : {&a, &x, &y})
-    for (const T& e : *v) ASSERT_EQ(e, T(7)) << message << ": an invalid call wrote";
-}
-
-template <class F> F* ours(const char* name) {
-  F* f = reinterpret_cast<F*>(dlsym(our_lib(), name));
-  EXPECT_NE(f, nullptr) << name;
-  return f;
-}
-
-std::string f77_msg(const char* name, int info) {
-  char buf[96];
-  std::snprintf(buf, sizeof buf, " ** On entry to %s parameter number %2d had an illegal value", name, info);
-  return buf;
-}
-std::string cblas_msg(const char* name, int info) {
-  return "Parameter " + std::to_string(info) + " to routine " + name + " was incorrect";
-}
 
 TEST(Level2Errors, FortranEntriesReportReferencePositions) {
   using D = double;

@@ -39,9 +39,16 @@
 
 #include "abft/cblas.h"
 #include "abft/checksum/bounds.hpp"
+#include "blas_test_util.hpp"
 #include "ref_blas.hpp"
 
 namespace {
+
+using blas_test::cblas_msg;
+using blas_test::expect_rejected;
+using blas_test::f77_msg;
+using blas_test::our_lib;
+using blas_test::ours;
 
 using cfloat = std::complex<float>;
 using cdouble = std::complex<double>;
@@ -93,10 +100,6 @@ static_assert(std::is_same_v<decltype(cblas_ztrsm), cb_trmm<cdouble>>);
 // ---- lookup ----------------------------------------------------------------------------
 template <class T> char prefix() {
   return std::is_same_v<T, float> ? 's' : std::is_same_v<T, double> ? 'd' : std::is_same_v<T, cfloat> ? 'c' : 'z';
-}
-void* our_lib() {
-  static void* h = dlopen("libabft_blas.so.0", RTLD_NOW | RTLD_NOLOAD);
-  return h;
 }
 template <class F> struct Pair {
   F* ours = nullptr;
@@ -725,31 +728,6 @@ TYPED_TEST(Level3, SpecialScalarsDoNotReadOperands) {
 }
 
 // ---- argument errors ------------------------------------------------------------------------
-/** Runs `call` on buffers full of a sentinel; expects `message` on stderr and every buffer
- *  untouched. */
-template <class T, class F>
-void expect_rejected(const std::string& message, F call) {
-  std::vector<T> a(64, T(7)), b(64, T(7)), c(64, T(7));
-  testing::internal::CaptureStderr();
-  call(a.data(), b.data(), c.data());
-  const std::string err = testing::internal::GetCapturedStderr();
-  EXPECT_NE(err.find(message), std::string::npos) << "expected \"" << message << "\", got \"" << err << '"';
-  for (const auto* v : {&a, &b, &c})
-    for (const T& e : *v) ASSERT_EQ(e, T(7)) << message << ": an invalid call wrote";
-}
-template <class F> F* ours(const char* name) {
-  F* f = reinterpret_cast<F*>(dlsym(our_lib(), name));
-  EXPECT_NE(f, nullptr) << name;
-  return f;
-}
-std::string f77_msg(const char* name, int info) {
-  char buf[96];
-  std::snprintf(buf, sizeof buf, " ** On entry to %s parameter number %2d had an illegal value", name, info);
-  return buf;
-}
-std::string cblas_msg(const char* name, int info) {
-  return "Parameter " + std::to_string(info) + " to routine " + name + " was incorrect";
-}
 
 TEST(Level3Errors, FortranEntriesReportReferencePositions) {
   using D = double;
