@@ -3,6 +3,8 @@
  */
 #include "blas/common/shim.hpp"
 
+#include "core/report.hpp"
+
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -162,18 +164,8 @@ ProtectedCall::~ProtectedCall() {
 }
 
 void ProtectedCall::absorb(const abft_report& r, abft_status st) {
-  rep_.checks += r.checks;
-  rep_.detected += r.detected;
-  rep_.corrected += r.corrected;
-  rep_.recomputed += r.recomputed;
-  rep_.uncorrectable += r.uncorrectable;
-  rep_.skipped += r.skipped;
-  if (r.max_ratio > rep_.max_ratio) rep_.max_ratio = r.max_ratio;
-  // Worst outcome wins: argument/resource errors, then uncorrectable, then detected.
-  auto rank = [](abft_status s) {
-    return s < 0 ? 3 : s == ABFT_STATUS_FAULT_UNCORRECTABLE ? 2 : s == ABFT_STATUS_FAULT_DETECTED ? 1 : 0;
-  };
-  if (rank(st) > rank(status_)) status_ = st;
+  core::add_report(rep_, r);
+  status_ = core::worse_status(status_, st);
 }
 
 RoutineCounters routine_counters(Routine r) {

@@ -22,6 +22,7 @@
 #include <new>
 
 #include "core/internal.hpp"
+#include "core/report.hpp"
 #include "cpu/gemm/gemm_entry.hpp"
 
 namespace abft::cpu::gemm {
@@ -97,20 +98,6 @@ void scale_c(cplx<R>* C, int64_t ldc, int64_t m, int64_t n, cplx<R> beta) {
   }
 }
 
-int rank(abft_status s) {
-  return s < 0 ? 3 : s == ABFT_STATUS_FAULT_UNCORRECTABLE ? 2 : s == ABFT_STATUS_FAULT_DETECTED ? 1 : 0;
-}
-
-void merge(abft_report& total, const abft_report& r) {
-  total.checks += r.checks;
-  total.detected += r.detected;
-  total.corrected += r.corrected;
-  total.recomputed += r.recomputed;
-  total.uncorrectable += r.uncorrectable;
-  total.skipped += r.skipped;
-  total.max_ratio = std::max(total.max_ratio, r.max_ratio);
-}
-
 /** Column-major complex GEMM, arguments valid, m, n > 0. */
 template <class R>
 abft_status run_colmajor(abft_kernel kid, abft_handle_t h, abft_policy policy, abft_op ta,
@@ -147,8 +134,8 @@ abft_status run_colmajor(abft_kernel kid, abft_handle_t h, abft_policy policy, a
         gemm_entry<R>(kid, h, policy, ABFT_ROW_MAJOR, ABFT_NO_TRANS, ABFT_NO_TRANS, n, 2 * w,
                       2 * k, R(1), Pp, ldp, qbuf, 2 * w, beta_r, Cr + 2 * i0, 2 * ldc, &rep,
                       /*record=*/false);
-    merge(total, rep);
-    if (rank(st) > rank(worst)) worst = st;
+    core::add_report(total, rep);
+    worst = core::worse_status(worst, st);
     if (st < 0) break;
   }
   return worst;

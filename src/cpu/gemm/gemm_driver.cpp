@@ -19,6 +19,7 @@
 #include "abft/checksum/bounds.hpp"
 #include "abft/checksum/fault_models.hpp"
 #include "abft/checksum/fingerprint.hpp"
+#include "core/report.hpp"
 #include "cpu/gemm/gemm_kernels.hpp"
 #include "cpu/gemm/gemm_pack.hpp"
 
@@ -490,15 +491,7 @@ abft_status run_gemm(Problem<T>& P, const KernelSet<T>& ks, abft_report& rep) {
     }  // jc
 
 #pragma omp critical(abft_gemm_report)
-    {
-      total.checks += my.checks;
-      total.detected += my.detected;
-      total.corrected += my.corrected;
-      total.recomputed += my.recomputed;
-      total.uncorrectable += my.uncorrectable;
-      total.skipped += my.skipped;
-      total.max_ratio = std::max(total.max_ratio, my.max_ratio);
-    }
+    core::add_report(total, my);
   }
   rep = total;
   if (alloc_failed) {
