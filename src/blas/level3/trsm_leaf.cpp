@@ -3,8 +3,10 @@
  *
  *  Layout: the right-hand sides of a chunk are gathered (scaled by alpha) into a row-major
  *  workspace X (row i holds x_i of every right-hand side), so each substitution step
- *  x_i -= m_ij x_j is a unit-stride loop over the right-hand sides. The gathered b is kept
- *  (Bs) with its sums until the chunk verifies.
+ *  x_i -= m_ij x_j is a unit-stride loop over the right-hand sides; the solve runs on strips
+ *  of right-hand sides whose partial sums stay in registers. The sums of b are taken from
+ *  the gathered copy; b itself is not copied again: the caller's B holds it (b = alpha B)
+ *  until the chunk, verified, is scattered back.
  */
 #include "blas/level3/trsm_leaf.hpp"
 
@@ -89,49 +91,54 @@ struct System {
   }
 };
 
-/** x[r] -= m * y[r] for r in [r0, r1). */
-template <class T>
-void axpy_neg(const T& m, const T* y, T* x, blas_int r0, blas_int r1) {
-  if constexpr (is_complex_v<T>) {
-    using R = real_t<T>;
-    const R mr = m.real(), mi = m.imag();
-    const R* yv = reinterpret_cast<const R*>(y);
-    R* xv = reinterpret_cast<R*>(x);
-    for (blas_int r = r0; r < r1; ++r) {
-      const R a = yv[2 * r], b = yv[2 * r + 1];
-      xv[2 * r] -= mr * a - mi * b;
-      xv[2 * r + 1] -= mr * b + mi * a;
-    }
-  } else {
-    for (blas_int r = r0; r < r1; ++r) x[r] -= m * y[r];
-  }
-}
-
-/** x[r] /= d. Complex: the textbook formula x conj(d) / |d|^2 on d scaled by a power of two
+/** The division of row i by its diagonal d, as the solve applies it to every right-hand
+ *  side. Complex: the textbook formula x conj(d) / |d|^2 on d scaled by a power of two
  *  (exact), whose error is at most sqrt(2) gamma_4 (Higham Lemma 3.5); zero, subnormal or
  *  non-finite divisors take the library's division. */
 template <class T>
-void divide(const T& d, T* x, blas_int r0, blas_int r1) {
-  if constexpr (is_complex_v<T>) {
-    using R = real_t<T>;
-    const R big = std::max(std::fabs(d.real()), std::fabs(d.imag()));
-    R s = R(0);
-    if (big > R(0) && std::isfinite(big)) s = std::scalbn(R(1), -std::ilogb(big));
-    if (!(s > R(0)) || !std::isfinite(s)) {
-      for (blas_int r = r0; r < r1; ++r) x[r] /= d;
-      return;
+struct Divider {
+  using R = real_t<T>;
+  T d;
+  bool plain = true;
+  R dr = 0, di = 0, den = 0, s = 0;
+
+  explicit Divider(const T& dd) : d(dd) {
+    if constexpr (is_complex_v<T>) {
+      const R big = std::max(std::fabs(d.real()), std::fabs(d.imag()));
+      R sc = R(0);
+      if (big > R(0) && std::isfinite(big)) sc = std::scalbn(R(1), -std::ilogb(big));
+      if (sc > R(0) && std::isfinite(sc)) {
+        plain = false;
+        s = sc;
+        dr = d.real() * sc;
+        di = d.imag() * sc;
+        den = dr * dr + di * di;
+      }
     }
-    const R dr = d.real() * s, di = d.imag() * s, den = dr * dr + di * di;
-    R* xv = reinterpret_cast<R*>(x);
-    for (blas_int r = r0; r < r1; ++r) {
-      const R a = xv[2 * r], b = xv[2 * r + 1];
-      xv[2 * r] = (a * dr + b * di) / den * s;
-      xv[2 * r + 1] = (b * dr - a * di) / den * s;
-    }
-  } else {
-    for (blas_int r = r0; r < r1; ++r) x[r] /= d;
   }
-}
+  /** x /= d for the L reals of a (complex: interleaved pairs). */
+  template <int L>
+  void apply(R (&a)[L]) const {
+    if constexpr (is_complex_v<T>) {
+      if (plain) {
+        for (int q = 0; q < L; q += 2) {
+          T v(a[q], a[q + 1]);
+          v /= d;
+          a[q] = v.real();
+          a[q + 1] = v.imag();
+        }
+      } else {
+        for (int q = 0; q < L; q += 2) {
+          const R x = a[q], y = a[q + 1];
+          a[q] = (x * dr + y * di) / den * s;
+          a[q + 1] = (y * dr - x * di) / den * s;
+        }
+      }
+    } else {
+      for (int q = 0; q < L; ++q) a[q] /= d;
+    }
+  }
+};
 
 /** Corrupt v (its real part for complex T) as fault f says, and record it in f. */
 template <class T>
@@ -148,31 +155,81 @@ void corrupt(T& v, abft_fault& f) {
   else v = c;
 }
 
-/** Substitution on rows of X (row i at X + i*cs), right-hand sides r0..r1. `acc` are
- *  accumulator faults sorted by kpos (applied after kpos of row i's terms). */
-template <class T>
-void solve(const System<T>& S, T* X, std::size_t cs, blas_int r0, blas_int r1,
-           const std::vector<abft_fault*>& acc) {
+/** Reals per strip of right-hand sides for T: a strip's partial sums stay in registers. */
+template <class T> constexpr int kStrip = std::is_same_v<real_t<T>, float> ? 32 : 16;
+
+/** a -= sum over terms [t0, t1) of row i of m_ij x_j (x_j: the strip of row j of X at r). */
+template <class T, int L>
+inline void strip_terms(const System<T>& S, blas_int i, blas_int t0, blas_int t1, const T* X,
+                        std::size_t cs, blas_int r, real_t<T> (&a)[L]) {
+  using R = real_t<T>;
+  for (blas_int t = t0; t < t1; ++t) {
+    const blas_int j = S.term(i, t);
+    const T m = S.at(i, j);
+    const R* y = reinterpret_cast<const R*>(X + std::size_t(j) * cs + r);
+    if constexpr (is_complex_v<T>) {
+      const R mr = m.real(), mi = m.imag();
+      for (int q = 0; q < L; q += 2) {
+        const R ya = y[q], yb = y[q + 1];
+        a[q] -= mr * ya - mi * yb;
+        a[q + 1] -= mr * yb + mi * ya;
+      }
+    } else {
+      for (int q = 0; q < L; ++q) a[q] -= m * y[q];
+    }
+  }
+}
+
+/** Substitution for the L / (1 or 2) right-hand sides from column r of X (row i at
+ *  X + i*cs): every row's partial sums are held in a, so X is read once per term and
+ *  written once per row. Accumulator faults (sorted by kpos) are applied after kpos of
+ *  row i's terms. The operations and their order per element do not depend on L, so any
+ *  strip width gives the same bits (the re-solves of the repair path rely on it). */
+template <class T, int L>
+void solve_strip(const System<T>& S, T* X, std::size_t cs, blas_int r,
+                 const std::vector<abft_fault*>& acc) {
+  using R = real_t<T>;
+  constexpr blas_int width = is_complex_v<T> ? L / 2 : L;
   const blas_int n = S.n;
   for (blas_int s = 0; s < n; ++s) {
     const blas_int i = S.lower ? s : n - 1 - s;
     const blas_int nt = S.terms(i);
-    T* xi = X + std::size_t(i) * cs;
+    R* xi = reinterpret_cast<R*>(X + std::size_t(i) * cs + r);
+    R a[L];
+    for (int q = 0; q < L; ++q) a[q] = xi[q];
     blas_int t = 0;
-    auto run_terms = [&](blas_int t1) {
-      for (; t < t1; ++t) {
-        const blas_int j = S.term(i, t);
-        axpy_neg(S.at(i, j), X + std::size_t(j) * cs, xi, r0, r1);
-      }
-    };
     for (abft_fault* f : acc) {
-      if (f->row != i || f->col < r0 || f->col >= r1) continue;
-      run_terms(std::min<blas_int>(blas_int(f->kpos), nt));
-      corrupt(xi[f->col], *f);
+      if (f->row != i || f->col < r || f->col >= r + width) continue;
+      const blas_int t1 = std::min<blas_int>(blas_int(f->kpos), nt);
+      if (t1 > t) {
+        strip_terms<T, L>(S, i, t, t1, X, cs, r, a);
+        t = t1;
+      }
+      const int q = int(f->col - r) * (is_complex_v<T> ? 2 : 1);
+      T v;
+      if constexpr (is_complex_v<T>) v = T(a[q], a[q + 1]);
+      else v = a[q];
+      corrupt(v, *f);
+      if constexpr (is_complex_v<T>) a[q] = v.real(), a[q + 1] = v.imag();
+      else a[q] = v;
     }
-    run_terms(nt);
-    if (!S.unit) divide(S.at(i, i), xi, r0, r1);
+    strip_terms<T, L>(S, i, t, nt, X, cs, r, a);
+    if (!S.unit) Divider<T>(S.at(i, i)).apply(a);
+    for (int q = 0; q < L; ++q) xi[q] = a[q];
   }
+}
+
+/** Substitution on rows of X (row i at X + i*cs), right-hand sides r0..r1: strips of
+ *  kStrip reals, then one right-hand side at a time. */
+template <class T>
+void solve(const System<T>& S, T* X, std::size_t cs, blas_int r0, blas_int r1,
+           const std::vector<abft_fault*>& acc) {
+  constexpr int L = kStrip<T>;
+  constexpr int one = is_complex_v<T> ? 2 : 1;
+  constexpr blas_int width = L / one;
+  blas_int r = r0;
+  for (; r + width <= r1; r += width) solve_strip<T, L>(S, X, cs, r, acc);
+  for (; r < r1; ++r) solve_strip<T, one>(S, X, cs, r, acc);
 }
 
 /** Column checksums of M: w = M^T e, w2 = M^T c (c_i = i + 1), their magnitudes, and the
@@ -227,6 +284,66 @@ struct RhsSums {
   }
 };
 
+/** RhsSums of every right-hand side of a chunk, formed row by row over the gathered X (unit
+ *  stride over the right-hand sides; per right-hand side, the same additions in the same
+ *  order as RhsSums::add). */
+template <class T>
+struct RhsBlock {
+  std::vector<double> sr, si, s2r, s2i, a, a2, zero;  // zero: how many b_i are 0
+
+  void compute(const T* X, std::size_t cs, blas_int nb, blas_int count) {
+    for (auto* v : {&sr, &si, &s2r, &s2i, &a, &a2, &zero}) v->assign(std::size_t(count), 0.0);
+    double* ps = sr.data(); double* pi = si.data(); double* ps2 = s2r.data();
+    double* pi2 = s2i.data(); double* pa = a.data(); double* pa2 = a2.data();
+    double* pz = zero.data();
+    for (blas_int i = 0; i < nb; ++i) {
+      const T* x = X + std::size_t(i) * cs;
+      const double c = double(i + 1);
+      if constexpr (is_complex_v<T>) {
+        const real_t<T>* xv = reinterpret_cast<const real_t<T>*>(x);
+#pragma omp simd
+        for (blas_int r = 0; r < count; ++r) {
+          const double re = double(xv[2 * r]), im = double(xv[2 * r + 1]);
+          const double av = double(std::fabs(xv[2 * r]) + std::fabs(xv[2 * r + 1]));
+          pz[r] += double(re == 0.0 && im == 0.0);
+          ps[r] += re;
+          pi[r] += im;
+          ps2[r] += c * re;
+          pi2[r] += c * im;
+          pa[r] += av;
+          pa2[r] += c * av;
+        }
+      } else {
+#pragma omp simd
+        for (blas_int r = 0; r < count; ++r) {
+          const double v = double(x[r]), av = std::fabs(v);
+          pz[r] += double(v == 0.0);
+          ps[r] += v;
+          ps2[r] += c * v;
+          pa[r] += av;
+          pa2[r] += c * av;
+        }
+      }
+    }
+  }
+
+ public:
+  RhsSums<T> of(blas_int r) const {
+    RhsSums<T> b;
+    if constexpr (is_complex_v<T>) {
+      b.s = Acc<T>(sr[r], si[r]);
+      b.s2 = Acc<T>(s2r[r], s2i[r]);
+    } else {
+      b.s = sr[r];
+      b.s2 = s2r[r];
+    }
+    b.a = a[r];
+    b.a2 = a2[r];
+    b.has_zero = zero[r] > 0;
+    return b;
+  }
+};
+
 /** Coefficients of the residual bound of one leaf (docs/ABFT.md §8). */
 struct Bound {
   double coef_x = 0, coef_b = 0, inflate = 1, eta = 0, fac = 1, tiny = 0, n = 0;
@@ -273,6 +390,9 @@ struct Observed {
   template <class T>
   void compute(const Sums<T>& W, const T* X, std::size_t cs, blas_int count) {
     for (auto* v : {&re, &im, &re2, &im2, &mag, &mag2, &sx}) v->assign(std::size_t(count), 0.0);
+    double* o_re = re.data(); double* o_im = im.data(); double* o_re2 = re2.data();
+    double* o_im2 = im2.data(); double* o_mag = mag.data(); double* o_mag2 = mag2.data();
+    double* o_sx = sx.data();
     const blas_int n = blas_int(W.w.size());
     for (blas_int j = 0; j < n; ++j) {
       const T* x = X + std::size_t(j) * cs;
@@ -282,26 +402,28 @@ struct Observed {
         const R* xv = reinterpret_cast<const R*>(x);
         const double wr = W.w[j].real(), wi = W.w[j].imag();
         const double w2r = W.w2[j].real(), w2i = W.w2[j].imag();
+#pragma omp simd
         for (blas_int r = 0; r < count; ++r) {
           const double a = double(xv[2 * r]), b = double(xv[2 * r + 1]);
           const double ax = std::fabs(a) + std::fabs(b);
-          re[r] += wr * a - wi * b;
-          im[r] += wr * b + wi * a;
-          re2[r] += w2r * a - w2i * b;
-          im2[r] += w2r * b + w2i * a;
-          mag[r] += wa * ax;
-          mag2[r] += wa2 * ax;
-          sx[r] += ax;
+          o_re[r] += wr * a - wi * b;
+          o_im[r] += wr * b + wi * a;
+          o_re2[r] += w2r * a - w2i * b;
+          o_im2[r] += w2r * b + w2i * a;
+          o_mag[r] += wa * ax;
+          o_mag2[r] += wa2 * ax;
+          o_sx[r] += ax;
         }
       } else {
         const double w = W.w[j], w2 = W.w2[j];
+#pragma omp simd
         for (blas_int r = 0; r < count; ++r) {
           const double a = double(x[r]), ax = std::fabs(a);
-          re[r] += w * a;
-          re2[r] += w2 * a;
-          mag[r] += wa * ax;
-          mag2[r] += wa2 * ax;
-          sx[r] += ax;
+          o_re[r] += w * a;
+          o_re2[r] += w2 * a;
+          o_mag[r] += wa * ax;
+          o_mag2[r] += wa2 * ax;
+          o_sx[r] += ax;
         }
       }
     }
@@ -410,26 +532,32 @@ class Chunk {
     const blas_int nb = L_.nb, i0 = L_.i0;
     const std::size_t cs = std::size_t(cw);
     const bool check = L_.pol != ABFT_POLICY_OFF;
+    alpha_ = alpha;
+    B_ = B;
+    ldb_ = ldb;
+    c0_ = c0;
     X_.resize(std::size_t(nb) * cs);
-    if (check) {
-      Bs_.resize(X_.size());
-      rhs_.assign(cw, RhsSums<T>{});
-    }
-    auto take = [&](blas_int i, blas_int r, T v) {
-      if (alpha != T(1)) v = alpha * v;
-      X_[std::size_t(i) * cs + r] = v;
-      if (check) {
-        Bs_[std::size_t(i) * cs + r] = v;
-        rhs_[r].add(i, v);
-      }
-    };
     if (L_.left) {
-      for (blas_int r = 0; r < cw; ++r)
-        for (blas_int i = 0; i < nb; ++i) take(i, r, B[(i0 + i) + std::size_t(c0 + r) * ldb]);
+      for (blas_int r = 0; r < cw; ++r) {
+        const T* b = B + i0 + std::size_t(c0 + r) * ldb;
+        if (alpha != T(1))
+          for (blas_int i = 0; i < nb; ++i) X_[std::size_t(i) * cs + r] = alpha * b[i];
+        else
+          for (blas_int i = 0; i < nb; ++i) X_[std::size_t(i) * cs + r] = b[i];
+      }
     } else {
-      for (blas_int i = 0; i < nb; ++i)
-        for (blas_int r = 0; r < cw; ++r) take(i, r, B[(c0 + r) + std::size_t(i0 + i) * ldb]);
+      for (blas_int i = 0; i < nb; ++i) {
+        const T* b = B + c0 + std::size_t(i0 + i) * ldb;
+        T* x = X_.data() + std::size_t(i) * cs;
+        if (alpha != T(1))
+          for (blas_int r = 0; r < cw; ++r) x[r] = alpha * b[r];
+        else std::copy(b, b + cw, x);
+      }
     }
+    // The sums of b are taken from the gathered copy before any fault can reach it; b
+    // itself stays in the caller's B (read again, as alpha * B, by the exact-zero test and
+    // the repair) until the chunk is scattered back.
+    if (check) rhs_.compute(X_.data(), cs, nb, cw);
 
     // A memory fault in the copy of op(A_kk) lands after its checksums were taken; it hits
     // a private copy, so that other chunks keep reading the clean one.
@@ -449,26 +577,39 @@ class Chunk {
     }
 
     if (L_.left) {
-      for (blas_int r = 0; r < cw; ++r)
-        for (blas_int i = 0; i < nb; ++i)
-          B[(i0 + i) + std::size_t(c0 + r) * ldb] = X_[std::size_t(i) * cs + r];
+      for (blas_int r = 0; r < cw; ++r) {
+        T* b = B + i0 + std::size_t(c0 + r) * ldb;
+        for (blas_int i = 0; i < nb; ++i) b[i] = X_[std::size_t(i) * cs + r];
+      }
     } else {
-      for (blas_int i = 0; i < nb; ++i)
-        for (blas_int r = 0; r < cw; ++r)
-          B[(c0 + r) + std::size_t(i0 + i) * ldb] = X_[std::size_t(i) * cs + r];
+      for (blas_int i = 0; i < nb; ++i) {
+        const T* x = X_.data() + std::size_t(i) * cs;
+        std::copy(x, x + cw, B + c0 + std::size_t(i0 + i) * ldb);
+      }
     }
   }
 
  private:
-  /** Solve right-hand side r again from the saved b with M re-read from A, into y. */
-  void resolve(blas_int r, std::size_t cs, std::vector<T>& y) {
+  /** b_ <- right-hand side r as gathered: alpha times the caller's B, which the chunk has
+   *  not written yet (the same products as the gather, so the same values). */
+  void load_b(blas_int r) {
+    const blas_int nb = L_.nb, i0 = L_.i0;
+    b_.resize(std::size_t(nb));
+    for (blas_int i = 0; i < nb; ++i) {
+      const T v = L_.left ? B_[(i0 + i) + std::size_t(c0_ + r) * ldb_]
+                          : B_[(c0_ + r) + std::size_t(i0 + i) * ldb_];
+      b_[std::size_t(i)] = alpha_ != T(1) ? alpha_ * v : v;
+    }
+  }
+  /** Solve right-hand side r again from b with M re-read from A, into y. */
+  void resolve(blas_int r, std::vector<T>& y) {
     const blas_int nb = L_.nb;
     if (!fresh_ready_) {
       fresh_.build(L_.E, L_.left, L_.i0, nb);
       fresh_ready_ = true;
     }
-    y.resize(nb);
-    for (blas_int i = 0; i < nb; ++i) y[i] = Bs_[std::size_t(i) * cs + r];
+    load_b(r);
+    y = b_;
     solve(fresh_, y.data(), 1, 0, 1, {});
   }
   bool same(const std::vector<T>& y, std::size_t cs, blas_int r) const {
@@ -483,8 +624,9 @@ class Chunk {
   void verify_rhs(const System<T>& S, blas_int r, std::size_t cs, abft_report& rep) {
     const bool correct = L_.pol == ABFT_POLICY_CORRECT;
     double ratio = 0;
-    switch (verify(S, L_.W, bound_, rhs_[r], Bs_.data() + r, cs, X_.data() + r, cs, obs_, r,
-                   ratio)) {
+    const RhsSums<T> rs = rhs_.of(r);
+    if (rs.has_zero) load_b(r);  // the exact-zero test reads b
+    switch (verify(S, L_.W, bound_, rs, b_.data(), 1, X_.data() + r, cs, obs_, r, ratio)) {
       case Verdict::Pass:
         ++rep.checks;
         rep.max_ratio = std::max(rep.max_ratio, ratio);
@@ -494,14 +636,14 @@ class Chunk {
         return;
       case Verdict::Unsure: {
         // Possibly a legitimate overflow: a deterministic re-solve gives the same bits.
-        resolve(r, cs, y_);
+        resolve(r, y_);
         if (same(y_, cs, r)) {
           ++rep.skipped;
           return;
         }
         ++rep.detected;
         if (!correct) return;
-        resolve(r, cs, y2_);
+        resolve(r, y2_);
         if (std::memcmp(y2_.data(), y_.data(), sizeof(T) * y_.size()) == 0) {
           store(y_, cs, r);
           ++rep.recomputed;
@@ -514,11 +656,11 @@ class Chunk {
         ++rep.checks;
         ++rep.detected;
         if (!correct) return;
-        resolve(r, cs, y_);
+        resolve(r, y_);
         store(y_, cs, r);
         ++rep.checks;
         one_.compute(L_.W, y_.data(), 1, 1);
-        if (verify(fresh_, L_.W, bound_, rhs_[r], Bs_.data() + r, cs, y_.data(), 1, one_, 0,
+        if (verify(fresh_, L_.W, bound_, rs, b_.data(), 1, y_.data(), 1, one_, 0,
                    ratio) == Verdict::Pass) {
           ++rep.recomputed;
           return;
@@ -528,7 +670,7 @@ class Chunk {
         Wf.build(fresh_);
         ++rep.checks;
         one_.compute(Wf, y_.data(), 1, 1);
-        if (verify(fresh_, Wf, bound_, rhs_[r], Bs_.data() + r, cs, y_.data(), 1, one_, 0,
+        if (verify(fresh_, Wf, bound_, rs, b_.data(), 1, y_.data(), 1, one_, 0,
                    ratio) == Verdict::Pass)
           ++rep.recomputed;
         else ++rep.uncorrectable;
@@ -541,8 +683,11 @@ class Chunk {
   Bound bound_;
   System<T> hit_, fresh_;
   bool fresh_ready_ = false;
-  std::vector<T> X_, Bs_, y_, y2_;
-  std::vector<RhsSums<T>> rhs_;
+  std::vector<T> X_, b_, y_, y2_;
+  RhsBlock<T> rhs_;
+  T alpha_{1};
+  T* B_ = nullptr;
+  blas_int ldb_ = 0, c0_ = 0;
   Observed obs_, one_;
 };
 
