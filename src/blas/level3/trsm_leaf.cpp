@@ -155,6 +155,26 @@ void corrupt(T& v, abft_fault& f) {
   else v = c;
 }
 
+/** Right-hand sides (columns of B, each on a page of its own once ldb is large) that the
+ *  gather of side L requests ahead of the one it copies. */
+constexpr blas_int kAhead = 8;
+
+/** A hint to fetch the n values at p into the cache (no effect where unsupported). */
+template <class T>
+inline void prefetch(const T* p, blas_int n) {
+#if defined(__GNUC__)
+  const char* c = reinterpret_cast<const char*>(p);
+  const std::size_t bytes = std::size_t(n) * sizeof(T);
+  for (std::size_t o = 0; o < bytes; o += 64) __builtin_prefetch(c + o);
+  __builtin_prefetch(c + bytes - 1);
+#else
+  (void)p, (void)n;
+#endif
+}
+
+/** Elements in a cache line of 64 bytes: the padding of X's rows. */
+template <class T> constexpr std::size_t kPad = 64 / sizeof(T);
+
 /** Reals per strip of right-hand sides for T: a strip's partial sums stay in registers. */
 template <class T> constexpr int kStrip = std::is_same_v<real_t<T>, float> ? 32 : 16;
 
@@ -530,7 +550,9 @@ class Chunk {
 
   void run(T alpha, T* B, blas_int ldb, blas_int c0, blas_int cw, Faults& F, abft_report& rep) {
     const blas_int nb = L_.nb, i0 = L_.i0;
-    const std::size_t cs = std::size_t(cw);
+    // Row stride of X: one cache line more than the chunk, so that the rows of a strip do
+    // not all fall into the same few cache sets (a power-of-two stride does that).
+    const std::size_t cs = std::size_t(cw) + kPad<T>;
     const bool check = L_.pol != ABFT_POLICY_OFF;
     alpha_ = alpha;
     B_ = B;
@@ -540,6 +562,7 @@ class Chunk {
     if (L_.left) {
       for (blas_int r = 0; r < cw; ++r) {
         const T* b = B + i0 + std::size_t(c0 + r) * ldb;
+        if (r + kAhead < cw) prefetch(b + std::size_t(kAhead) * ldb, nb);
         if (alpha != T(1))
           for (blas_int i = 0; i < nb; ++i) X_[std::size_t(i) * cs + r] = alpha * b[i];
         else
