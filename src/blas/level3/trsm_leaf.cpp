@@ -27,6 +27,7 @@
 #include "abft/checksum/bounds.hpp"
 #include "abft/checksum/fault_models.hpp"
 #include "core/internal.hpp"
+#include "core/report.hpp"
 
 namespace abft::blas::l3 {
 namespace {
@@ -714,16 +715,6 @@ class Chunk {
   Observed obs_, one_;
 };
 
-void add_report(abft_report& to, const abft_report& r) {
-  to.checks += r.checks;
-  to.detected += r.detected;
-  to.corrected += r.corrected;
-  to.recomputed += r.recomputed;
-  to.uncorrectable += r.uncorrectable;
-  to.skipped += r.skipped;
-  to.max_ratio = std::max(to.max_ratio, r.max_ratio);
-}
-
 }  // namespace
 
 template <class T>
@@ -759,7 +750,7 @@ void trsm_leaf(ProtectedCall& pc, const TriOp<T>& E, bool left, blas_int i0, bla
         }
       }
     }
-    for (const abft_report& r : reps) add_report(rep, r);
+    for (const abft_report& r : reps) core::add_report(rep, r);
     if (alloc_failed) st = ABFT_STATUS_ALLOC_FAILED;
     else if (rep.uncorrectable) st = ABFT_STATUS_FAULT_UNCORRECTABLE;
     else if (rep.detected && pol == ABFT_POLICY_DETECT) st = ABFT_STATUS_FAULT_DETECTED;
