@@ -143,6 +143,18 @@ TYPED_TEST(ComplexGemm, EveryLayoutAndOpPair) {
         run_case<R>(l, ta, tb, 13, 9, 21, cplx<R>(0.75, -0.5), cplx<R>(0.5, 0.25), 7);
 }
 
+// Real alpha takes the other path (the engine packs B straight from op(A), no Q' buffer).
+TYPED_TEST(ComplexGemm, EveryLayoutAndOpPairRealAlpha) {
+  using R = TypeParam;
+  const abft_op ops[] = {ABFT_NO_TRANS, ABFT_TRANS, ABFT_CONJ_TRANS};
+  for (abft_layout l : {ABFT_ROW_MAJOR, ABFT_COL_MAJOR})
+    for (abft_op ta : ops)
+      for (abft_op tb : ops) {
+        run_case<R>(l, ta, tb, 13, 9, 21, cplx<R>(-1.25), cplx<R>(0.5, 0.25), 8);
+        run_case<R>(l, ta, tb, 37, 41, 300, cplx<R>(1), cplx<R>(0), 9);  // several k blocks
+      }
+}
+
 TYPED_TEST(ComplexGemm, ScalarClasses) {
   using R = TypeParam;
   const cplx<R> scalars[] = {cplx<R>(0), cplx<R>(1), cplx<R>(-2, 0), cplx<R>(0, 1), cplx<R>(0.3, -1.7)};
@@ -190,6 +202,44 @@ TYPED_TEST(ComplexGemm, BadArgumentsWriteNothing) {
       : abft_zgemm(nullptr, ABFT_POLICY_DEFAULT, P.layout, P.ta, P.tb, 4, 4, 4, nullptr, P.A.data(), P.lda, P.B.data(), P.ldb, &one, P.C.data(), P.ldc, nullptr);
   EXPECT_EQ(s, ABFT_STATUS_NULL_POINTER);
   EXPECT_EQ(P.C, before);
+}
+
+/** Every site, both alpha paths (complex alpha: Q' formed; real alpha: packed from op(A)),
+ *  faults far above the bound: each call is repaired to reference accuracy. */
+TYPED_TEST(ComplexGemm, FaultsAtEverySiteRepairedOnBothPaths) {
+  using R = TypeParam;
+  for (abft_site site : {ABFT_SITE_OUTPUT, ABFT_SITE_ACCUMULATOR, ABFT_SITE_PACKED_A, ABFT_SITE_PACKED_B})
+    for (cplx<R> alpha : {cplx<R>(0.5, 2), cplx<R>(-0.75)})
+      for (abft_op ta : {ABFT_NO_TRANS, ABFT_CONJ_TRANS}) {
+        abft_handle_t h;
+        abft_injector_t inj;
+        ASSERT_EQ(abft_handle_create(&h), ABFT_STATUS_SUCCESS);
+        ASSERT_EQ(abft_injector_create(7 + site, &inj), ABFT_STATUS_SUCCESS);
+        abft_fault f{};
+        f.site = site;
+        f.model = ABFT_FAULT_BITFLIP;
+        f.bit = sizeof(R) == 4 ? 30 : 62;
+        f.row = f.col = f.kpos = -1;
+        ASSERT_EQ(abft_injector_add(inj, &f), ABFT_STATUS_SUCCESS);
+        ASSERT_EQ(abft_handle_set_injector(h, inj), ABFT_STATUS_SUCCESS);
+        Problem<R> P(ABFT_COL_MAJOR, ta, ABFT_NO_TRANS, 45, 38, 150, 3);
+        std::vector<cplx<LD>> want;
+        std::vector<LD> tol;
+        P.reference(alpha, cplx<R>(1), want, tol);
+        abft_report rep{};
+        ASSERT_EQ(cgemm<R>(h, P.layout, P.ta, P.tb, P.m, P.n, P.k, alpha, P.A.data(), P.lda,
+                           P.B.data(), P.ldb, cplx<R>(1), P.C.data(), P.ldc, &rep),
+                  ABFT_STATUS_SUCCESS);
+        abft_fault last[4];
+        int nlast = 0;
+        ASSERT_EQ(abft_injector_last(inj, last, 4, &nlast), ABFT_STATUS_SUCCESS);
+        ASSERT_EQ(nlast, 1);
+        EXPECT_EQ(last[0].applied, 1) << "site " << site;
+        EXPECT_GE(rep.detected, 1u) << "site " << site << " alpha " << alpha;
+        P.expect_matches(want, tol, "site " + std::to_string(site));
+        abft_handle_destroy(h);
+        abft_injector_destroy(inj);
+      }
 }
 
 TYPED_TEST(ComplexGemm, InjectedFaultsAreCorrectedAndCountedOnce) {

@@ -108,13 +108,15 @@ template <class T>
 abft_status gemm_entry(abft_kernel kid, abft_handle_t h, abft_policy policy, abft_layout layout,
                        abft_op ta, abft_op tb, int64_t m, int64_t n, int64_t k, T alpha,
                        const T* A, int64_t lda, const T* B, int64_t ldb, T beta, T* C,
-                       int64_t ldc, abft_report* report, bool record) {
+                       int64_t ldc, abft_report* report, bool record,
+                       const ComplexB<T>* xb) {
   const abft_status st =
       check_args<T>(policy, layout, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
   if (st != ABFT_STATUS_SUCCESS) return st;
   try {
     Problem<T> P;
     normalise<T>(P, layout, ta, tb, m, n, k, A, lda, B, ldb, C, ldc);
+    if (xb) P.xb = *xb;
     P.alpha = alpha;
     P.beta = beta;
     P.policy = core::resolve_policy(h, policy);
@@ -138,11 +140,13 @@ abft_status gemm_entry(abft_kernel kid, abft_handle_t h, abft_policy policy, abf
 template abft_status gemm_entry<float>(abft_kernel, abft_handle_t, abft_policy, abft_layout,
                                        abft_op, abft_op, int64_t, int64_t, int64_t, float,
                                        const float*, int64_t, const float*, int64_t, float,
-                                       float*, int64_t, abft_report*, bool);
+                                       float*, int64_t, abft_report*, bool,
+                                       const ComplexB<float>*);
 template abft_status gemm_entry<double>(abft_kernel, abft_handle_t, abft_policy, abft_layout,
                                         abft_op, abft_op, int64_t, int64_t, int64_t, double,
                                         const double*, int64_t, const double*, int64_t, double,
-                                        double*, int64_t, abft_report*, bool);
+                                        double*, int64_t, abft_report*, bool,
+                                        const ComplexB<double>*);
 
 }  // namespace abft::cpu::gemm
 

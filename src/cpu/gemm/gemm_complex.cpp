@@ -10,9 +10,12 @@
  *  with P = op(B)^T (n x k) and Q = alpha * op(A)^T (k x m). So C' (n x 2m real, leading
  *  dimension 2*ldc) = P' (n x 2k real) * Q' (2k x 2m real): one real GEMM whose row and
  *  column checksums, bounds, correction, injection and statistics are the real engine's.
- *  The flop count equals the complex product's (8mnk). P' is read in place when op(B) = B;
- *  Q' is built in column chunks so the workspace stays bounded. A complex beta scales C
- *  first (O(mn)); a real beta (the usual 0 or 1) goes to the engine as is.
+ *  The flop count equals the complex product's (8mnk). P' is read in place when op(B) = B.
+ *  With a real alpha (BLAS callers nearly always pass 1) Q' is never formed: the engine
+ *  packs its B panels straight from op(A) (ComplexB in gemm_problem.hpp: copies and
+ *  negations only) and scales by alpha itself, in one run. A complex alpha is folded into a
+ *  materialised Q', built in column chunks so the workspace stays bounded. A complex beta
+ *  scales C first (O(mn)); a real beta (the usual 0 or 1) goes to the engine as is.
  *  docs/ABFT.md ("Complex GEMM") gives the derivation.
  */
 #include <omp.h>
@@ -121,6 +124,21 @@ abft_status run_colmajor(abft_kernel kid, abft_handle_t h, abft_policy policy, a
     build_p(pbuf, B, ldb, tb, n, k, threads);
     Pp = pbuf;
     ldp = 2 * k;
+  }
+  R* Cr0 = reinterpret_cast<R*>(C);
+  if (alpha.imag() == R(0)) {
+    // Real alpha (the usual case): Q' is never formed; the engine packs its B panels
+    // straight from op(A) (ComplexB) and takes alpha as is. One run, whatever m.
+    ComplexB<R> xb;
+    xb.x = reinterpret_cast<const R*>(A);
+    xb.ldx = lda;
+    xb.trans = ta != ABFT_NO_TRANS;
+    xb.conj = ta == ABFT_CONJ_TRANS;
+    const abft_status st =
+        gemm_entry<R>(kid, h, policy, ABFT_ROW_MAJOR, ABFT_NO_TRANS, ABFT_NO_TRANS, n, 2 * m,
+                      2 * k, alpha.real(), Pp, ldp, xb.x, 2 * m, beta_r, Cr0, 2 * ldc, &total,
+                      /*record=*/false, &xb);
+    return st;
   }
   const int64_t mb = std::clamp<int64_t>(kChunkReals / (4 * k), 16, m);
   R* qbuf = workspace<R>(1, size_t(2 * k * 2 * mb));

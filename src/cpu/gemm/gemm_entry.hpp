@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "abft/abft.h"
+#include "cpu/gemm/gemm_problem.hpp"
 
 namespace abft::cpu::gemm {
 
@@ -21,12 +22,15 @@ abft_status check_args(abft_policy policy, abft_layout layout, abft_op ta, abft_
 
 /** C <- alpha*op(A)*op(B) + beta*C on the real engine; statistics go to kernel `kid`
  *  (one call), unless `record` is false: then the caller records its own call once (a
- *  complex GEMM made of several real runs). Instantiated for float and double. */
+ *  complex GEMM made of several real runs). With `xb`, the internal B operand is that
+ *  complex expansion instead of B (row-major, NoTrans/NoTrans calls only; B must still be
+ *  a non-null pointer and ldb >= n). Instantiated for float and double. */
 template <class T>
 abft_status gemm_entry(abft_kernel kid, abft_handle_t h, abft_policy policy, abft_layout layout,
                        abft_op ta, abft_op tb, int64_t m, int64_t n, int64_t k, T alpha,
                        const T* A, int64_t lda, const T* B, int64_t ldb, T beta, T* C,
-                       int64_t ldc, abft_report* report, bool record = true);
+                       int64_t ldc, abft_report* report, bool record = true,
+                       const ComplexB<T>* xb = nullptr);
 
 }  // namespace abft::cpu::gemm
 

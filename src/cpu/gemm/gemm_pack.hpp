@@ -71,6 +71,57 @@ void pack_a(const Problem<T>& P, int mr, int64_t i0, int64_t mb, int64_t pc, int
  *  babs[chunk * ldbabs + j] (panel-relative j), summed in T: at most kChunk
  *  terms, so the true sum is below fl(sum) * (1 + 2 gamma(kChunk)), the
  *  factor the driver applies. */
+/** One NR-column panel of a complex expansion (ComplexB): each row of the panel is built
+ *  from the row of Q it belongs to, (re, im) pairs for even rows and (-im, re) for odd ones.
+ *  Written out here rather than through ComplexB::at so that this ISA's copy stays in its
+ *  own namespace (see ABFT_TARGET_NS); the values are the same bits (copies, negations). */
+template <class T>
+void pack_b_expanded(const ComplexB<T>& xb, int nr, int64_t jcol, int64_t cols, int64_t pc,
+                     int64_t kb, T* dst) {
+  const bool pairs = (jcol & 1) == 0 && (cols & 1) == 0;  // always, with an even nr
+  const int64_t i0 = jcol >> 1, np = cols >> 1;
+  for (int64_t p = 0; p < kb; ++p) {
+    const int64_t pq = (pc + p) >> 1;
+    const bool odd = ((pc + p) & 1) != 0;
+    T* d = dst + p * nr;
+    if (pairs) {
+      // Q(pq, i0 + i) for i < np: contiguous complex numbers unless transposed.
+      const T* z = xb.x + 2 * (xb.trans ? pq + i0 * xb.ldx : i0 + pq * xb.ldx);
+      const int64_t step = xb.trans ? 2 * xb.ldx : 2;
+      // Even rows (re, im), odd rows (-im, re); conjugation negates im. Negations only.
+      if (!odd && !xb.conj) {
+        for (int64_t i = 0; i < np; ++i) {
+          d[2 * i] = z[i * step];
+          d[2 * i + 1] = z[i * step + 1];
+        }
+      } else if (!odd) {
+        for (int64_t i = 0; i < np; ++i) {
+          d[2 * i] = z[i * step];
+          d[2 * i + 1] = -z[i * step + 1];
+        }
+      } else if (!xb.conj) {
+        for (int64_t i = 0; i < np; ++i) {
+          d[2 * i] = -z[i * step + 1];
+          d[2 * i + 1] = z[i * step];
+        }
+      } else {
+        for (int64_t i = 0; i < np; ++i) {
+          d[2 * i] = z[i * step + 1];
+          d[2 * i + 1] = z[i * step];
+        }
+      }
+    } else {
+      for (int64_t j = 0; j < cols; ++j) {
+        const int64_t jj = jcol + j;
+        const T* z = xb.x + 2 * (xb.trans ? pq + (jj >> 1) * xb.ldx : (jj >> 1) + pq * xb.ldx);
+        const T re = z[0], im = xb.conj ? -z[1] : z[1];
+        d[j] = odd ? ((jj & 1) ? re : -im) : ((jj & 1) ? im : re);
+      }
+    }
+    for (int64_t j = cols; j < nr; ++j) d[j] = T(0);
+  }
+}
+
 template <class T>
 void pack_b(const Problem<T>& P, int nr, int64_t jc, int64_t nb, int64_t pc, int64_t kb,
             int64_t q0, int64_t q1, T* bp, T* babs, int64_t ldbabs) {
@@ -79,7 +130,9 @@ void pack_b(const Problem<T>& P, int nr, int64_t jc, int64_t nb, int64_t pc, int
     const int64_t cols = (nb - j0 < nr ? nb - j0 : int64_t(nr));
     T* dst = bp + q * kb * nr;
     bool babs_done = false;
-    if (P.rsb == 1 && P.csb != 1) {
+    if (P.xb.x) {
+      pack_b_expanded(P.xb, nr, jc + j0, cols, pc, kb, dst);
+    } else if (P.rsb == 1 && P.csb != 1) {
       // Columns of B_int are contiguous: stream each column, scatter by nr.
       for (int64_t j = 0; j < cols; ++j) {
         const T* src = P.B + pc + (jc + j0 + j) * P.csb;

@@ -20,6 +20,33 @@ struct InternalFault {
   abft_fault* f = nullptr;      ///< the caller-visible record to fill in
 };
 
+/** B_int given implicitly as the real expansion of a complex matrix (the complex GEMM,
+ *  docs/ABFT.md §7): with Q(p, i) = op(X)(i, p) for X column-major complex (interleaved
+ *  re, im; leading dimension ldx in complex elements),
+ *    B_int(2p, 2i) = Re Q,  B_int(2p, 2i+1) = Im Q,  B_int(2p+1, 2i) = -Im Q,  B_int(2p+1, 2i+1) = Re Q.
+ *  Every value is a copy or a negation of an element of X: exact, so the packing (ISA code)
+ *  and the repair path (at(), generic code) see the same bits. */
+template <class T>
+struct ComplexB {
+  const T* x = nullptr;  ///< null: B_int is the strided view of Problem::B
+  int64_t ldx = 0;
+  bool trans = false;    ///< op(X) = X^T or X^H: Q(p, i) = X(p, i); else X(i, p)
+  bool conj = false;     ///< op(X) = X^H
+
+  /** Re and Im of Q(p, i). */
+  void q(int64_t p, int64_t i, T& re, T& im) const {
+    const T* z = x + 2 * (trans ? p + i * ldx : i + p * ldx);
+    re = z[0];
+    im = conj ? -z[1] : z[1];
+  }
+  T at(int64_t p, int64_t j) const {
+    T re, im;
+    q(p >> 1, j >> 1, re, im);
+    if ((p & 1) == 0) return (j & 1) ? im : re;
+    return (j & 1) ? re : -im;
+  }
+};
+
 /** C_int = alpha * A_int * B_int + beta * C_int, all row-major views:
  *  A_int(i,p) = A[i*rsa + p*csa], B_int(p,j) = B[p*rsb + j*csb], C_int(i,j) = C[i*ldc + j]. */
 template <class T>
@@ -29,6 +56,7 @@ struct Problem {
   int64_t rsa = 0, csa = 0;
   const T* B = nullptr;
   int64_t rsb = 0, csb = 0;
+  ComplexB<T> xb;  ///< when xb.x is set, B_int is this expansion and B is unused
   T* C = nullptr;
   int64_t ldc = 0;
   T alpha = T(1), beta = T(0);
@@ -37,7 +65,7 @@ struct Problem {
   std::vector<InternalFault> faults;
 
   T a(int64_t i, int64_t p) const { return A[i * rsa + p * csa]; }
-  T b(int64_t p, int64_t j) const { return B[p * rsb + j * csb]; }
+  T b(int64_t p, int64_t j) const { return xb.x ? xb.at(p, j) : B[p * rsb + j * csb]; }
 };
 
 /** Per-jc-panel checksum state of one row block (mb rows, nb columns): six
