@@ -19,8 +19,8 @@ mkdir -p "$build/bench"
 json=$build/bench/blas.json
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-$(nproc)}
 export OPENBLAS_NUM_THREADS=$OMP_NUM_THREADS
-# Idle OpenMP workers sleep instead of spinning on the cores OpenBLAS is about to use.
-export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-PASSIVE}
+# OpenMP's default wait policy (what a user gets): abft's workers spin briefly at the
+# barriers inside a call. Set OMP_WAIT_POLICY to compare others.
 "$build/bench/abft_bench_blas" \
   --benchmark_filter="${ABFT_BENCH_FILTER:-n=(1024|2048)/}" \
   --benchmark_repetitions="${ABFT_BENCH_REPS:-5}" \
