@@ -125,7 +125,7 @@ abft_status run_colmajor(abft_kernel kid, abft_handle_t h, abft_policy policy, a
     Pp = pbuf;
     ldp = 2 * k;
   }
-  R* Cr0 = reinterpret_cast<R*>(C);
+  R* Cr = reinterpret_cast<R*>(C);
   if (alpha.imag() == R(0)) {
     // Real alpha (the usual case): Q' is never formed; the engine packs its B panels
     // straight from op(A) (ComplexB) and takes alpha as is. One run, whatever m.
@@ -136,14 +136,13 @@ abft_status run_colmajor(abft_kernel kid, abft_handle_t h, abft_policy policy, a
     xb.conj = ta == ABFT_CONJ_TRANS;
     const abft_status st =
         gemm_entry<R>(kid, h, policy, ABFT_ROW_MAJOR, ABFT_NO_TRANS, ABFT_NO_TRANS, n, 2 * m,
-                      2 * k, alpha.real(), Pp, ldp, xb.x, 2 * m, beta_r, Cr0, 2 * ldc, &total,
+                      2 * k, alpha.real(), Pp, ldp, xb.x, 2 * m, beta_r, Cr, 2 * ldc, &total,
                       /*record=*/false, &xb);
     return st;
   }
   const int64_t mb = std::clamp<int64_t>(kChunkReals / (4 * k), 16, m);
   R* qbuf = workspace<R>(1, size_t(2 * k * 2 * mb));
   abft_status worst = ABFT_STATUS_SUCCESS;
-  R* Cr = reinterpret_cast<R*>(C);
   for (int64_t i0 = 0; i0 < m; i0 += mb) {
     const int64_t w = std::min(mb, m - i0);
     build_q(qbuf, 2 * w, A, lda, ta, alpha, k, i0, w, threads);
