@@ -355,6 +355,48 @@ TEST(GemmInjector, SameSeedSameFaults) {
       << "two specs of one call drew identical faults";
 }
 
+/** Rate mode: at most one fault per call, from one spec, with the given probability;
+ *  0 never fires, 1 always; bad rates are rejected; a negative rate restores plain mode. */
+TEST(GemmInjector, RateMode) {
+  abft_handle_t h;
+  abft_injector_t inj;
+  ASSERT_EQ(abft_handle_create(&h), ABFT_STATUS_SUCCESS);
+  ASSERT_EQ(abft_injector_create(5, &inj), ABFT_STATUS_SUCCESS);
+  EXPECT_EQ(abft_injector_set_rate(nullptr, 0.5), ABFT_STATUS_NULL_POINTER);
+  EXPECT_EQ(abft_injector_set_rate(inj, 1.5), ABFT_STATUS_INVALID_VALUE);
+  EXPECT_EQ(abft_injector_set_rate(inj, std::nan("")), ABFT_STATUS_INVALID_VALUE);
+  for (abft_site site : {ABFT_SITE_OUTPUT, ABFT_SITE_ACCUMULATOR}) {
+    const abft_fault spec = make_spec(site, ABFT_FAULT_BITFLIP, 62, -1, -1, -1);
+    ASSERT_EQ(abft_injector_add(inj, &spec), ABFT_STATUS_SUCCESS);
+  }
+  ASSERT_EQ(abft_handle_set_injector(h, inj), ABFT_STATUS_SUCCESS);
+  const int64_t n = 24;
+  std::vector<double> A(n * n, 0.5), B(n * n, 0.25), C(n * n);
+  auto faults_of_one_call = [&] {
+    EXPECT_EQ(abft_dgemm(h, ABFT_POLICY_CORRECT, ABFT_COL_MAJOR, ABFT_NO_TRANS, ABFT_NO_TRANS, n,
+                         n, n, 1.0, A.data(), n, B.data(), n, 0.0, C.data(), n, nullptr),
+              ABFT_STATUS_SUCCESS);
+    abft_fault last[4];
+    int count = 0;
+    EXPECT_EQ(abft_injector_last(inj, last, 4, &count), ABFT_STATUS_SUCCESS);
+    return count;
+  };
+  EXPECT_EQ(faults_of_one_call(), 2);  // plain mode: every spec fires
+  ASSERT_EQ(abft_injector_set_rate(inj, 0.0), ABFT_STATUS_SUCCESS);
+  for (int i = 0; i < 20; ++i) EXPECT_EQ(faults_of_one_call(), 0);
+  ASSERT_EQ(abft_injector_set_rate(inj, 1.0), ABFT_STATUS_SUCCESS);
+  for (int i = 0; i < 20; ++i) EXPECT_EQ(faults_of_one_call(), 1);
+  ASSERT_EQ(abft_injector_set_rate(inj, 0.5), ABFT_STATUS_SUCCESS);
+  int fired = 0;
+  for (int i = 0; i < 200; ++i) fired += faults_of_one_call();
+  EXPECT_GT(fired, 60);  // about 100 (seeded, so the count is fixed)
+  EXPECT_LT(fired, 140);
+  ASSERT_EQ(abft_injector_set_rate(inj, -1.0), ABFT_STATUS_SUCCESS);
+  EXPECT_EQ(faults_of_one_call(), 2);
+  abft_handle_destroy(h);
+  abft_injector_destroy(inj);
+}
+
 // ====================================================================== custom hook
 struct HookState {
   int calls = 0;
