@@ -84,21 +84,30 @@ void symm(const Caller& who, char side, char uplo, blas_int m, blas_int n, T alp
   l3::symm<T>(who.routine, is_herm(who.routine), sd, ul, m, n, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
+/** The checks ?SYRK/?HERK and ?SYR2K/?HER2K share, in the reference's order (uplo, trans,
+ *  n, k, lda): 0 or the failing position. Sets ul, tr and the rows of A as stored. */
+template <class T>
+blas_int rank_k_checks(bool herm, char uplo, char trans, blas_int n, blas_int k, blas_int lda,
+                       Uplo& ul, Op& tr, blas_int& nrowa) {
+  const bool ok_u = parse_uplo(uplo, ul), ok_t = parse_rank_trans<T>(trans, herm, tr);
+  nrowa = tr == Op::N ? n : k;
+  if (!ok_u) return 1;
+  if (!ok_t) return 2;
+  if (n < 0) return 3;
+  if (k < 0) return 4;
+  if (lda < max1(nrowa)) return 7;
+  return 0;
+}
+
 template <class T>
 void syrk(const Caller& who, char uplo, char trans, blas_int n, blas_int k, T alpha,
           const T* A, blas_int lda, T beta, T* C, blas_int ldc) {
   const bool herm = is_herm(who.routine);
   Uplo ul = Uplo::U;
   Op tr = Op::N;
-  const bool ok_u = parse_uplo(uplo, ul), ok_t = parse_rank_trans<T>(trans, herm, tr);
-  const blas_int nrowa = tr == Op::N ? n : k;
-  blas_int info = 0;
-  if (!ok_u) info = 1;
-  else if (!ok_t) info = 2;
-  else if (n < 0) info = 3;
-  else if (k < 0) info = 4;
-  else if (lda < max1(nrowa)) info = 7;
-  else if (ldc < max1(n)) info = 10;
+  blas_int nrowa = 0;
+  blas_int info = rank_k_checks<T>(herm, uplo, trans, n, k, lda, ul, tr, nrowa);
+  if (!info && ldc < max1(n)) info = 10;
   if (info) return report(who, info);
   l3::syrk<T>(who.routine, herm, ul, tr, n, k, alpha, A, lda, beta, C, ldc);
 }
@@ -109,16 +118,10 @@ void syr2k(const Caller& who, char uplo, char trans, blas_int n, blas_int k, T a
   const bool herm = is_herm(who.routine);
   Uplo ul = Uplo::U;
   Op tr = Op::N;
-  const bool ok_u = parse_uplo(uplo, ul), ok_t = parse_rank_trans<T>(trans, herm, tr);
-  const blas_int nrowa = tr == Op::N ? n : k;
-  blas_int info = 0;
-  if (!ok_u) info = 1;
-  else if (!ok_t) info = 2;
-  else if (n < 0) info = 3;
-  else if (k < 0) info = 4;
-  else if (lda < max1(nrowa)) info = 7;
-  else if (ldb < max1(nrowa)) info = 9;
-  else if (ldc < max1(n)) info = 12;
+  blas_int nrowa = 0;
+  blas_int info = rank_k_checks<T>(herm, uplo, trans, n, k, lda, ul, tr, nrowa);
+  if (!info && ldb < max1(nrowa)) info = 9;
+  else if (!info && ldc < max1(n)) info = 12;
   if (info) return report(who, info);
   l3::syr2k<T>(who.routine, herm, ul, tr, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
