@@ -10,7 +10,7 @@ ABFT_BUILD_DIR="${ABFT_BUILD_DIR:-$ABFT_ROOT/build}"
 # A relative ABFT_BUILD_DIR is taken from the caller's directory, once, so later cds don't move it.
 [[ "$ABFT_BUILD_DIR" == /* ]] || ABFT_BUILD_DIR="$PWD/$ABFT_BUILD_DIR"
 
-# Required to build and test; OpenBLAS is only an optional peer (benchmarks, oracle tests).
+# Required to build and test; OpenBLAS and FFTW are only optional peers (benchmarks, oracle tests).
 # The BLAS shim's whole-program tests need: libblas-test (the reference test programs
 # xblat1/2/3 and x?cblat1/2/3 with their input files, run against our libblas.so.3),
 # libblas-dev (-lblas for the unmodified program linked only against the system BLAS),
@@ -18,7 +18,7 @@ ABFT_BUILD_DIR="${ABFT_BUILD_DIR:-$ABFT_ROOT/build}"
 # consumer built with `pkg-config --cflags --libs abft-blas`).
 ABFT_REQUIRED_PACKAGES=(cmake g++ make libgtest-dev libbenchmark-dev
                         libblas-test libblas-dev gfortran pkg-config)
-ABFT_OPTIONAL_PACKAGES=(libopenblas-dev)
+ABFT_OPTIONAL_PACKAGES=(libopenblas-dev libfftw3-dev)
 
 abft_missing_packages() {
   local p
@@ -52,7 +52,7 @@ abft_install_packages() {
   if [[ -n "$optional" ]]; then
     # shellcheck disable=SC2086
     apt-get install -y --no-install-recommends $optional ||
-      echo "setup: optional $optional not installed; OpenBLAS comparisons will skip" >&2
+      echo "setup: optional $optional not installed; peer comparisons (OpenBLAS, FFTW) will skip" >&2
   fi
 }
 

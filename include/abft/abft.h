@@ -59,7 +59,9 @@ typedef enum abft_kernel {
   ABFT_KERNEL_DGEMM = 1,
   ABFT_KERNEL_CGEMM = 2,  /**< complex float GEMM (run on the real engine, see docs/ABFT.md) */
   ABFT_KERNEL_ZGEMM = 3,  /**< complex double GEMM */
-  ABFT_KERNEL_COUNT_ = 4
+  ABFT_KERNEL_SFFT = 4,   /**< FFT in float (every kind; see abft/fft.h) */
+  ABFT_KERNEL_DFFT = 5,   /**< FFT in double */
+  ABFT_KERNEL_COUNT_ = 6
 } abft_kernel;
 ABFT_API const char* abft_kernel_name(abft_kernel k);
 
@@ -102,7 +104,9 @@ typedef enum abft_site {
   ABFT_SITE_ACCUMULATOR = 1,  /**< C(row,col)'s accumulator after `kpos` of k terms */
   ABFT_SITE_PACKED_A = 2,     /**< op(A)(row,kpos) in the packed copy (memory fault) */
   ABFT_SITE_PACKED_B = 3,     /**< op(B)(kpos,col) in the packed copy (memory fault) */
-  ABFT_SITE_COUNT_ = 4
+  ABFT_SITE_FFT_STAGE = 4,    /**< FFT: a value stage `kpos` of unit `row` wrote (see abft/fft.h) */
+  ABFT_SITE_FFT_TWIDDLE = 5,  /**< FFT: a twiddle-table entry stage `kpos` reads (memory fault) */
+  ABFT_SITE_COUNT_ = 6
 } abft_site;
 
 typedef enum abft_fault_model {

@@ -22,7 +22,7 @@ uint64_t splitmix64(uint64_t& x) {
 int64_t draw(uint64_t& st, int64_t n) { return n > 0 ? int64_t(splitmix64(st) % uint64_t(n)) : 0; }
 
 int type_bits(abft_kernel k) {
-  return (k == ABFT_KERNEL_DGEMM || k == ABFT_KERNEL_ZGEMM) ? 64 : 32;
+  return (k == ABFT_KERNEL_DGEMM || k == ABFT_KERNEL_ZGEMM || k == ABFT_KERNEL_DFFT) ? 64 : 32;
 }
 
 /** Resolve the -1 ("random") fields of a spec for one call. */
@@ -135,6 +135,8 @@ InjectionPlan plan_injection(abft_handle_t h, const abft_call_info& call_in) {
       case ABFT_SITE_ACCUMULATOR: valid = in_c && f.kpos >= 0 && f.kpos < call.k; break;
       case ABFT_SITE_PACKED_A: valid = f.row >= 0 && f.row < call.m && f.kpos >= 0 && f.kpos < call.k; break;
       case ABFT_SITE_PACKED_B: valid = f.col >= 0 && f.col < call.n && f.kpos >= 0 && f.kpos < call.k; break;
+      case ABFT_SITE_FFT_STAGE:
+      case ABFT_SITE_FFT_TWIDDLE: valid = in_c && f.kpos >= 0 && f.kpos < call.k; break;
       default: break;
     }
     if (valid && f.model >= 0 && f.model < ABFT_FAULT_MODEL_COUNT_) ok.push_back(f);

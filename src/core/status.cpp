@@ -27,6 +27,8 @@ extern "C" const char* abft_kernel_name(abft_kernel k) {
     case ABFT_KERNEL_DGEMM: return "dgemm";
     case ABFT_KERNEL_CGEMM: return "cgemm";
     case ABFT_KERNEL_ZGEMM: return "zgemm";
+    case ABFT_KERNEL_SFFT: return "sfft";
+    case ABFT_KERNEL_DFFT: return "dfft";
     default: return "unknown";
   }
 }
