@@ -13,7 +13,7 @@
 #   ABFT_BUILD_DIR        build folder (default: <repo>/build, reconfigured as Release if needed)
 #   ABFT_BENCH_FILTER     --benchmark_filter regex (e.g. '^c2c/f64/n:[0-9]+/')
 #   ABFT_BENCH_REPS       repetitions (default 5; quick 3); medians are reported
-#   ABFT_BENCH_MIN_TIME   --benchmark_min_time in seconds (default 0.5; quick 0.1)
+#   ABFT_BENCH_MIN_TIME   --benchmark_min_time in seconds (default 0.2; quick 0.1)
 #   ABFT_BENCH_THREADS    threads for abft and FFTW alike (default: OpenMP's default)
 #   ABFT_BENCH_FFTW_WISDOM  FFTW wisdom file reused between runs (default <build>/bench/fftw.wisdom;
 #                         empty: none)
@@ -62,7 +62,7 @@ rm -f "$json" "$out/fft_table.md"
 
 # --- run options
 reps=${ABFT_BENCH_REPS:-5}
-min_time=${ABFT_BENCH_MIN_TIME:-0.5}
+min_time=${ABFT_BENCH_MIN_TIME:-0.2}
 if [ $quick = 1 ]; then
   export ABFT_BENCH_QUICK=1
   reps=${ABFT_BENCH_REPS:-3}
