@@ -341,29 +341,59 @@ Side<T> make_side(const Geometry& g, bool input, int64_t extra_elems = 0) {
   return s;
 }
 
+/** Offsets (elements) of every logical element of signal b of one side, in
+ *  row-major logical order (an odometer over the side's shape). */
+inline std::vector<int64_t> offsets(const Geometry& g, bool input, int64_t b) {
+  const std::vector<int64_t> sh = input ? g.in_shape() : g.out_shape();
+  const int64_t cnt = product(sh);
+  int64_t base = 0;
+  {
+    std::vector<int64_t> bx;
+    unravel(b, g.loop_shape(), &bx);
+    for (size_t h = 0; h < g.loops.size(); ++h) base += bx[h] * (input ? g.loops[h].is : g.loops[h].os);
+  }
+  const size_t r = sh.size();
+  std::vector<int64_t> st(r), ix(r, 0);
+  for (size_t d = 0; d < r; ++d) st[d] = input ? g.dims[d].is : g.dims[d].os;
+  std::vector<int64_t> out(static_cast<size_t>(cnt));
+  int64_t o = base;
+  for (int64_t i = 0; i < cnt; ++i) {
+    out[size_t(i)] = o;
+    for (size_t d = r; d-- > 0;) {  // increment the odometer
+      if (++ix[d] < sh[d]) {
+        o += st[d];
+        break;
+      }
+      o -= (sh[d] - 1) * st[d];
+      ix[d] = 0;
+    }
+  }
+  return out;
+}
+
 /** Logical signal b of one side as long-double complex values (reals: im 0). */
 template <class T>
 std::vector<cld> gather(const Geometry& g, bool input, const T* p, int64_t b) {
   const bool cx = input ? g.in_complex() : g.out_complex();
-  const int64_t cnt = product(input ? g.in_shape() : g.out_shape());
-  std::vector<cld> v(static_cast<size_t>(cnt));
-  for (int64_t i = 0; i < cnt; ++i) {
-    const int64_t o = g.offset(input, b, i);
-    v[size_t(i)] = cx ? cld(p[2 * o], p[2 * o + 1]) : cld(p[o], 0.0L);
+  const std::vector<int64_t> off = offsets(g, input, b);
+  std::vector<cld> v(off.size());
+  for (size_t i = 0; i < off.size(); ++i) {
+    const int64_t o = off[i];
+    v[i] = cx ? cld(p[2 * o], p[2 * o + 1]) : cld(p[o], 0.0L);
   }
   return v;
 }
 template <class T>
 void scatter(const Geometry& g, bool input, T* p, int64_t b, const std::vector<cld>& v) {
   const bool cx = input ? g.in_complex() : g.out_complex();
-  const int64_t cnt = product(input ? g.in_shape() : g.out_shape());
-  for (int64_t i = 0; i < cnt; ++i) {
-    const int64_t o = g.offset(input, b, i);
+  const std::vector<int64_t> off = offsets(g, input, b);
+  for (size_t i = 0; i < off.size(); ++i) {
+    const int64_t o = off[i];
     if (cx) {
-      p[2 * o] = static_cast<T>(v[size_t(i)].real());
-      p[2 * o + 1] = static_cast<T>(v[size_t(i)].imag());
+      p[2 * o] = static_cast<T>(v[i].real());
+      p[2 * o + 1] = static_cast<T>(v[i].imag());
     } else {
-      p[o] = static_cast<T>(v[size_t(i)].real());
+      p[o] = static_cast<T>(v[i].real());
     }
   }
 }
@@ -742,10 +772,9 @@ int64_t padding_written(const Transform<T>& t) {
   if (t.inplace) return 0;
   std::vector<char> logical(t.out.data.size(), 0);
   const int per = t.out.per();
-  const int64_t cnt = product(t.g.out_shape());
   for (int64_t b = 0; b < t.g.batch(); ++b)
-    for (int64_t i = 0; i < cnt; ++i) {
-      const int64_t o = (t.out.base + t.g.offset(false, b, i)) * per;
+    for (int64_t off : offsets(t.g, false, b)) {
+      const int64_t o = (t.out.base + off) * per;
       for (int k = 0; k < per; ++k) logical[size_t(o + k)] = 1;
     }
   int64_t bad = 0;
