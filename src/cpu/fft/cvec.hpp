@@ -1,0 +1,65 @@
+/** \file cvec.hpp
+ *  \brief L interleaved complex numbers in one SIMD register (GCC vector
+ *  extensions): the same source serves the portable (L = 1), AVX2 and AVX-512
+ *  builds of the FFT kernels, each translation unit compiled with its ISA flags.
+ */
+#pragma once
+#include <cstddef>
+#include <cstring>
+#include <utility>
+
+#include "abft/checksum/host_device.hpp"
+
+namespace abft::cpu::fft {
+inline namespace ABFT_TARGET_NS {
+
+template <class T, int L>
+struct CVec {
+  typedef T V __attribute__((vector_size(sizeof(T) * 2 * L)));
+  static constexpr int lanes = L;
+  static constexpr int width = 2 * L;  // scalars
+
+  static V load(const T* p) {
+    V v{};
+    std::memcpy(&v, p, sizeof v);
+    return v;
+  }
+  static void store(T* p, V v) { std::memcpy(p, &v, sizeof v); }
+  static V zero() { return V{}; }
+  static V bcast(T re, T im) {
+    V v{};
+    for (int i = 0; i < L; ++i) { v[2 * i] = re; v[2 * i + 1] = im; }
+    return v;
+  }
+  static V splat(T x) {
+    V v{};
+    for (int i = 0; i < 2 * L; ++i) v[i] = x;
+    return v;
+  }
+
+  template <std::size_t... I>
+  static V swap_(V v, std::index_sequence<I...>) { return __builtin_shufflevector(v, v, (I ^ 1)...); }
+  template <std::size_t... I>
+  static V dupre_(V v, std::index_sequence<I...>) { return __builtin_shufflevector(v, v, (I & ~std::size_t(1))...); }
+  template <std::size_t... I>
+  static V dupim_(V v, std::index_sequence<I...>) { return __builtin_shufflevector(v, v, (I | 1)...); }
+  /** (re, im) -> (im, re) in every lane. */
+  static V swap(V v) { return swap_(v, std::make_index_sequence<2 * L>()); }
+  static V dupre(V v) { return dupre_(v, std::make_index_sequence<2 * L>()); }
+  static V dupim(V v) { return dupim_(v, std::make_index_sequence<2 * L>()); }
+  /** (-1, +1, -1, +1, ...): the sign pattern of i * z = (-im, re). */
+  static V altsign() {
+    V v{};
+    for (int i = 0; i < L; ++i) { v[2 * i] = T(-1); v[2 * i + 1] = T(1); }
+    return v;
+  }
+  /** sign * i * v  (sign = +-1). */
+  static V muli(V v, V sgn_pat) { return swap(v) * sgn_pat; }
+  /** v * (wr + i wi), scalar twiddle broadcast: v wr + swap(v) (-wi, wi). */
+  static V cmul_b(V v, V wr, V wi_pat) { return v * wr + swap(v) * wi_pat; }
+  /** Lane-wise complex product with per-lane twiddles w. */
+  static V cmul(V v, V w) { return v * dupre(w) + swap(v) * (dupim(w) * altsign()); }
+};
+
+}  // namespace ABFT_TARGET_NS
+}  // namespace abft::cpu::fft

@@ -1,0 +1,388 @@
+/** \file fft_kernel1d.cpp
+ *  \brief Stockham, Bluestein and four-step kernels (see fft_kernel1d.hpp).
+ */
+#include "cpu/fft/fft_kernel1d.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "abft/checksum/fft_bounds.hpp"
+#include "core/cpu_features.hpp"
+#include "cpu/fft/fft_math.hpp"
+
+namespace abft::cpu::fft {
+namespace {
+
+namespace cs = abft::checksum;
+
+/** Adds a stage offset and maps buffer indices of a sub-kernel to elements of
+ *  the enclosing unit (element = offset + index * stride). */
+template <class T>
+struct MappedHook final : StageHook<T> {
+  StageHook<T>* inner;
+  int stage_offset;
+  int64_t offset, stride;
+  MappedHook(StageHook<T>* h, int so, int64_t off, int64_t str)
+      : inner(h), stage_offset(so), offset(off), stride(str) {}
+  void after_stage(int stage, T* buf, int64_t n, int64_t off, int64_t str) override {
+    inner->after_stage(stage + stage_offset, buf, n, offset + off * stride, str * stride);
+  }
+};
+
+template <class T>
+T* tls_buffer(size_t scalars, int slot) {
+  thread_local std::vector<T> bufs[4];
+  std::vector<T>& b = bufs[slot];
+  if (b.size() < scalars) b.resize(scalars);
+  return b.data();
+}
+
+// ------------------------------------------------------------------ Stockham
+template <class T>
+class Stockham final : public Kernel1d<T> {
+ public:
+  Stockham(int64_t n, int sign, const FftKernels<T>& K, std::vector<int> radices)
+      : Kernel1d<T>(n, sign), K_(K), radices_(std::move(radices)) {
+    const int S = int(radices_.size());
+    st_.resize(size_t(S));
+    int64_t s = 1;
+    double eps = 0;
+    for (int t = 0; t < S; ++t) {
+      Stage& g = st_[size_t(t)];
+      const int r = radices_[size_t(t)];
+      const int64_t m = n / (s * r);
+      g.a.radix = r;
+      g.a.sign = sign;
+      g.a.s = s;
+      g.a.m = m;
+      const long double pi = 3.141592653589793238462643383279502884L;
+      g.a.k.c3 = T(-0.5);
+      g.a.k.s3 = T(std::sqrt(3.0L) / 2.0L);
+      g.a.k.c51 = T(cosl(2 * pi / 5));
+      g.a.k.c52 = T(cosl(4 * pi / 5));
+      g.a.k.s51 = T(sinl(2 * pi / 5));
+      g.a.k.s52 = T(sinl(4 * pi / 5));
+      g.a.k.h8 = T(1.0L / std::sqrt(2.0L));
+      if (r != 2 && r != 3 && r != 4 && r != 5 && r != 8) {
+        g.gc.resize(size_t(r));
+        g.gs.resize(size_t(r));
+        for (int q = 0; q < r; ++q) {
+          const auto z = root_ld(q, r, +1);
+          g.gc[size_t(q)] = T(z.real());
+          g.gs[size_t(q)] = T(z.imag());
+        }
+        g.a.k.gc = g.gc.data();
+        g.a.k.gs = g.gs.data();
+      }
+      if (m > 1) {
+        const bool first = (s == 1);
+        g.tw.make(size_t(2 * (r - 1) * m), [=](T* w) {
+          for (int64_t p = 0; p < m; ++p)
+            for (int u = 1; u < r; ++u) {
+              const auto z = root<T>(p * u, int64_t(r) * m, sign);
+              const int64_t idx = first ? (int64_t(u - 1) * m + p) : (p * (r - 1) + (u - 1));
+              w[2 * idx] = z.real();
+              w[2 * idx + 1] = z.imag();
+            }
+        });
+        g.a.tw = g.tw.data.data();
+      }
+      eps = cs::fft_compose(eps, cs::fft_stage_eta<T>(r, cs::fft_twiddle_mu<T>()));
+      s *= r;
+    }
+    E_ = eps * std::sqrt(double(n));
+  }
+
+  void run(const T* in, T* out, T* work, StageHook<T>* hook) const override {
+    const int64_t n = this->n_;
+    const int S = int(st_.size());
+    if (S == 0) {
+      out[0] = in[0];
+      out[1] = in[1];
+      if (hook) hook->after_stage(0, out, 1, 0, 1);
+      return;
+    }
+    T* wa = work;
+    T* wb = work + 2 * n;
+    const T* src = in;
+    for (int t = 0; t < S; ++t) {
+      T* dst = (t == S - 1) ? out : ((t % 2 == 0) ? wa : wb);
+      K_.stage(st_[size_t(t)].a, src, dst);
+      if (hook) hook->after_stage(t, dst, n, 0, 1);
+      src = dst;
+    }
+  }
+  int64_t work_scalars() const override { return 4 * this->n_; }
+  int stages() const override { return std::max<int>(1, int(st_.size())); }
+  double error_E() const override { return E_; }
+  void tables(std::vector<Table<T>*>& out) override {
+    for (auto& g : st_)
+      if (!g.tw.data.empty()) out.push_back(&g.tw);
+  }
+  int max_radix() const override {
+    int r = 2;
+    for (int x : radices_) r = std::max(r, x);
+    return r;
+  }
+  std::string describe() const override {
+    std::ostringstream o;
+    o << "stockham ";
+    for (size_t i = 0; i < radices_.size(); ++i) o << (i ? "x" : "") << radices_[i];
+    if (radices_.empty()) o << "1";
+    return o.str();
+  }
+
+ private:
+  struct Stage {
+    StageArgs<T> a;
+    Table<T> tw;
+    std::vector<T> gc, gs;
+  };
+  const FftKernels<T>& K_;
+  std::vector<int> radices_;
+  std::vector<Stage> st_;
+  double E_ = 0;
+};
+
+// ------------------------------------------------------------------ Bluestein
+/** y_k = c_k sum_j (x_j c_j) conj(c_{k-j}), c_j = exp(sign i pi j^2 / n): a
+ *  cyclic convolution of length M >= 2n - 1 (M smooth) through two FFTs of
+ *  length M and the precomputed transform of the chirp. */
+template <class T>
+class Bluestein final : public Kernel1d<T> {
+ public:
+  Bluestein(int64_t n, int sign, const FftKernels<T>& K, int threads) : Kernel1d<T>(n, sign), K_(K) {
+    M_ = next_smooth(2 * n - 1);
+    fwd_ = make_kernel<T>(M_, -1, K, threads);
+    bwd_ = make_kernel<T>(M_, +1, K, threads);
+    const int64_t M = M_;
+    chirp_.make(size_t(2 * n), [=](T* c) {
+      for (int64_t j = 0; j < n; ++j) {
+        // j^2 mod 2n without overflow for n < 2^31; long double product otherwise
+        const int64_t jm = j % (2 * n);
+        const unsigned __int128 sq = (unsigned __int128)jm * (unsigned __int128)jm;
+        const int64_t e = int64_t(sq % (unsigned __int128)(2 * n));
+        const auto z = root<T>(e, 2 * n, sign);
+        c[2 * j] = z.real();
+        c[2 * j + 1] = z.imag();
+      }
+    });
+    // B = F_-(b) / M in double, b_m = conj(c_m) at m and M - m.
+    std::vector<double> b(size_t(2 * M), 0.0), B(size_t(2 * M)), wk;
+    for (int64_t j = 0; j < n; ++j) {
+      const unsigned __int128 sq = (unsigned __int128)j * (unsigned __int128)j;
+      const auto z = root_ld(int64_t(sq % (unsigned __int128)(2 * n)), 2 * n, -sign);  // conj
+      b[size_t(2 * j)] = double(z.real());
+      b[size_t(2 * j + 1)] = double(z.imag());
+      if (j > 0) {
+        b[size_t(2 * (M - j))] = double(z.real());
+        b[size_t(2 * (M - j) + 1)] = double(z.imag());
+      }
+    }
+    const auto kd = make_kernel<double>(M, -1, fft_kernels<double>(abft::cpu::active_isa()), threads);
+    wk.resize(size_t(kd->work_scalars()));
+    kd->run(b.data(), B.data(), wk.data(), nullptr);
+    double bmax = 0;
+    for (int64_t k = 0; k < M; ++k) {
+      B[size_t(2 * k)] /= double(M);
+      B[size_t(2 * k + 1)] /= double(M);
+      bmax = std::max(bmax, std::hypot(B[size_t(2 * k)], B[size_t(2 * k + 1)]));
+    }
+    Bq_.make(size_t(2 * M), [B](T* d) {
+      for (size_t i = 0; i < B.size(); ++i) d[i] = T(B[i]);
+    });
+    // Error (docs/ABFT.md §9.3): chirp products, two length-M FFTs, the
+    // pointwise product with B (itself computed in double and rounded).
+    const double u = cs::unit_roundoff<T>();
+    const double epsM = fwd_->error_E() / std::sqrt(double(M));
+    const double epsMd = kd->error_E() / std::sqrt(double(M));
+    const double mu = cs::fft_twiddle_mu<T>();
+    const double g2 = std::sqrt(2.0) * cs::gamma(2.0, u);
+    const double eta_c = mu + g2 * (1.0 + mu);
+    const double dB = std::sqrt(2.0) * u * bmax + epsMd * std::sqrt(double(2 * n - 1) / double(M)) +
+                      4.0 * cs::unit_roundoff<double>() * bmax;
+    E_ = 1.01 * double(M) * (bmax * (2.0 * epsM + 2.0 * eta_c + g2) + dB) * (1.0 + epsM) * (1.0 + eta_c);
+  }
+
+  void run(const T* in, T* out, T* work, StageHook<T>* hook) const override {
+    const int64_t n = this->n_, M = M_;
+    T* t1 = work;
+    T* t2 = work + 2 * M;
+    T* sub = work + 4 * M;
+    K_.cmul(t1, in, chirp_.data.data(), n);
+    std::fill(t1 + 2 * n, t1 + 2 * M, T(0));
+    MappedHook<T> h1(hook, 0, 0, 1);
+    fwd_->run(t1, t2, sub, hook ? &h1 : nullptr);
+    K_.cmul(t2, t2, Bq_.data.data(), M);
+    MappedHook<T> h2(hook, fwd_->stages(), 0, 1);
+    bwd_->run(t2, t1, sub, hook ? &h2 : nullptr);
+    K_.cmul(out, t1, chirp_.data.data(), n);
+  }
+  int64_t work_scalars() const override {
+    return 4 * M_ + std::max(fwd_->work_scalars(), bwd_->work_scalars());
+  }
+  int stages() const override { return fwd_->stages() + bwd_->stages(); }
+  double error_E() const override { return E_; }
+  void tables(std::vector<Table<T>*>& out) override {
+    out.push_back(&chirp_);
+    out.push_back(&Bq_);
+    fwd_->tables(out);
+    bwd_->tables(out);
+  }
+  int max_radix() const override { return std::max(fwd_->max_radix(), bwd_->max_radix()); }
+  std::string describe() const override {
+    std::ostringstream o;
+    o << "bluestein m=" << M_ << " (" << fwd_->describe() << ")";
+    return o.str();
+  }
+
+ private:
+  const FftKernels<T>& K_;
+  int64_t M_ = 0;
+  std::unique_ptr<Kernel1d<T>> fwd_, bwd_;
+  Table<T> chirp_, Bq_;
+  double E_ = 0;
+};
+
+// ------------------------------------------------------------------ four-step
+/** n = n1 n2, x[j1 n2 + j2]: n2 column FFTs of length n1 (blocks of columns
+ *  gathered into contiguous buffers), the twiddles w_n^{j2 k1}, n1 row FFTs of
+ *  length n2, written transposed: y[k1 + n1 k2]. Two passes over memory. */
+template <class T>
+class FourStep final : public Kernel1d<T> {
+ public:
+  static constexpr int64_t kBlock = 8;
+  FourStep(int64_t n, int sign, const FftKernels<T>& K, int threads, int64_t n1)
+      : Kernel1d<T>(n, sign), K_(K), threads_(threads), n1_(n1), n2_(n / n1) {
+    col_ = make_kernel<T>(n1_, sign, K, 1);
+    row_ = make_kernel<T>(n2_, sign, K, 1);
+    const int64_t n2 = n2_;
+    tw_.make(size_t(2 * n), [=](T* w) {
+      for (int64_t k1 = 0; k1 < n / n2; ++k1)
+        for (int64_t j2 = 0; j2 < n2; ++j2) {
+          const auto z = root<T>(j2 * k1, n, sign);
+          w[2 * (k1 * n2 + j2)] = z.real();
+          w[2 * (k1 * n2 + j2) + 1] = z.imag();
+        }
+    });
+    const double u = cs::unit_roundoff<T>(), mu = cs::fft_twiddle_mu<T>();
+    const double eta_tw = mu + std::sqrt(2.0) * cs::gamma(2.0, u) * (1.0 + mu);
+    const double e1 = col_->error_E() / std::sqrt(double(n1_));
+    const double e2 = row_->error_E() / std::sqrt(double(n2_));
+    E_ = cs::fft_compose(cs::fft_compose(e1, eta_tw), e2) * std::sqrt(double(n));
+  }
+
+  void run(const T* in, T* out, T* work, StageHook<T>* hook) const override {
+    const int64_t n1 = n1_, n2 = n2_;
+    T* z = work;
+    const int64_t ncb = (n2 + kBlock - 1) / kBlock, nrb = (n1 + kBlock - 1) / kBlock;
+    const int nt = (threads_ > 1 && !omp_in_parallel()) ? threads_ : 1;
+    const int S1 = col_->stages();
+#pragma omp parallel num_threads(nt) if (nt > 1)
+    {
+      const int64_t cw = col_->work_scalars(), rw = row_->work_scalars();
+      T* buf = tls_buffer<T>(size_t(4 * kBlock * std::max(n1, n2)), 0);
+      T* kw = tls_buffer<T>(size_t(std::max(cw, rw)), 1);
+      T* bin = buf;
+      T* bout = buf + 2 * kBlock * std::max(n1, n2);
+#pragma omp for schedule(static)
+      for (int64_t cb = 0; cb < ncb; ++cb) {
+        const int64_t j0 = cb * kBlock, nb = std::min<int64_t>(kBlock, n2 - j0);
+        for (int64_t j1 = 0; j1 < n1; ++j1) {
+          const T* src = in + 2 * (j1 * n2 + j0);
+          for (int64_t b = 0; b < nb; ++b) {
+            bin[2 * (b * n1 + j1)] = src[2 * b];
+            bin[2 * (b * n1 + j1) + 1] = src[2 * b + 1];
+          }
+        }
+        for (int64_t b = 0; b < nb; ++b) {
+          MappedHook<T> h(hook, 0, j0 + b, n2);
+          col_->run(bin + 2 * b * n1, bout + 2 * b * n1, kw, hook ? &h : nullptr);
+        }
+        for (int64_t k1 = 0; k1 < n1; ++k1) {
+          T* dst = z + 2 * (k1 * n2 + j0);
+          for (int64_t b = 0; b < nb; ++b) {
+            dst[2 * b] = bout[2 * (b * n1 + k1)];
+            dst[2 * b + 1] = bout[2 * (b * n1 + k1) + 1];
+          }
+        }
+      }
+#pragma omp for schedule(static)
+      for (int64_t rb = 0; rb < nrb; ++rb) {
+        const int64_t k0 = rb * kBlock, nb = std::min<int64_t>(kBlock, n1 - k0);
+        for (int64_t b = 0; b < nb; ++b) {
+          const int64_t k1 = k0 + b;
+          K_.cmul(bin + 2 * b * n2, z + 2 * k1 * n2, tw_.data.data() + 2 * k1 * n2, n2);
+          MappedHook<T> h(hook, S1, k1 * n2, 1);
+          row_->run(bin + 2 * b * n2, bout + 2 * b * n2, kw, hook ? &h : nullptr);
+        }
+        for (int64_t k2 = 0; k2 < n2; ++k2) {
+          T* dst = out + 2 * (k0 + n1 * k2);
+          for (int64_t b = 0; b < nb; ++b) {
+            dst[2 * b] = bout[2 * (b * n2 + k2)];
+            dst[2 * b + 1] = bout[2 * (b * n2 + k2) + 1];
+          }
+        }
+      }
+    }
+  }
+  int64_t work_scalars() const override { return 2 * this->n_; }
+  int stages() const override { return col_->stages() + row_->stages(); }
+  double error_E() const override { return E_; }
+  void tables(std::vector<Table<T>*>& out) override {
+    col_->tables(out);
+    out.push_back(&tw_);
+    row_->tables(out);
+  }
+  int max_radix() const override { return std::max(col_->max_radix(), row_->max_radix()); }
+  std::string describe() const override {
+    std::ostringstream o;
+    o << "fourstep " << n1_ << "x" << n2_ << " (" << col_->describe() << " | " << row_->describe() << ")";
+    return o.str();
+  }
+
+ private:
+  const FftKernels<T>& K_;
+  int threads_;
+  int64_t n1_, n2_;
+  std::unique_ptr<Kernel1d<T>> col_, row_;
+  Table<T> tw_;
+  double E_ = 0;
+};
+
+/** Divisor of n nearest sqrt(n) with both factors >= 16, or 0. */
+int64_t fourstep_split(int64_t n) {
+  int64_t best = 0;
+  const double r = std::sqrt(double(n));
+  for (int64_t d = 16; d * 16 <= n && d <= int64_t(r) + 1; ++d)
+    if (n % d == 0) best = d;
+  return best;
+}
+
+}  // namespace
+
+template <>
+int64_t fourstep_threshold<float>() { return int64_t(1) << 15; }
+template <>
+int64_t fourstep_threshold<double>() { return int64_t(1) << 14; }
+
+template <class T>
+std::unique_ptr<Kernel1d<T>> make_kernel(int64_t n, int sign, const FftKernels<T>& K, int threads) {
+  std::vector<int> rad = factor_radices(n);
+  if (n == 1 || !rad.empty()) {
+    if (n > fourstep_threshold<T>()) {
+      const int64_t n1 = fourstep_split(n);
+      if (n1 > 0) return std::make_unique<FourStep<T>>(n, sign, K, threads, n1);
+    }
+    return std::make_unique<Stockham<T>>(n, sign, K, std::move(rad));
+  }
+  return std::make_unique<Bluestein<T>>(n, sign, K, threads);
+}
+
+template std::unique_ptr<Kernel1d<float>> make_kernel<float>(int64_t, int, const FftKernels<float>&, int);
+template std::unique_ptr<Kernel1d<double>> make_kernel<double>(int64_t, int, const FftKernels<double>&, int);
+
+}  // namespace abft::cpu::fft

@@ -1,0 +1,84 @@
+/** \file fft_kernel1d.hpp
+ *  \brief 1D complex transforms without checks: mixed-radix Stockham,
+ *  Bluestein for lengths with a large prime factor, and the four-step
+ *  decomposition for lengths beyond the caches. The checked units (fft_line)
+ *  are built on these.
+ */
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "abft/checksum/fingerprint.hpp"
+#include "cpu/fft/fft_kernels.hpp"
+
+namespace abft::cpu::fft {
+
+/** Called after stage `stage` of a unit wrote `n` complex values to buf, where
+ *  buf[i] is element (offset + i * stride) of that stage's full output. The
+ *  injection hook lives behind this; null when nothing is injected. */
+template <class T>
+struct StageHook {
+  virtual ~StageHook() = default;
+  virtual void after_stage(int stage, T* buf, int64_t n, int64_t offset, int64_t stride) = 0;
+};
+
+/** A precomputed table (twiddles, chirps, weights) with an exact fingerprint
+ *  taken when it was built, so a corrupted table can be found and rebuilt on
+ *  the repair path (checksum/fingerprint.hpp; no threshold involved). */
+template <class T>
+struct Table {
+  std::vector<T> data;
+  checksum::Fingerprint fp;
+  std::function<void(T*)> build;  ///< writes the pristine contents
+  void make(size_t scalars, std::function<void(T*)> b) {
+    build = std::move(b);
+    data.assign(scalars, T(0));
+    build(data.data());
+    fp = checksum::fingerprint(data.data(), int64_t(data.size()));
+  }
+  /** True when the table was found corrupted and rebuilt. */
+  bool refresh() {
+    if (data.empty() || checksum::fingerprint(data.data(), int64_t(data.size())) == fp) return false;
+    build(data.data());
+    return true;
+  }
+};
+
+template <class T>
+class Kernel1d {
+ public:
+  Kernel1d(int64_t n, int sign) : n_(n), sign_(sign) {}
+  virtual ~Kernel1d() = default;
+  int64_t n() const { return n_; }
+  int sign() const { return sign_; }
+  /** out = DFT(in), contiguous, n complex each. `in` is only read (it may be
+   *  kept as the recomputation source); out must not overlap in. work holds
+   *  work_scalars() scalars. */
+  virtual void run(const T* in, T* out, T* work, StageHook<T>* hook) const = 0;
+  virtual int64_t work_scalars() const = 0;
+  virtual int stages() const = 0;
+  /** ||fl(y) - y||_2 <= E ||x||_2 for this kernel in precision T. */
+  virtual double error_E() const = 0;
+  virtual void tables(std::vector<Table<T>*>& out) = 0;
+  virtual std::string describe() const = 0;
+  virtual int max_radix() const = 0;
+
+ protected:
+  int64_t n_;
+  int sign_;
+};
+
+/** Kernel for length n and sign; threads > 1 lets a four-step kernel split its
+ *  passes over OpenMP threads. */
+template <class T>
+std::unique_ptr<Kernel1d<T>> make_kernel(int64_t n, int sign, const FftKernels<T>& k, int threads);
+
+/** Length above which make_kernel uses the four-step decomposition. */
+template <class T>
+int64_t fourstep_threshold();
+
+}  // namespace abft::cpu::fft

@@ -1,0 +1,68 @@
+/** \file fft_kernels.hpp
+ *  \brief The FFT engine's per-ISA kernel table: one Stockham stage, the
+ *  dot products and norms of the checks, pointwise products. Chosen at plan
+ *  time from the CPU's ISA (abft_cpu_isa), like the GEMM micro-kernels.
+ */
+#pragma once
+#include <complex>
+#include <cstdint>
+
+#include "abft/abft.h"
+
+namespace abft::cpu::fft {
+
+/** Constants of one stage's butterfly, in the working precision. */
+template <class T>
+struct BflyConst {
+  T c3 = 0, s3 = 0;          // radix 3: -1/2 and sqrt(3)/2
+  T c51 = 0, c52 = 0, s51 = 0, s52 = 0;  // radix 5
+  T h8 = 0;                  // radix 8: 1/sqrt(2)
+  const T* gc = nullptr;     // generic odd radix r: cos(2 pi t / r), t < r
+  const T* gs = nullptr;     //                      sin(2 pi t / r), t < r
+};
+
+template <class T>
+struct StageArgs {
+  int radix = 2;
+  int sign = -1;
+  int64_t s = 1;          ///< stride: product of the earlier radices
+  int64_t m = 1;          ///< butterflies per sub-problem
+  const T* tw = nullptr;  ///< twiddles w^{p u}, u >= 1: [u-1][p] when s == 1, else [p][u-1]; null when m == 1
+  BflyConst<T> k;
+};
+
+template <class T>
+struct FftKernels {
+  void (*stage)(const StageArgs<T>&, const T* x, T* y) = nullptr;
+  std::complex<double> (*cdot)(const T* w, const T* y, int64_t n) = nullptr;
+  std::complex<double> (*rdot)(const T* wr, const T* wi, const T* x, int64_t ns) = nullptr;
+  double (*nrm2sq)(const T* x, int64_t ns) = nullptr;
+  void (*cmul)(T* y, const T* a, const T* b, int64_t n) = nullptr;
+  int lanes = 1;
+  const char* isa = "reference";
+};
+
+/** Kernels for an ISA (falls back to the best compiled-in one below it). */
+template <class T>
+const FftKernels<T>& fft_kernels(abft_isa isa);
+
+// Per-ISA tables, defined in fft_kernels_{ref,avx2,avx512}.cpp.
+const FftKernels<float>& fft_kernels_ref_f();
+const FftKernels<double>& fft_kernels_ref_d();
+const FftKernels<float>& fft_kernels_avx2_f();
+const FftKernels<double>& fft_kernels_avx2_d();
+const FftKernels<float>& fft_kernels_avx512_f();
+const FftKernels<double>& fft_kernels_avx512_d();
+
+template <>
+inline const FftKernels<float>& fft_kernels<float>(abft_isa isa) {
+  return isa == ABFT_ISA_AVX512 ? fft_kernels_avx512_f()
+         : isa == ABFT_ISA_AVX2 ? fft_kernels_avx2_f() : fft_kernels_ref_f();
+}
+template <>
+inline const FftKernels<double>& fft_kernels<double>(abft_isa isa) {
+  return isa == ABFT_ISA_AVX512 ? fft_kernels_avx512_d()
+         : isa == ABFT_ISA_AVX2 ? fft_kernels_avx2_d() : fft_kernels_ref_d();
+}
+
+}  // namespace abft::cpu::fft

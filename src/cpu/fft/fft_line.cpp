@@ -1,0 +1,307 @@
+/** \file fft_line.cpp
+ *  \brief Checked units: transforms of one line, their weights and bounds.
+ *
+ *  Real lines of even length n run through a complex kernel of length n/2:
+ *  R2C packs z_j = x_2j + i x_2j+1 (the real array read as complex) and untwists
+ *  X_k = E_k + w^k O_k with E_k = (Z_k + conj Z_{h-k})/2, O_k = (Z_k - conj Z_{h-k})/(2i);
+ *  C2R builds Z_k = (X_k + X_{k+h}) + i (X_k - X_{k+h}) w^-k and its backward
+ *  transform is x_even + i x_odd. Odd lengths use a complex kernel of length n.
+ */
+#include "cpu/fft/fft_line.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "core/cpu_features.hpp"
+#include "cpu/fft/fft_math.hpp"
+
+namespace abft::cpu::fft {
+
+namespace cs = abft::checksum;
+
+template <class T>
+LinePlan<T>::LinePlan(abft_fft_kind kind, int64_t n, int sign, const FftKernels<T>& K, int threads)
+    : kind_(kind), n_(n), h1_(n / 2 + 1), sign_(sign), K_(K) {
+  half_ = (kind != ABFT_FFT_C2C) && (n % 2 == 0);
+  const int64_t kn = half_ ? n / 2 : n;
+  kernel_ = make_kernel<T>(kn, sign, K, threads);
+  if (half_) {
+    const int64_t h = n / 2;
+    twist_.make(size_t(2 * h), [=](T* w) {
+      for (int64_t k = 0; k < h; ++k) {
+        const auto z = root<T>(k, n, sign);
+        w[2 * k] = z.real();
+        w[2 * k + 1] = z.imag();
+      }
+    });
+  }
+  if (kind == ABFT_FFT_C2C) build_weights_c2c();
+  else if (kind == ABFT_FFT_R2C) build_weights_r2c();
+  else build_weights_c2r();
+  abs_ = cs::fft_abs_term<T>(4 * n + 4, kernel_->stages() + 4, kernel_->max_radix());
+}
+
+template <class T>
+int64_t LinePlan<T>::work_scalars() const {
+  // C2C: the kernel's; real lines: a complex buffer of the kernel's length
+  // (two for odd lengths) before the kernel's own.
+  const int64_t kn = kernel_->n();
+  const int64_t extra = kind_ == ABFT_FFT_C2C ? 0 : (half_ ? 2 * kn : 4 * kn);
+  return extra + kernel_->work_scalars();
+}
+
+template <class T>
+void LinePlan<T>::build_weights_c2c() {
+  const int64_t n = n_;
+  const int s = sign_;
+  w_.make(size_t(2 * n), [=](T* w) {
+    for (int64_t k = 0; k < n; ++k) {
+      const auto z = root<T>(k, 2 * n, s);  // exp(s i pi k / n)
+      w[2 * k] = z.real();
+      w[2 * k + 1] = z.imag();
+    }
+  });
+  v_.make(size_t(2 * n), [=](T* v) {
+    for (int64_t j = 0; j < n; ++j) {
+      const auto c = root_ld(2 * j + 1, 4 * n, +1);  // phi = pi (2j+1) / (2n)
+      v[2 * j] = T(1);
+      v[2 * j + 1] = T((long double)s * c.real() / c.imag());  // s cot(phi)
+    }
+  });
+  double vn = 0;
+  for (int64_t j = 0; j < n; ++j) vn += double(v_.data[size_t(2 * j)]) * v_.data[size_t(2 * j)] +
+                                       double(v_.data[size_t(2 * j + 1)]) * v_.data[size_t(2 * j + 1)];
+  bound_.w_norm = std::sqrt(double(n));
+  bound_.v_norm = std::sqrt(vn) * (1.0 + 1e-12);
+  bound_.E = kernel_->error_E();
+  bound_.Y = std::sqrt(double(n));
+  bound_.dot = cs::fft_dot_coefficient<T>(n);
+  bound_.dw = std::sqrt(2.0) * cs::unit_roundoff<T>() + 16.0 * cs::unit_roundoff<double>();
+}
+
+template <class T>
+void LinePlan<T>::build_weights_r2c() {
+  const int64_t n = n_, h1 = h1_;
+  const int s = sign_;
+  w_.make(size_t(2 * h1), [=](T* w) {
+    for (int64_t k = 0; k < h1; ++k) {
+      const auto z = root<T>(k, 2 * n, s);
+      w[2 * k] = z.real();
+      w[2 * k + 1] = z.imag();
+    }
+  });
+  // v_j = sum_{k<h1} w_k exp(s 2 pi i j k / n) = (1 - q^h1) (1 + s i cot phi_j) / 2,
+  // q = exp(s i pi (2j+1) / n): re block then im block.
+  v_.make(size_t(2 * n), [=](T* v) {
+    for (int64_t j = 0; j < n; ++j) {
+      const unsigned __int128 e = (unsigned __int128)(2 * j + 1) * (unsigned __int128)h1;
+      const auto qh = root_ld(int64_t(e % (unsigned __int128)(2 * n)), 2 * n, s);
+      const auto c = root_ld(2 * j + 1, 4 * n, +1);
+      const std::complex<long double> g(1.0L, (long double)s * c.real() / c.imag());
+      const std::complex<long double> val = (std::complex<long double>(1.0L, 0.0L) - qh) * g * 0.5L;
+      v[j] = T(val.real());
+      v[n + j] = T(val.imag());
+    }
+  });
+  double vn = 0;
+  for (int64_t j = 0; j < n; ++j)
+    vn += double(v_.data[size_t(j)]) * v_.data[size_t(j)] + double(v_.data[size_t(n + j)]) * v_.data[size_t(n + j)];
+  const double u = cs::unit_roundoff<T>(), mu = cs::fft_twiddle_mu<T>();
+  const double eta_tw = 2.0 * (mu + std::sqrt(2.0) * cs::gamma(6.0, u) * (1.0 + mu));
+  bound_.w_norm = std::sqrt(double(h1));
+  bound_.v_norm = std::sqrt(vn) * (1.0 + 1e-12);
+  if (half_) {
+    const double h = double(n / 2);
+    const double eh = kernel_->error_E() / std::sqrt(h);
+    bound_.E = 2.0 * std::sqrt(h) * (eh + eta_tw * (1.0 + eh));
+  } else {
+    bound_.E = kernel_->error_E();
+  }
+  bound_.Y = std::sqrt(double(n));
+  bound_.dot = cs::fft_dot_coefficient<T>(n);
+  bound_.dw = std::sqrt(2.0) * u + 16.0 * cs::unit_roundoff<double>();
+}
+
+template <class T>
+void LinePlan<T>::build_weights_c2r() {
+  const int64_t n = n_, h1 = h1_;
+  // Output weights on the real line: unit-modulus phases from a fixed seed;
+  // their backward transform W (double, O(n log n)) gives the input-side
+  // coefficients. The seed with the best smallest coefficient of 8 is kept.
+  auto kd = make_kernel<double>(n, +1, fft_kernels<double>(abft::cpu::active_isa()), 1);
+  std::vector<double> w(size_t(2 * n)), W(size_t(2 * n)), wk(size_t(kd->work_scalars()));
+  std::vector<double> best_w;
+  double best = -1;
+  for (uint64_t seed = 1; seed <= 8 && best < 2.0; ++seed) {
+    uint64_t st = 0x9E3779B97F4A7C15ull * seed;
+    for (int64_t j = 0; j < n; ++j) {
+      st ^= st << 13; st ^= st >> 7; st ^= st << 17;
+      const int64_t num = int64_t(st >> 11) % 65536;
+      const auto z = root_ld(num, 65536, +1);
+      w[size_t(2 * j)] = double(z.real());
+      w[size_t(2 * j + 1)] = double(z.imag());
+    }
+    kd->run(w.data(), W.data(), wk.data(), nullptr);
+    double mn = 1e300;
+    for (int64_t k = 0; k < h1; ++k) {
+      const int64_t kk = (n - k) % n;
+      const std::complex<double> a(W[size_t(2 * k)], W[size_t(2 * k + 1)]);
+      const std::complex<double> b(W[size_t(2 * kk)], W[size_t(2 * kk + 1)]);
+      const bool self = (k == 0) || (2 * k == n);
+      mn = std::min(mn, std::abs(self ? a : a + b));
+      if (!self) mn = std::min(mn, std::abs(a - b));
+    }
+    if (mn > best) { best = mn; best_w = w; }
+  }
+  kd->run(best_w.data(), W.data(), wk.data(), nullptr);
+  w_.make(size_t(2 * n), [best_w, n](T* d) {
+    for (int64_t j = 0; j < n; ++j) {
+      d[j] = T(best_w[size_t(2 * j)]);
+      d[n + j] = T(best_w[size_t(2 * j + 1)]);
+    }
+  });
+  v_.make(size_t(4 * h1), [W, n, h1](T* v) {
+    for (int64_t k = 0; k < h1; ++k) {
+      const int64_t kk = (n - k) % n;
+      const std::complex<double> a(W[size_t(2 * k)], W[size_t(2 * k + 1)]);
+      const std::complex<double> b(W[size_t(2 * kk)], W[size_t(2 * kk + 1)]);
+      const bool self = (k == 0) || (2 * k == n);
+      const std::complex<double> cre = self ? a : a + b;
+      const std::complex<double> cim = self ? std::complex<double>(0, 0) : std::complex<double>(0, 1) * (a - b);
+      v[2 * k] = T(cre.real());
+      v[2 * h1 + 2 * k] = T(cre.imag());
+      v[2 * k + 1] = T(cim.real());
+      v[2 * h1 + 2 * k + 1] = T(cim.imag());
+    }
+  });
+  double vn = 0;
+  for (int64_t i = 0; i < 4 * h1; ++i) vn += double(v_.data[size_t(i)]) * v_.data[size_t(i)];
+  const double u = cs::unit_roundoff<T>(), mu = cs::fft_twiddle_mu<T>();
+  const double eta_tw = 2.0 * (mu + std::sqrt(2.0) * cs::gamma(6.0, u) * (1.0 + mu));
+  bound_.w_norm = std::sqrt(double(n));
+  bound_.v_norm = std::sqrt(vn) * (1.0 + 1e-12);
+  if (half_) {
+    const double h = double(n / 2);
+    const double eh = kernel_->error_E() / std::sqrt(h);
+    bound_.E = 4.0 * std::sqrt(h) * (eh + 2.0 * eta_tw) * (1.0 + eh);
+  } else {
+    bound_.E = std::sqrt(2.0) * kernel_->error_E();
+  }
+  bound_.Y = std::sqrt(2.0 * double(n));
+  bound_.dot = cs::fft_dot_coefficient<T>(2 * n);
+  bound_.dw = std::sqrt(2.0) * u + 4.0 * kd->error_E() / std::sqrt(double(n)) +
+              16.0 * cs::unit_roundoff<double>();
+}
+
+template <class T>
+void LinePlan<T>::compute(const T* in, T* out, T* work, StageHook<T>* hook) const {
+  const int64_t n = n_;
+  if (kind_ == ABFT_FFT_C2C) {
+    kernel_->run(in, out, work, hook);
+    return;
+  }
+  const T* tw = twist_.data.data();
+  if (kind_ == ABFT_FFT_R2C) {
+    if (half_) {
+      const int64_t h = n / 2;
+      T* Z = work;
+      kernel_->run(in, Z, work + 2 * h, hook);
+      for (int64_t k = 0; k <= h; ++k) {
+        const int64_t a = (k == h) ? 0 : k, b = (h - k) % h;
+        const T ar = Z[2 * a], ai = Z[2 * a + 1], br = Z[2 * b], bi = -Z[2 * b + 1];
+        const T er = T(0.5) * (ar + br), ei = T(0.5) * (ai + bi);
+        // O = (a - b) / (2i) = (di/2, -dr/2)
+        const T orr = T(0.5) * (ai - bi), oi = T(-0.5) * (ar - br);
+        T wr, wi;
+        if (k == h) { wr = T(-1); wi = T(0); } else { wr = tw[2 * k]; wi = tw[2 * k + 1]; }
+        out[2 * k] = er + (wr * orr - wi * oi);
+        out[2 * k + 1] = ei + (wr * oi + wi * orr);
+      }
+    } else {
+      T* xc = work;
+      T* yc = work + 2 * n;
+      for (int64_t j = 0; j < n; ++j) { xc[2 * j] = in[j]; xc[2 * j + 1] = T(0); }
+      kernel_->run(xc, yc, work + 4 * n, hook);
+      std::copy(yc, yc + 2 * h1_, out);
+    }
+    return;
+  }
+  // C2R
+  if (half_) {
+    const int64_t h = n / 2;
+    T* Z = work;
+    for (int64_t k = 0; k < h; ++k) {
+      T xr = in[2 * k], xi = (k == 0) ? T(0) : in[2 * k + 1];
+      T yr, yi;  // X_{k+h} = conj(X_{h-k}); X_h real
+      if (k == 0) { yr = in[2 * h]; yi = T(0); }
+      else { yr = in[2 * (h - k)]; yi = -in[2 * (h - k) + 1]; }
+      const T ar = xr + yr, ai = xi + yi, dr = xr - yr, di = xi - yi;
+      const T wr = tw[2 * k], wi = tw[2 * k + 1];
+      const T pr = dr * wr - di * wi, pi = dr * wi + di * wr;  // (X_k - X_{k+h}) w^k
+      Z[2 * k] = ar - pi;  // + i * p
+      Z[2 * k + 1] = ai + pr;
+    }
+    kernel_->run(Z, out, work + 2 * h, hook);
+  } else {
+    T* xc = work;
+    T* yc = work + 2 * n;
+    xc[0] = in[0];
+    xc[1] = T(0);
+    for (int64_t k = 1; k < h1_; ++k) {
+      xc[2 * k] = in[2 * k];
+      xc[2 * k + 1] = in[2 * k + 1];
+      xc[2 * (n - k)] = in[2 * k];
+      xc[2 * (n - k) + 1] = -in[2 * k + 1];
+    }
+    kernel_->run(xc, yc, work + 4 * n, hook);
+    for (int64_t j = 0; j < n; ++j) out[j] = yc[2 * j];
+  }
+}
+
+template <class T>
+std::complex<double> LinePlan<T>::check_in(const T* in, double* x2) const {
+  const T* v = v_.data.data();
+  switch (kind_) {
+    case ABFT_FFT_C2C:
+      *x2 = K_.nrm2sq(in, 2 * n_);
+      return K_.cdot(v, in, n_);
+    case ABFT_FFT_R2C:
+      *x2 = K_.nrm2sq(in, n_);
+      return K_.rdot(v, v + n_, in, n_);
+    default:
+      *x2 = K_.nrm2sq(in, 2 * h1_);
+      return K_.rdot(v, v + 2 * h1_, in, 2 * h1_);
+  }
+}
+
+template <class T>
+std::complex<double> LinePlan<T>::check_out(const T* out) const {
+  const T* w = w_.data.data();
+  switch (kind_) {
+    case ABFT_FFT_C2C: return K_.cdot(w, out, n_);
+    case ABFT_FFT_R2C: return K_.cdot(w, out, h1_);
+    default: return K_.rdot(w, w + n_, out, n_);
+  }
+}
+
+template <class T>
+void LinePlan<T>::tables(std::vector<Table<T>*>& out) {
+  kernel_->tables(out);
+  if (!twist_.data.empty()) out.push_back(&twist_);
+  out.push_back(&w_);
+  out.push_back(&v_);
+}
+
+template <class T>
+std::string LinePlan<T>::describe() const {
+  std::ostringstream o;
+  if (kind_ != ABFT_FFT_C2C && half_) o << "half-length ";
+  o << kernel_->describe();
+  return o.str();
+}
+
+template class LinePlan<float>;
+template class LinePlan<double>;
+
+}  // namespace abft::cpu::fft
