@@ -233,6 +233,10 @@ class Bluestein final : public Kernel1d<T> {
     bwd_->tables(out);
   }
   int max_radix() const override { return std::max(fwd_->max_radix(), bwd_->max_radix()); }
+  void set_threads(int nt) override {
+    fwd_->set_threads(nt);
+    bwd_->set_threads(nt);
+  }
   std::string describe() const override {
     std::ostringstream o;
     o << "bluestein m=" << M_ << " (" << fwd_->describe() << ")";
@@ -279,7 +283,8 @@ class FourStep final : public Kernel1d<T> {
     const int64_t n1 = n1_, n2 = n2_;
     T* z = work;
     const int64_t ncb = (n2 + kBlock - 1) / kBlock, nrb = (n1 + kBlock - 1) / kBlock;
-    const int nt = (threads_ > 1 && !omp_in_parallel()) ? threads_ : 1;
+    const int tn = threads_.load(std::memory_order_relaxed);
+    const int nt = (tn > 1 && !omp_in_parallel()) ? tn : 1;
     const int S1 = col_->stages();
 #pragma omp parallel num_threads(nt) if (nt > 1)
     {
@@ -338,6 +343,7 @@ class FourStep final : public Kernel1d<T> {
     row_->tables(out);
   }
   int max_radix() const override { return std::max(col_->max_radix(), row_->max_radix()); }
+  void set_threads(int nt) override { threads_.store(nt, std::memory_order_relaxed); }
   std::string describe() const override {
     std::ostringstream o;
     o << "fourstep " << n1_ << "x" << n2_ << " (" << col_->describe() << " | " << row_->describe() << ")";
@@ -346,7 +352,7 @@ class FourStep final : public Kernel1d<T> {
 
  private:
   const FftKernels<T>& K_;
-  int threads_;
+  std::atomic<int> threads_;
   int64_t n1_, n2_;
   std::unique_ptr<Kernel1d<T>> col_, row_;
   Table<T> tw_;

@@ -66,6 +66,8 @@ class Kernel1d {
   virtual void tables(std::vector<Table<T>*>& out) = 0;
   virtual std::string describe() const = 0;
   virtual int max_radix() const = 0;
+  /** Threads for the kernel's own parallel passes (four-step); default none. */
+  virtual void set_threads(int) {}
 
  protected:
   int64_t n_;

@@ -21,6 +21,9 @@ struct BflyConst {
   const T* gs = nullptr;     //                      sin(2 pi t / r), t < r
 };
 
+/** Block length of the separable output weights (a multiple of 2 x any lane count). */
+constexpr int64_t kWeightBlock = 64;
+
 template <class T>
 struct StageArgs {
   int radix = 2;
@@ -34,9 +37,14 @@ struct StageArgs {
 template <class T>
 struct FftKernels {
   void (*stage)(const StageArgs<T>&, const T* x, T* y) = nullptr;
-  std::complex<double> (*cdot)(const T* w, const T* y, int64_t n) = nullptr;
-  std::complex<double> (*rdot)(const T* wr, const T* wi, const T* x, int64_t ns) = nullptr;
-  double (*nrm2sq)(const T* x, int64_t ns) = nullptr;
+  /** sum_k w_k y_k with w_{bB+j} = R_b r_j (B = kWeightBlock): r as (re, re)
+   *  and (im, im) pairs (2B scalars each), R complex double per block. */
+  std::complex<double> (*cdot_sep)(const T* rr, const T* ri, const double* R, const T* y, int64_t n) = nullptr;
+  /** sum x_j, sum c_j x_j (c given as (c, c) pairs) and sum |x_j|^2. */
+  void (*csum)(const T* cdup, const T* x, int64_t n, std::complex<double>* sum,
+               std::complex<double>* csum, double* x2) = nullptr;
+  /** sum_j (wr_j + i wi_j) x_j over real scalars; with x2 non-null also sum x_j^2. */
+  std::complex<double> (*rdot)(const T* wr, const T* wi, const T* x, int64_t ns, double* x2) = nullptr;
   void (*cmul)(T* y, const T* a, const T* b, int64_t n) = nullptr;
   int lanes = 1;
   const char* isa = "reference";

@@ -51,46 +51,55 @@ int64_t LinePlan<T>::work_scalars() const {
   return extra + kernel_->work_scalars();
 }
 
+/** Output weights w_k = exp(s i pi k / n) = R_b r_j (k = bB + j) for k < count:
+ *  the block table r and the block factors R (geometric sequences). */
+template <class T>
+void make_sep_weights(Table<T>& w, Table<double>& R, int64_t n, int64_t count, int s) {
+  const int64_t B = kWeightBlock;
+  w.make(size_t(4 * B), [=](T* t) {
+    for (int64_t j = 0; j < B; ++j) {
+      const auto z = root<T>(j, 2 * n, s);
+      t[2 * j] = t[2 * j + 1] = z.real();
+      t[2 * B + 2 * j] = t[2 * B + 2 * j + 1] = z.imag();
+    }
+  });
+  const int64_t nb = (count + B - 1) / B;
+  R.make(size_t(2 * nb), [=](double* t) {
+    for (int64_t b = 0; b < nb; ++b) {
+      const auto z = root<double>(b * B, 2 * n, s);
+      t[2 * b] = z.real();
+      t[2 * b + 1] = z.imag();
+    }
+  });
+}
+
 template <class T>
 void LinePlan<T>::build_weights_c2c() {
   const int64_t n = n_;
   const int s = sign_;
-  w_.make(size_t(2 * n), [=](T* w) {
-    for (int64_t k = 0; k < n; ++k) {
-      const auto z = root<T>(k, 2 * n, s);  // exp(s i pi k / n)
-      w[2 * k] = z.real();
-      w[2 * k + 1] = z.imag();
-    }
-  });
+  make_sep_weights<T>(w_, Rb_, n, n, s);
+  // v_j = 1 + s i cot(phi_j), phi_j = pi (2j+1) / (2n): stored c_j = s cot(phi_j), paired.
   v_.make(size_t(2 * n), [=](T* v) {
     for (int64_t j = 0; j < n; ++j) {
-      const auto c = root_ld(2 * j + 1, 4 * n, +1);  // phi = pi (2j+1) / (2n)
-      v[2 * j] = T(1);
-      v[2 * j + 1] = T((long double)s * c.real() / c.imag());  // s cot(phi)
+      const auto c = root_ld(2 * j + 1, 4 * n, +1);
+      v[2 * j] = v[2 * j + 1] = T((long double)s * c.real() / c.imag());
     }
   });
   double vn = 0;
-  for (int64_t j = 0; j < n; ++j) vn += double(v_.data[size_t(2 * j)]) * v_.data[size_t(2 * j)] +
-                                       double(v_.data[size_t(2 * j + 1)]) * v_.data[size_t(2 * j + 1)];
+  for (int64_t j = 0; j < n; ++j) vn += 1.0 + double(v_.data[size_t(2 * j)]) * v_.data[size_t(2 * j)];
   bound_.w_norm = std::sqrt(double(n));
   bound_.v_norm = std::sqrt(vn) * (1.0 + 1e-12);
   bound_.E = kernel_->error_E();
   bound_.Y = std::sqrt(double(n));
   bound_.dot = cs::fft_dot_coefficient<T>(n);
-  bound_.dw = std::sqrt(2.0) * cs::unit_roundoff<T>() + 16.0 * cs::unit_roundoff<double>();
+  bound_.dw = std::sqrt(2.0) * 2.0 * cs::unit_roundoff<T>() + 16.0 * cs::unit_roundoff<double>();
 }
 
 template <class T>
 void LinePlan<T>::build_weights_r2c() {
   const int64_t n = n_, h1 = h1_;
   const int s = sign_;
-  w_.make(size_t(2 * h1), [=](T* w) {
-    for (int64_t k = 0; k < h1; ++k) {
-      const auto z = root<T>(k, 2 * n, s);
-      w[2 * k] = z.real();
-      w[2 * k + 1] = z.imag();
-    }
-  });
+  make_sep_weights<T>(w_, Rb_, n, h1, s);
   // v_j = sum_{k<h1} w_k exp(s 2 pi i j k / n) = (1 - q^h1) (1 + s i cot phi_j) / 2,
   // q = exp(s i pi (2j+1) / n): re block then im block.
   v_.make(size_t(2 * n), [=](T* v) {
@@ -120,7 +129,7 @@ void LinePlan<T>::build_weights_r2c() {
   }
   bound_.Y = std::sqrt(double(n));
   bound_.dot = cs::fft_dot_coefficient<T>(n);
-  bound_.dw = std::sqrt(2.0) * u + 16.0 * cs::unit_roundoff<double>();
+  bound_.dw = std::sqrt(2.0) * 2.0 * u + 16.0 * cs::unit_roundoff<double>();
 }
 
 template <class T>
@@ -263,15 +272,13 @@ template <class T>
 std::complex<double> LinePlan<T>::check_in(const T* in, double* x2) const {
   const T* v = v_.data.data();
   switch (kind_) {
-    case ABFT_FFT_C2C:
-      *x2 = K_.nrm2sq(in, 2 * n_);
-      return K_.cdot(v, in, n_);
-    case ABFT_FFT_R2C:
-      *x2 = K_.nrm2sq(in, n_);
-      return K_.rdot(v, v + n_, in, n_);
-    default:
-      *x2 = K_.nrm2sq(in, 2 * h1_);
-      return K_.rdot(v, v + 2 * h1_, in, 2 * h1_);
+    case ABFT_FFT_C2C: {
+      std::complex<double> sum, csum;
+      K_.csum(v, in, n_, &sum, &csum, x2);
+      return sum + std::complex<double>(0.0, 1.0) * csum;
+    }
+    case ABFT_FFT_R2C: return K_.rdot(v, v + n_, in, n_, x2);
+    default: return K_.rdot(v, v + 2 * h1_, in, 2 * h1_, x2);
   }
 }
 
@@ -279,18 +286,21 @@ template <class T>
 std::complex<double> LinePlan<T>::check_out(const T* out) const {
   const T* w = w_.data.data();
   switch (kind_) {
-    case ABFT_FFT_C2C: return K_.cdot(w, out, n_);
-    case ABFT_FFT_R2C: return K_.cdot(w, out, h1_);
-    default: return K_.rdot(w, w + n_, out, n_);
+    case ABFT_FFT_C2C: return K_.cdot_sep(w, w + 2 * kWeightBlock, Rb_.data.data(), out, n_);
+    case ABFT_FFT_R2C: return K_.cdot_sep(w, w + 2 * kWeightBlock, Rb_.data.data(), out, h1_);
+    default: return K_.rdot(w, w + n_, out, n_, nullptr);
   }
 }
 
 template <class T>
-void LinePlan<T>::tables(std::vector<Table<T>*>& out) {
-  kernel_->tables(out);
-  if (!twist_.data.empty()) out.push_back(&twist_);
-  out.push_back(&w_);
-  out.push_back(&v_);
+void LinePlan<T>::refresh_tables() {
+  std::vector<Table<T>*> tabs;
+  kernel_->tables(tabs);
+  tabs.push_back(&twist_);
+  tabs.push_back(&w_);
+  tabs.push_back(&v_);
+  for (Table<T>* t : tabs) t->refresh();
+  Rb_.refresh();
 }
 
 template <class T>

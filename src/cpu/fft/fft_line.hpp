@@ -34,6 +34,8 @@ class LinePlan {
   int64_t out_scalars() const { return kind_ == ABFT_FFT_C2R ? n_ : 2 * out_elems(); }
   int64_t work_scalars() const;
   int stages() const { return kernel_->stages(); }
+  /** Threads a large (four-step) kernel may use inside one line. */
+  void set_threads(int nt) { kernel_->set_threads(nt); }
 
   /** out = transform(in); in is only read, out must not overlap it. */
   void compute(const T* in, T* out, T* work, StageHook<T>* hook) const;
@@ -48,8 +50,9 @@ class LinePlan {
   double growth() const { return bound_.Y; }
   const checksum::FftUnitBound& bound_pieces() const { return bound_; }
 
-  /** Twiddle / chirp / weight tables (fingerprinted; refreshed on repair). */
-  void tables(std::vector<Table<T>*>& out);
+  /** Refresh every table (twiddles, chirps, weights) whose fingerprint no
+   *  longer matches: the first step of a repair. */
+  void refresh_tables();
   /** Only the tables the transform reads (injection targets). */
   void kernel_tables(std::vector<Table<T>*>& out) { kernel_->tables(out); }
   std::string describe() const;
@@ -66,7 +69,12 @@ class LinePlan {
   const FftKernels<T>& K_;
   std::unique_ptr<Kernel1d<T>> kernel_;
   Table<T> twist_;     // real lines of even length: exp(sign 2 pi i k / n), k < n/2
-  Table<T> w_, v_;     // weights (interleaved complex, or re block then im block)
+  // Weights. Complex lines: w_ holds the block table r_j (j < kWeightBlock) as
+  // (re, re) then (im, im) pairs and Rb_ the block factors R_b (double), so
+  // w_{bB+j} = R_b r_j; v_ holds (c_j, c_j) pairs, v_j = 1 + i c_j. Real
+  // sides: real and imaginary parts of the weights as two blocks.
+  Table<T> w_, v_;
+  Table<double> Rb_;
   checksum::FftUnitBound bound_;
   double abs_ = 0;
 };

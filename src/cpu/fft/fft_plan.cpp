@@ -270,8 +270,10 @@ abft_status FftPlan<T>::execute(const void* in_v, void* out_v, abft_report* repo
     cx.inj = core::plan_injection(h, ci);
   }
   const size_t nf = cx.inj.faults.size();
-  cx.applied.reset(new std::atomic<int>[nf ? nf : 1]);
-  for (size_t i = 0; i < nf; ++i) cx.applied[i] = 0;
+  if (nf) {
+    cx.applied.reset(new std::atomic<int>[nf]);
+    for (size_t i = 0; i < nf; ++i) cx.applied[i] = 0;
+  }
 
   // Twiddle faults: corrupt a table entry for the duration of this call.
   struct TwSave { Table<T>* t; size_t idx; T orig, bad; };
@@ -313,6 +315,7 @@ abft_status FftPlan<T>::execute(const void* in_v, void* out_v, abft_report* repo
   }
 
   const int nt = threads > 0 ? threads : core::resolve_threads(h);
+  for (auto& l : lines_) l->set_threads(nt);
   abft_report total{};
   abft_status status = ABFT_STATUS_SUCCESS;
   const abft_policy pol = cx.policy;
@@ -328,16 +331,12 @@ abft_status FftPlan<T>::execute(const void* in_v, void* out_v, abft_report* repo
     const int64_t nsi = L.in_scalars(), nso = L.out_scalars();
     const bool contig_in = P.line_is == (cin ? 2 : 1);
     const bool contig_out = P.line_os == (cout ? 2 : 1);
-    const int ntp = int(std::min<int64_t>(nt, P.nlines));
-#pragma omp parallel num_threads(ntp) if (ntp > 1)
-    {
-      abft_report rep{};
-      abft_status st = ABFT_STATUS_SUCCESS;
+    // Lines [l0, l1) on the calling thread; the report and status are merged by the caller.
+    auto run_lines = [&](int64_t l0, int64_t l1, abft_report& rep, abft_status& st) {
       T* xin = scratch<T>(size_t(nsi), 0);
       T* yout = scratch<T>(size_t(nso), 1);
       T* work = scratch<T>(size_t(L.work_scalars()), 2);
-#pragma omp for schedule(static)
-      for (int64_t li = 0; li < P.nlines; ++li) {
+      for (int64_t li = l0; li < l1; ++li) {
         int64_t io, oo;
         line_offsets(P.loops, li, io, oo);
         const T* sb = srcA + io;
@@ -396,9 +395,7 @@ abft_status FftPlan<T>::execute(const void* in_v, void* out_v, abft_report* repo
               } else {
                 {
                   std::lock_guard<std::mutex> g(repair_mu_);
-                  std::vector<Table<T>*> tabs;
-                  L.tables(tabs);
-                  for (Table<T>* t : tabs) t->refresh();
+                  L.refresh_tables();
                 }
                 L.compute(src, dst, work, nullptr);
                 ++rep.recomputed;
@@ -423,6 +420,23 @@ abft_status FftPlan<T>::execute(const void* in_v, void* out_v, abft_report* repo
             for (int64_t e = 0; e < eout; ++e) db[e * P.line_os] = dst[e];
         }
       }
+    };
+    const int ntp = int(std::min<int64_t>(nt, P.nlines));
+    if (ntp <= 1) {
+      abft_report rep{};
+      abft_status st = ABFT_STATUS_SUCCESS;
+      run_lines(0, P.nlines, rep, st);
+      core::add_report(total, rep);
+      status = core::worse_status(status, st);
+      continue;
+    }
+#pragma omp parallel num_threads(ntp)
+    {
+      abft_report rep{};
+      abft_status st = ABFT_STATUS_SUCCESS;
+      const int64_t t = omp_get_thread_num(), T_ = omp_get_num_threads();
+      const int64_t l0 = P.nlines * t / T_, l1 = P.nlines * (t + 1) / T_;
+      run_lines(l0, l1, rep, st);
       std::lock_guard<std::mutex> g(merge_mu);
       core::add_report(total, rep);
       status = core::worse_status(status, st);

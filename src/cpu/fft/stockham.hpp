@@ -66,7 +66,8 @@ inline void stage_q(const StageArgs<T>& g, const T* x, T* y, int64_t q0, int64_t
 }
 
 /** First stage (s == 1), vectorized over p in [0, p1) (p1 a multiple of the
- *  lanes); twiddles [u-1][p]; stores transposed through a small buffer. */
+ *  lanes); twiddles [u-1][p]; the r x L block of results is stored transposed
+ *  (register shuffles for L = 2 and 4, a small buffer otherwise). */
 template <class C, int R, class T>
 inline void stage_p(const StageArgs<T>& g, const T* x, T* y, int64_t p1) {
   using V = typename C::V;
@@ -79,16 +80,34 @@ inline void stage_p(const StageArgs<T>& g, const T* x, T* y, int64_t p1) {
   for (int64_t p = 0; p < p1; p += L) {
     for (int t = 0; t < r; ++t) a[t] = C::load(x + 2 * (p + t * m));
     bfly_dispatch<C, R, T>(a, r, sp, g.k);
-    C::store(buf[0], a[0]);
-    for (int u = 1; u < r; ++u) {
-      const V b = g.tw ? C::cmul(a[u], C::load(g.tw + 2 * ((u - 1) * m + p))) : a[u];
-      C::store(buf[u], b);
-    }
-    for (int l = 0; l < L; ++l) {
-      T* dst = y + 2 * (r * (p + l));
-      for (int u = 0; u < r; ++u) {
-        dst[2 * u] = buf[u][2 * l];
-        dst[2 * u + 1] = buf[u][2 * l + 1];
+    for (int u = 1; u < r; ++u)
+      if (g.tw) a[u] = C::cmul(a[u], C::load(g.tw + 2 * ((u - 1) * m + p)));
+    if constexpr (R > 0 && L == 2 && R % 2 == 0) {
+      // 2x2 blocks of complex values: (u, u+1) of lane 0, then of lane 1
+      for (int u = 0; u < R; u += 2) {
+        C::store(y + 2 * (R * p + u), __builtin_shufflevector(a[u], a[u + 1], 0, 1, 4, 5));
+        C::store(y + 2 * (R * (p + 1) + u), __builtin_shufflevector(a[u], a[u + 1], 2, 3, 6, 7));
+      }
+    } else if constexpr (R > 0 && L == 4 && R % 4 == 0) {
+      // 4x4 blocks of complex values in two shuffle rounds
+      for (int u = 0; u < R; u += 4) {
+        const V t0 = __builtin_shufflevector(a[u], a[u + 1], 0, 1, 8, 9, 4, 5, 12, 13);
+        const V t1 = __builtin_shufflevector(a[u], a[u + 1], 2, 3, 10, 11, 6, 7, 14, 15);
+        const V t2 = __builtin_shufflevector(a[u + 2], a[u + 3], 0, 1, 8, 9, 4, 5, 12, 13);
+        const V t3 = __builtin_shufflevector(a[u + 2], a[u + 3], 2, 3, 10, 11, 6, 7, 14, 15);
+        C::store(y + 2 * (R * p + u), __builtin_shufflevector(t0, t2, 0, 1, 2, 3, 8, 9, 10, 11));
+        C::store(y + 2 * (R * (p + 1) + u), __builtin_shufflevector(t1, t3, 0, 1, 2, 3, 8, 9, 10, 11));
+        C::store(y + 2 * (R * (p + 2) + u), __builtin_shufflevector(t0, t2, 4, 5, 6, 7, 12, 13, 14, 15));
+        C::store(y + 2 * (R * (p + 3) + u), __builtin_shufflevector(t1, t3, 4, 5, 6, 7, 12, 13, 14, 15));
+      }
+    } else {
+      for (int u = 0; u < r; ++u) C::store(buf[u], a[u]);
+      for (int l = 0; l < L; ++l) {
+        T* dst = y + 2 * (r * (p + l));
+        for (int u = 0; u < r; ++u) {
+          dst[2 * u] = buf[u][2 * l];
+          dst[2 * u + 1] = buf[u][2 * l + 1];
+        }
       }
     }
   }
@@ -158,74 +177,127 @@ inline void reduce_pairs(typename C::V v, double& re, double& im) {
   }
 }
 
-/** sum_k w_k y_k over n complex elements. */
+/** Output side of a complex check: sum_k w_k y_k with block-separable weights
+ *  w_{bB + j} = R_b r_j (B = kWeightBlock): the inner sums use the small
+ *  table r (L1-resident, given as (re, re) and (im, im) pairs so the loop has
+ *  no shuffles), the block sums are multiplied by R_b in double:
+ *      A += y * (rr, rr) -> (sum rr yr, sum rr yi),  Bv += y * (ri, ri),
+ *      inner = (A.re - Bv.im, A.im + Bv.re).
+ *  Two accumulator sets per product hide the FMA latency; a lane sums at
+ *  most B / L terms in T. */
 template <class C, class S, class T>
-std::complex<double> cdot_impl(const T* w, const T* y, int64_t n) {
+std::complex<double> cdot_sep_impl(const T* rr, const T* ri, const double* R, const T* y, int64_t n) {
   using V = typename C::V;
   constexpr int L = C::lanes;
+  constexpr int64_t B = kWeightBlock;
+  static_assert(B % (2 * L) == 0, "weight block must hold whole vector pairs");
   double re = 0, im = 0;
-  int64_t k = 0;
-  const V alt = C::altsign();
-  while (k + L <= n) {
-    const int64_t end = std::min<int64_t>(n - (n - k) % L, k + kDotBlock * L);
-    V acc = C::zero(), acc2 = C::zero();
-    for (; k < end; k += L) {
-      const V wv = C::load(w + 2 * k), yv = C::load(y + 2 * k);
-      acc += yv * C::dupre(wv);
-      acc2 += C::swap(yv) * C::dupim(wv);
+  int64_t b = 0;
+  for (; (b + 1) * B <= n; ++b) {
+    const T* yb = y + 2 * b * B;
+    V a0 = C::zero(), a1 = C::zero(), b0 = C::zero(), b1 = C::zero();
+    for (int64_t j = 0; j < B; j += 2 * L) {
+      const V y0 = C::load(yb + 2 * j), y1 = C::load(yb + 2 * (j + L));
+      a0 += y0 * C::load(rr + 2 * j);
+      b0 += y0 * C::load(ri + 2 * j);
+      a1 += y1 * C::load(rr + 2 * (j + L));
+      b1 += y1 * C::load(ri + 2 * (j + L));
     }
-    reduce_pairs<C>(acc + acc2 * alt, re, im);
+    double ar = 0, ai = 0, br = 0, bi = 0;
+    reduce_pairs<C>(a0 + a1, ar, ai);
+    reduce_pairs<C>(b0 + b1, br, bi);
+    const double ir = ar - bi, ii = ai + br;
+    re += R[2 * b] * ir - R[2 * b + 1] * ii;
+    im += R[2 * b] * ii + R[2 * b + 1] * ir;
   }
-  for (; k < n; ++k) {
-    const double wr = w[2 * k], wi = w[2 * k + 1], yr = y[2 * k], yi = y[2 * k + 1];
-    re += wr * yr - wi * yi;
-    im += wr * yi + wi * yr;
+  if (b * B < n) {
+    double ir = 0, ii = 0;
+    for (int64_t j = 0; b * B + j < n; ++j) {
+      const double yr = y[2 * (b * B + j)], yi = y[2 * (b * B + j) + 1];
+      ir += double(rr[2 * j]) * yr - double(ri[2 * j]) * yi;
+      ii += double(rr[2 * j]) * yi + double(ri[2 * j]) * yr;
+    }
+    re += R[2 * b] * ir - R[2 * b + 1] * ii;
+    im += R[2 * b] * ii + R[2 * b + 1] * ir;
   }
   return {re, im};
 }
 
-/** sum_j (wr_j + i wi_j) x_j over ns real scalars. */
+/** Input side of a complex check with weights v_j = 1 + i s c_j (c real):
+ *  returns sum x_j in *sum and sum c_j x_j in *csum (c given duplicated,
+ *  (c_j, c_j) pairs), and sum |x_j|^2 in *x2. One pass, no shuffles. */
 template <class C, class S, class T>
-std::complex<double> rdot_impl(const T* wr, const T* wi, const T* x, int64_t ns) {
+void csum_impl(const T* cdup, const T* x, int64_t n, std::complex<double>* sum,
+               std::complex<double>* csum, double* x2) {
+  using V = typename C::V;
+  constexpr int L = C::lanes;
+  constexpr int U = 2;
+  double sr = 0, si = 0, cr = 0, ci = 0, sq = 0;
+  int64_t k = 0;
+  while (k + U * L <= n) {
+    const int64_t end = std::min<int64_t>(n - (n - k) % (U * L), k + kDotBlock * L);
+    V a[U], c[U], q[U];
+    for (int u = 0; u < U; ++u) a[u] = c[u] = q[u] = C::zero();
+    for (; k < end; k += U * L)
+      for (int u = 0; u < U; ++u) {
+        const int64_t o = 2 * (k + u * L);
+        const V xv = C::load(x + o);
+        a[u] += xv;
+        c[u] += xv * C::load(cdup + o);
+        q[u] += xv * xv;
+      }
+    reduce_pairs<C>(a[0] + a[1], sr, si);
+    reduce_pairs<C>(c[0] + c[1], cr, ci);
+    const V qq = q[0] + q[1];
+    for (int l = 0; l < 2 * L; ++l) sq += double(qq[l]);
+  }
+  for (; k < n; ++k) {
+    const double xr = x[2 * k], xi = x[2 * k + 1], cc = cdup[2 * k];
+    sr += xr;
+    si += xi;
+    cr += cc * xr;
+    ci += cc * xi;
+    sq += xr * xr + xi * xi;
+  }
+  *sum = {sr, si};
+  *csum = {cr, ci};
+  *x2 = sq;
+}
+
+/** sum_j (wr_j + i wi_j) x_j over ns real scalars (and sum x_j^2 in *x2). */
+template <class C, class S, class T>
+std::complex<double> rdot_impl(const T* wr, const T* wi, const T* x, int64_t ns, double* x2) {
   using V = typename C::V;
   constexpr int W = C::width;
-  double re = 0, im = 0;
+  constexpr int U = 2;
+  double re = 0, im = 0, sq = 0;
   int64_t j = 0;
-  while (j + W <= ns) {
-    const int64_t end = std::min<int64_t>(ns - (ns - j) % W, j + kDotBlock * W);
-    V ar = C::zero(), ai = C::zero();
-    for (; j < end; j += W) {
-      const V xv = C::load(x + j);
-      ar += xv * C::load(wr + j);
-      ai += xv * C::load(wi + j);
+  const bool want_sq = x2 != nullptr;
+  while (j + U * W <= ns) {
+    const int64_t end = std::min<int64_t>(ns - (ns - j) % (U * W), j + kDotBlock * W);
+    V ar[U], ai[U], q[U];
+    for (int u = 0; u < U; ++u) ar[u] = ai[u] = q[u] = C::zero();
+    for (; j < end; j += U * W)
+      for (int u = 0; u < U; ++u) {
+        const V xv = C::load(x + j + u * W);
+        ar[u] += xv * C::load(wr + j + u * W);
+        ai[u] += xv * C::load(wi + j + u * W);
+        if (want_sq) q[u] += xv * xv;
+      }
+    const V r = ar[0] + ar[1], i2 = ai[0] + ai[1], qq = q[0] + q[1];
+    for (int l = 0; l < W; ++l) {
+      re += double(r[l]);
+      im += double(i2[l]);
+      sq += double(qq[l]);
     }
-    for (int l = 0; l < W; ++l) { re += double(ar[l]); im += double(ai[l]); }
   }
   for (; j < ns; ++j) {
     re += double(wr[j]) * double(x[j]);
     im += double(wi[j]) * double(x[j]);
+    sq += double(x[j]) * double(x[j]);
   }
+  if (x2) *x2 = sq;
   return {re, im};
-}
-
-/** sum_j x_j^2 over ns real scalars (non-finite in, non-finite out). */
-template <class C, class S, class T>
-double nrm2sq_impl(const T* x, int64_t ns) {
-  using V = typename C::V;
-  constexpr int W = C::width;
-  double s = 0;
-  int64_t j = 0;
-  while (j + W <= ns) {
-    const int64_t end = std::min<int64_t>(ns - (ns - j) % W, j + kDotBlock * W);
-    V acc = C::zero();
-    for (; j < end; j += W) {
-      const V xv = C::load(x + j);
-      acc += xv * xv;
-    }
-    for (int l = 0; l < W; ++l) s += double(acc[l]);
-  }
-  for (; j < ns; ++j) s += double(x[j]) * double(x[j]);
-  return s;
 }
 
 /** y_k = a_k * b_k over n complex elements (y may alias a). */
@@ -241,9 +313,9 @@ template <class C, class S, class T>
 FftKernels<T> make_kernels(const char* isa) {
   FftKernels<T> k;
   k.stage = &stage_any<C, S, T>;
-  k.cdot = &cdot_impl<C, S, T>;
+  k.cdot_sep = &cdot_sep_impl<C, S, T>;
+  k.csum = &csum_impl<C, S, T>;
   k.rdot = &rdot_impl<C, S, T>;
-  k.nrm2sq = &nrm2sq_impl<C, S, T>;
   k.cmul = &cmul_impl<C, S, T>;
   k.lanes = C::lanes;
   k.isa = isa;
