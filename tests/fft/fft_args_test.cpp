@@ -370,6 +370,23 @@ TEST(FftQueries, FlopsCountedFftwsWay) {
   }
 }
 
+TEST(FftQueries, FourStepSubTransformsAreUnits) {
+  // fft.h: every sub-transform of a large four-step decomposition is a
+  // checked unit (issue 4: location in a large single transform is the
+  // corrupt sub-transform), so a four-step plan verifies more than one unit.
+  for (int64_t n : {int64_t(131072), int64_t(1048576)})
+    for (abft_fft_kind k : {ABFT_FFT_C2C, ABFT_FFT_R2C}) {
+      Plan p;
+      ASSERT_EQ(abft_fft_plan_1d(p.out(), nullptr, D, k, n, -1, 0), ABFT_STATUS_SUCCESS);
+      const std::string d = lower(abft_fft_describe(p.get()));
+      if (d.find("fourstep") == std::string::npos && d.find("four-step") == std::string::npos) continue;
+      double fl = 0;
+      int64_t units = 0;
+      ASSERT_EQ(abft_fft_flops(p.get(), &fl, &units), ABFT_STATUS_SUCCESS);
+      EXPECT_GT(units, 1) << d << ": a four-step transform checked as a single unit";
+    }
+}
+
 TEST(FftQueries, ArraySizes) {
   struct C {
     abft_fft_kind kind;
