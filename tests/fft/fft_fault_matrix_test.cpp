@@ -31,16 +31,19 @@ struct Config {
   int sign;
   std::vector<int64_t> n;
   int64_t batch;
-  bool all_bits;  // every bit position (else a sample)
+  bool all_bits;    // every bit position (else a sample)
+  int threads = 1;  // OpenMP threads of the handle
 };
+// Every bit position on the small plans (a trial costs microseconds there),
+// a sample on the four-step one.
 const Config kConfigs[] = {
     {"C2C_Forward_n64_b1", ABFT_FFT_C2C, -1, {64}, 1, true},
-    {"C2C_Backward_n1000_b3", ABFT_FFT_C2C, +1, {1000}, 3, false},
-    {"C2C_Forward_n1009_b1", ABFT_FFT_C2C, -1, {1009}, 1, false},      // Bluestein
+    {"C2C_Backward_n1000_b3", ABFT_FFT_C2C, +1, {1000}, 3, true, 2},
+    {"C2C_Forward_n1009_b1", ABFT_FFT_C2C, -1, {1009}, 1, true},       // Bluestein
     {"C2C_Forward_n131072_b1", ABFT_FFT_C2C, -1, {131072}, 1, false},  // four-step
-    {"C2C_Forward_16x12_b2", ABFT_FFT_C2C, -1, {16, 12}, 2, false},    // line passes
-    {"R2C_Forward_n1000_b2", ABFT_FFT_R2C, -1, {1000}, 2, false},
-    {"C2R_Backward_n1000_b2", ABFT_FFT_C2R, +1, {1000}, 2, false},
+    {"C2C_Forward_16x12_b2", ABFT_FFT_C2C, -1, {16, 12}, 2, true},     // line passes
+    {"R2C_Forward_n1000_b2", ABFT_FFT_R2C, -1, {1000}, 2, true},
+    {"C2R_Backward_n1000_b2", ABFT_FFT_C2R, +1, {1000}, 2, true, 2},
 };
 const abft_site kSites[] = {ABFT_SITE_OUTPUT, ABFT_SITE_FFT_STAGE, ABFT_SITE_FFT_TWIDDLE};
 const abft_fault_model kModels[] = {ABFT_FAULT_BITFLIP, ABFT_FAULT_BITFLIP2, ABFT_FAULT_RANDOM,
@@ -188,7 +191,7 @@ struct Bench {
 /** The matrix cell (site, model, config) under policy CORRECT. */
 template <class T>
 void matrix_cell(abft_site site, abft_fault_model model, const Config& cfg) {
-  Bench<T> bench(cfg);
+  Bench<T> bench(cfg, cfg.threads);
   ASSERT_TRUE(bench.ok) << "setup failed";
   const abft_call_info& ci = bench.info;
   std::mt19937_64 rng(1000003u * uint64_t(site) + 7919u * uint64_t(model) + uint64_t(product(cfg.n)));
@@ -301,7 +304,7 @@ void matrix_cell(abft_site site, abft_fault_model model, const Config& cfg) {
 /** Policy DETECT: FAULT_DETECTED, output as computed (= policy OFF with the same fault). */
 template <class T>
 void detect_cell(abft_site site, const Config& cfg) {
-  Bench<T> bench(cfg);
+  Bench<T> bench(cfg, cfg.threads);
   ASSERT_TRUE(bench.ok) << "setup failed";
   int detected = 0, applied = 0;
   for (abft_fault_model model : kModels) {

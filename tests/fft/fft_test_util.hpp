@@ -11,8 +11,10 @@
 #include <cmath>
 #include <complex>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <iostream>
 #include <limits>
 #include <random>
 #include <sstream>
@@ -757,6 +759,11 @@ template <class T>
     const std::vector<cld> got = t.output(b);
     const ErrStats s = compare(got, ref);
     const double tol = tolerance<T>(t.g.N(), o);
+    if (std::getenv("ABFT_FFT_TEST_VERBOSE"))
+      std::cout << "  [accuracy] " << t.g.describe() << " " << type_tag<T>() << " signal " << b
+                << ": rel 2-norm error " << s.rel_l2() << ", max error / ||ref|| " << s.rel_max()
+                << ", tolerance " << tol << " (" << (o == Oracle::Fftw ? "FFTW" : "direct DFT")
+                << ")" << std::endl;
     const ::testing::AssertionResult r = within(s, tol, tolerance_floor<T>(t.g.N()), got, ref);
     if (!r)
       return ::testing::AssertionFailure()
