@@ -120,8 +120,9 @@ ABFT_API abft_status abft_fft_set_threads(abft_fft_plan_t p, int nthreads);
 ABFT_API const char* abft_fft_describe(abft_fft_plan_t p);
 
 /** Real floating-point operations of one execution, counted FFTW's way
- *  (5 n log2 n for a complex transform of size n), and the number of checked
- *  units one execution verifies. */
+ *  (5 n log2 n for a complex transform of size n, half that for real ones),
+ *  and the number of checked units one execution verifies (lines, or the
+ *  sub-transforms of four-step lines). */
 ABFT_API abft_status abft_fft_flops(abft_fft_plan_t p, double* flops, int64_t* units);
 
 /** Size in scalar elements (float or double) an input / output array must
@@ -132,16 +133,23 @@ ABFT_API abft_status abft_fft_array_sizes(abft_fft_plan_t p, int64_t* in_scalars
 
 /* Fault injection (the handle's injector or hook) addresses FFT calls as:
  *   abft_call_info.kernel = ABFT_KERNEL_SFFT / ABFT_KERNEL_DFFT,
- *   .m = units of the call (1D lines over all passes, four-step sub-transforms
- *        included), .n = scalars of the longest unit (2 x its complex length),
- *   .k = stages of the longest unit.
- * A fault's row = unit index, col = scalar index in that unit's data
- * (2*element + 0 for the real part, + 1 for the imaginary part; wrapped to
- * the unit's size), kpos = stage. Sites:
- *   ABFT_SITE_OUTPUT      - the unit's output value before verification,
- *   ABFT_SITE_FFT_STAGE   - the value stage kpos of the unit wrote,
- *   ABFT_SITE_FFT_TWIDDLE - an entry of the twiddle table stage kpos reads
- *                           (a memory fault, present for this call only). */
+ *   .m = lines of the call (the 1D transforms over all passes: each signal
+ *        of a batch, each row/column of a multi-dimensional transform),
+ *   .n = scalars of the longest line (2 x its complex length),
+ *   .k = stages of the longest line (a four-step line counts its column
+ *        stages, then its row stages).
+ * A fault's row = line index, col = scalar index in that line's data
+ * (2*element + 0 for the real part, + 1 for the imaginary part, wrapped to
+ * the line's complex length; real outputs count scalars), kpos = stage. Sites:
+ *   ABFT_SITE_OUTPUT      - the line's output value before verification,
+ *   ABFT_SITE_FFT_STAGE   - the value stage kpos of the line wrote,
+ *   ABFT_SITE_FFT_TWIDDLE - an entry of the twiddle/chirp tables the line's
+ *                           transform reads (kpos picks the table; a memory
+ *                           fault shared by every line using the table,
+ *                           present for this call only).
+ * A large complex line (four-step) is checked per column and row
+ * sub-transform: abft_fft_flops counts those units, and a fault is repaired
+ * by recomputing the one sub-transform it hit. */
 
 #ifdef __cplusplus
 }

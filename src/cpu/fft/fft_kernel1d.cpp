@@ -30,14 +30,12 @@ struct MappedHook final : StageHook<T> {
   void after_stage(int stage, T* buf, int64_t n, int64_t off, int64_t str) override {
     inner->after_stage(stage + stage_offset, buf, n, offset + off * stride, str * stride);
   }
+  void at_output(T*, int64_t, int64_t, int64_t, bool) override {}  // sub-kernel outputs are intermediates
 };
 
 template <class T>
 T* tls_buffer(size_t scalars, int slot) {
-  thread_local std::vector<T> bufs[4];
-  std::vector<T>& b = bufs[slot];
-  if (b.size() < scalars) b.resize(scalars);
-  return b.data();
+  return fft_tls_buffer<T>(scalars, slot);
 }
 
 // ------------------------------------------------------------------ Stockham
@@ -369,6 +367,24 @@ int64_t fourstep_split(int64_t n) {
 }
 
 }  // namespace
+
+template <class T>
+T* fft_tls_buffer(size_t scalars, int slot) {
+  thread_local std::vector<T> bufs[8];
+  std::vector<T>& b = bufs[slot];
+  if (b.size() < scalars) b.resize(scalars);
+  return b.data();
+}
+template float* fft_tls_buffer<float>(size_t, int);
+template double* fft_tls_buffer<double>(size_t, int);
+
+template <class T>
+int64_t fourstep_split_for(int64_t n) {
+  if (n <= fourstep_threshold<T>() || factor_radices(n).empty()) return 0;
+  return fourstep_split(n);
+}
+template int64_t fourstep_split_for<float>(int64_t);
+template int64_t fourstep_split_for<double>(int64_t);
 
 template <>
 int64_t fourstep_threshold<float>() { return int64_t(1) << 15; }

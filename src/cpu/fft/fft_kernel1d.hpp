@@ -24,6 +24,10 @@ template <class T>
 struct StageHook {
   virtual ~StageHook() = default;
   virtual void after_stage(int stage, T* buf, int64_t n, int64_t offset, int64_t stride) = 0;
+  /** The unit's output values before they are verified (ABFT_SITE_OUTPUT):
+   *  buf[i] is output element (offset + i * stride), complex, or with
+   *  real_scalars buf holds n real scalars of a real output. */
+  virtual void at_output(T* buf, int64_t n, int64_t offset, int64_t stride, bool real_scalars) = 0;
 };
 
 /** A precomputed table (twiddles, chirps, weights) with an exact fingerprint
@@ -82,5 +86,14 @@ std::unique_ptr<Kernel1d<T>> make_kernel(int64_t n, int sign, const FftKernels<T
 /** Length above which make_kernel uses the four-step decomposition. */
 template <class T>
 int64_t fourstep_threshold();
+
+/** The four-step split n = n1 n2 (n1 nearest sqrt(n), both >= 16) make_kernel
+ *  would use for n, or 0 when n is not split. */
+template <class T>
+int64_t fourstep_split_for(int64_t n);
+
+/** One thread's scratch buffer `slot` of at least `scalars` elements. */
+template <class T>
+T* fft_tls_buffer(size_t scalars, int slot);
 
 }  // namespace abft::cpu::fft

@@ -46,6 +46,9 @@ struct FftKernels {
   /** sum_j (wr_j + i wi_j) x_j over real scalars; with x2 non-null also sum x_j^2. */
   std::complex<double> (*rdot)(const T* wr, const T* wi, const T* x, int64_t ns, double* x2) = nullptr;
   void (*cmul)(T* y, const T* a, const T* b, int64_t n) = nullptr;
+  /** y = a * b like cmul, returning the wrapping sum of b's 64-bit words
+   *  (an exact fingerprint of the twiddles it read). */
+  uint64_t (*cmul_sum)(T* y, const T* a, const T* b, int64_t n) = nullptr;
   int lanes = 1;
   const char* isa = "reference";
 };

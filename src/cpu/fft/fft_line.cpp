@@ -25,7 +25,14 @@ LinePlan<T>::LinePlan(abft_fft_kind kind, int64_t n, int sign, const FftKernels<
     : kind_(kind), n_(n), h1_(n / 2 + 1), sign_(sign), K_(K) {
   half_ = (kind != ABFT_FFT_C2C) && (n % 2 == 0);
   const int64_t kn = half_ ? n / 2 : n;
-  kernel_ = make_kernel<T>(kn, sign, K, threads);
+  if (kind == ABFT_FFT_C2C && fourstep_split_for<T>(n) > 0) {
+    init_fourstep(fourstep_split_for<T>(n), threads);
+    return;
+  }
+  if (kind != ABFT_FFT_C2C && fourstep_split_for<T>(kn) > 0)
+    sub_ = std::make_unique<LinePlan<T>>(ABFT_FFT_C2C, kn, sign, K, threads);
+  else
+    kernel_ = make_kernel<T>(kn, sign, K, threads);
   if (half_) {
     const int64_t h = n / 2;
     twist_.make(size_t(2 * h), [=](T* w) {
@@ -39,16 +46,29 @@ LinePlan<T>::LinePlan(abft_fft_kind kind, int64_t n, int sign, const FftKernels<
   if (kind == ABFT_FFT_C2C) build_weights_c2c();
   else if (kind == ABFT_FFT_R2C) build_weights_r2c();
   else build_weights_c2r();
-  abs_ = cs::fft_abs_term<T>(4 * n + 4, kernel_->stages() + 4, kernel_->max_radix());
+  abs_ = cs::fft_abs_term<T>(4 * n + 4, stages() + 4, kern_max_radix());
+}
+
+template <class T>
+int LinePlan<T>::stages() const {
+  return fourstep_ ? col_->stages() + row_->stages() : sub_ ? sub_->stages() : kernel_->stages();
+}
+
+template <class T>
+void LinePlan<T>::set_threads(int nt) {
+  if (fourstep_) threads_.store(nt, std::memory_order_relaxed);
+  else if (sub_) sub_->set_threads(nt);
+  else kernel_->set_threads(nt);
 }
 
 template <class T>
 int64_t LinePlan<T>::work_scalars() const {
+  if (fourstep_) return 2 * n_;
   // C2C: the kernel's; real lines: a complex buffer of the kernel's length
   // (two for odd lengths) before the kernel's own.
-  const int64_t kn = kernel_->n();
+  const int64_t kn = kernel_n();
   const int64_t extra = kind_ == ABFT_FFT_C2C ? 0 : (half_ ? 2 * kn : 4 * kn);
-  return extra + kernel_->work_scalars();
+  return extra + (sub_ ? sub_->work_scalars() : kernel_->work_scalars());
 }
 
 /** Output weights w_k = exp(s i pi k / n) = R_b r_j (k = bB + j) for k < count:
@@ -89,7 +109,7 @@ void LinePlan<T>::build_weights_c2c() {
   for (int64_t j = 0; j < n; ++j) vn += 1.0 + double(v_.data[size_t(2 * j)]) * v_.data[size_t(2 * j)];
   bound_.w_norm = std::sqrt(double(n));
   bound_.v_norm = std::sqrt(vn) * (1.0 + 1e-12);
-  bound_.E = kernel_->error_E();
+  bound_.E = kern_E();
   bound_.Y = std::sqrt(double(n));
   bound_.dot = cs::fft_dot_coefficient<T>(n);
   bound_.dw = std::sqrt(2.0) * 2.0 * cs::unit_roundoff<T>() + 16.0 * cs::unit_roundoff<double>();
@@ -122,10 +142,10 @@ void LinePlan<T>::build_weights_r2c() {
   bound_.v_norm = std::sqrt(vn) * (1.0 + 1e-12);
   if (half_) {
     const double h = double(n / 2);
-    const double eh = kernel_->error_E() / std::sqrt(h);
+    const double eh = kern_E() / std::sqrt(h);
     bound_.E = 2.0 * std::sqrt(h) * (eh + eta_tw * (1.0 + eh));
   } else {
-    bound_.E = kernel_->error_E();
+    bound_.E = kern_E();
   }
   bound_.Y = std::sqrt(double(n));
   bound_.dot = cs::fft_dot_coefficient<T>(n);
@@ -192,10 +212,10 @@ void LinePlan<T>::build_weights_c2r() {
   bound_.v_norm = std::sqrt(vn) * (1.0 + 1e-12);
   if (half_) {
     const double h = double(n / 2);
-    const double eh = kernel_->error_E() / std::sqrt(h);
+    const double eh = kern_E() / std::sqrt(h);
     bound_.E = 4.0 * std::sqrt(h) * (eh + 2.0 * eta_tw) * (1.0 + eh);
   } else {
-    bound_.E = std::sqrt(2.0) * kernel_->error_E();
+    bound_.E = std::sqrt(2.0) * kern_E();
   }
   bound_.Y = std::sqrt(2.0 * double(n));
   bound_.dot = cs::fft_dot_coefficient<T>(2 * n);
@@ -203,11 +223,59 @@ void LinePlan<T>::build_weights_c2r() {
               16.0 * cs::unit_roundoff<double>();
 }
 
+namespace {
+/** Passes stage faults through, drops output faults (the inner transform's
+ *  output is an intermediate of the enclosing real line). */
 template <class T>
-void LinePlan<T>::compute(const T* in, T* out, T* work, StageHook<T>* hook) const {
-  const int64_t n = n_;
-  if (kind_ == ABFT_FFT_C2C) {
+struct InnerHook final : StageHook<T> {
+  StageHook<T>* inner;
+  explicit InnerHook(StageHook<T>* h) : inner(h) {}
+  void after_stage(int stage, T* buf, int64_t n, int64_t off, int64_t str) override {
+    inner->after_stage(stage, buf, n, off, str);
+  }
+  void at_output(T*, int64_t, int64_t, int64_t, bool) override {}
+};
+}  // namespace
+
+template <class T>
+void LinePlan<T>::kern_run(const T* in, T* out, T* work, StageHook<T>* hook, abft_policy pol,
+                           abft_report* rep, abft_status* st, std::mutex* mu) const {
+  if (!sub_) {
     kernel_->run(in, out, work, hook);
+    return;
+  }
+  InnerHook<T> ih(hook);
+  abft_report r0{};
+  abft_status s0 = ABFT_STATUS_SUCCESS;
+  std::mutex m0;
+  sub_->run_fourstep(in, out, work, rep ? pol : ABFT_POLICY_OFF, hook ? &ih : nullptr, rep ? *rep : r0,
+                     st ? *st : s0, mu ? *mu : m0);
+}
+
+template <class T>
+double LinePlan<T>::kern_E() const {
+  return fourstep_ ? E_fs_ : sub_ ? sub_->kern_E() : kernel_->error_E();
+}
+
+template <class T>
+int LinePlan<T>::kern_max_radix() const {
+  if (fourstep_) return std::max(col_->kern_max_radix(), row_->kern_max_radix());
+  return sub_ ? sub_->kern_max_radix() : kernel_->max_radix();
+}
+
+template <class T>
+void LinePlan<T>::compute(const T* in, T* out, T* work, StageHook<T>* hook, abft_policy pol,
+                          abft_report* rep, abft_status* st, std::mutex* mu) const {
+  const int64_t n = n_;
+  if (fourstep_) {
+    abft_report rep{};
+    abft_status st = ABFT_STATUS_SUCCESS;
+    std::mutex mu;
+    run_fourstep(in, out, work, ABFT_POLICY_OFF, hook, rep, st, mu);
+    return;
+  }
+  if (kind_ == ABFT_FFT_C2C) {
+    kern_run(in, out, work, hook, pol, rep, st, mu);
     return;
   }
   const T* tw = twist_.data.data();
@@ -215,7 +283,7 @@ void LinePlan<T>::compute(const T* in, T* out, T* work, StageHook<T>* hook) cons
     if (half_) {
       const int64_t h = n / 2;
       T* Z = work;
-      kernel_->run(in, Z, work + 2 * h, hook);
+      kern_run(in, Z, work + 2 * h, hook, pol, rep, st, mu);
       for (int64_t k = 0; k <= h; ++k) {
         const int64_t a = (k == h) ? 0 : k, b = (h - k) % h;
         const T ar = Z[2 * a], ai = Z[2 * a + 1], br = Z[2 * b], bi = -Z[2 * b + 1];
@@ -231,7 +299,7 @@ void LinePlan<T>::compute(const T* in, T* out, T* work, StageHook<T>* hook) cons
       T* xc = work;
       T* yc = work + 2 * n;
       for (int64_t j = 0; j < n; ++j) { xc[2 * j] = in[j]; xc[2 * j + 1] = T(0); }
-      kernel_->run(xc, yc, work + 4 * n, hook);
+      kern_run(xc, yc, work + 4 * n, hook, pol, rep, st, mu);
       std::copy(yc, yc + 2 * h1_, out);
     }
     return;
@@ -251,7 +319,7 @@ void LinePlan<T>::compute(const T* in, T* out, T* work, StageHook<T>* hook) cons
       Z[2 * k] = ar - pi;  // + i * p
       Z[2 * k + 1] = ai + pr;
     }
-    kernel_->run(Z, out, work + 2 * h, hook);
+    kern_run(Z, out, work + 2 * h, hook, pol, rep, st, mu);
   } else {
     T* xc = work;
     T* yc = work + 2 * n;
@@ -263,7 +331,7 @@ void LinePlan<T>::compute(const T* in, T* out, T* work, StageHook<T>* hook) cons
       xc[2 * (n - k)] = in[2 * k];
       xc[2 * (n - k) + 1] = -in[2 * k + 1];
     }
-    kernel_->run(xc, yc, work + 4 * n, hook);
+    kern_run(xc, yc, work + 4 * n, hook, pol, rep, st, mu);
     for (int64_t j = 0; j < n; ++j) out[j] = yc[2 * j];
   }
 }
@@ -293,23 +361,36 @@ std::complex<double> LinePlan<T>::check_out(const T* out) const {
 }
 
 template <class T>
-void LinePlan<T>::refresh_tables() {
+void LinePlan<T>::refresh_tables() const {
+  if (fourstep_) {
+    col_->refresh_tables();
+    row_->refresh_tables();
+    tw4_.refresh();
+    return;
+  }
   std::vector<Table<T>*> tabs;
-  kernel_->tables(tabs);
-  tabs.push_back(&twist_);
-  tabs.push_back(&w_);
-  tabs.push_back(&v_);
+  if (sub_) sub_->refresh_tables();
+  else kernel_->tables(tabs);
   for (Table<T>* t : tabs) t->refresh();
-  Rb_.refresh();
+  const_cast<Table<T>&>(twist_).refresh();
+  const_cast<Table<T>&>(w_).refresh();
+  const_cast<Table<T>&>(v_).refresh();
+  const_cast<Table<double>&>(Rb_).refresh();
 }
 
 template <class T>
 std::string LinePlan<T>::describe() const {
   std::ostringstream o;
+  if (fourstep_) {
+    o << "fourstep " << n1_ << "x" << n2_ << " checked per sub-transform (" << col_->describe() << " | "
+      << row_->describe() << ")";
+    return o.str();
+  }
   if (kind_ != ABFT_FFT_C2C && half_) o << "half-length ";
-  o << kernel_->describe();
+  o << (sub_ ? sub_->describe() : kernel_->describe());
   return o.str();
 }
+
 
 template class LinePlan<float>;
 template class LinePlan<double>;

@@ -4,9 +4,11 @@
  *  round-off bound (include/abft/checksum/fft_bounds.hpp, docs/ABFT.md §9).
  */
 #pragma once
+#include <atomic>
 #include <complex>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -25,7 +27,8 @@ class LinePlan {
   abft_fft_kind kind() const { return kind_; }
   int64_t n() const { return n_; }
   int sign() const { return sign_; }
-  int64_t kernel_n() const { return kernel_->n(); }
+  /** Length of the complex transform the line runs (n, or n/2 for even real lines). */
+  int64_t kernel_n() const { return fourstep_ ? n_ : sub_ ? sub_->n() : kernel_->n(); }
   /** Elements of the input / output line (complex elements for complex sides). */
   int64_t in_elems() const { return kind_ == ABFT_FFT_C2R ? h1_ : n_; }
   int64_t out_elems() const { return kind_ == ABFT_FFT_R2C ? h1_ : n_; }
@@ -33,12 +36,33 @@ class LinePlan {
   int64_t in_scalars() const { return kind_ == ABFT_FFT_R2C ? n_ : 2 * in_elems(); }
   int64_t out_scalars() const { return kind_ == ABFT_FFT_C2R ? n_ : 2 * out_elems(); }
   int64_t work_scalars() const;
-  int stages() const { return kernel_->stages(); }
-  /** Threads a large (four-step) kernel may use inside one line. */
-  void set_threads(int nt) { kernel_->set_threads(nt); }
+  int stages() const;
+  /** Threads a large (four-step) line may use inside itself. */
+  void set_threads(int nt);
+  /** Checked units in one execution of this line (1, or n1 + n2 for a
+   *  four-step line checked per sub-transform). */
+  int64_t units() const { return fourstep_ ? n1_ + n2_ : sub_ ? 1 + sub_->units() : 1; }
 
-  /** out = transform(in); in is only read, out must not overlap it. */
-  void compute(const T* in, T* out, T* work, StageHook<T>* hook) const;
+  /** A complex line above the cache threshold: n = n1 n2, checked per
+   *  column and row sub-transform (run_fourstep), not as a whole. */
+  bool is_fourstep() const { return fourstep_; }
+  /** Four-step line: column transforms (each a checked unit of length n1),
+   *  the twiddles (rows verified by exact fingerprints as they are read),
+   *  row transforms (checked units of length n2). Policy OFF skips checks.
+   *  Counts go to rep, the worst outcome to st; hook (may be null) injects. */
+  void run_fourstep(const T* in, T* out, T* work, abft_policy pol, StageHook<T>* hook,
+                    abft_report& rep, abft_status& st, std::mutex& repair_mu) const;
+  /** One checked unit on contiguous data: check in, compute, check out,
+   *  repair. Shared by the plan (whole lines) and the four-step sub-units. */
+  void run_unit(const T* src, T* dst, T* work, abft_policy pol, StageHook<T>* hook,
+                abft_report& rep, abft_status& st, std::mutex& repair_mu) const;
+
+  /** out = transform(in); in is only read, out must not overlap it. A real
+   *  line whose complex part is a four-step line checks and repairs that
+   *  part's sub-transforms on the way when pol is not OFF (counts into
+   *  *rep, worst outcome into *st). */
+  void compute(const T* in, T* out, T* work, StageHook<T>* hook, abft_policy pol = ABFT_POLICY_OFF,
+               abft_report* rep = nullptr, abft_status* st = nullptr, std::mutex* mu = nullptr) const;
 
   /** Input side of the check: sum_j v_j x_j, and ||x||_2^2 in *x2. */
   std::complex<double> check_in(const T* in, double* x2) const;
@@ -52,12 +76,18 @@ class LinePlan {
 
   /** Refresh every table (twiddles, chirps, weights) whose fingerprint no
    *  longer matches: the first step of a repair. */
-  void refresh_tables();
+  void refresh_tables() const;
   /** Only the tables the transform reads (injection targets). */
-  void kernel_tables(std::vector<Table<T>*>& out) { kernel_->tables(out); }
+  void kernel_tables(std::vector<Table<T>*>& out);
   std::string describe() const;
 
  private:
+  void init_fourstep(int64_t n1, int threads);
+  // The complex transform inside the line: kernel_, or sub_ (a four-step line).
+  void kern_run(const T* in, T* out, T* work, StageHook<T>* hook, abft_policy pol, abft_report* rep,
+                abft_status* st, std::mutex* mu) const;
+  double kern_E() const;
+  int kern_max_radix() const;
   void build_weights_c2c();
   void build_weights_r2c();
   void build_weights_c2r();
@@ -77,6 +107,18 @@ class LinePlan {
   Table<double> Rb_;
   checksum::FftUnitBound bound_;
   double abs_ = 0;
+
+  // Four-step mode (kernel_ is null): sub-unit lines, the twiddles
+  // w_n^{j2 k1} by rows k1, and each row's exact word sum.
+  bool fourstep_ = false;
+  int64_t n1_ = 0, n2_ = 0;
+  std::unique_ptr<LinePlan<T>> col_, row_;
+  double E_fs_ = 0;  // error of the whole four-step transform (for enclosing real lines)
+  // Real lines whose complex part is above the four-step threshold.
+  std::unique_ptr<LinePlan<T>> sub_;
+  mutable Table<T> tw4_;
+  std::vector<uint64_t> row_sum_;
+  std::atomic<int> threads_{1};
 };
 
 }  // namespace abft::cpu::fft

@@ -71,6 +71,27 @@ struct UnitHook final : StageHook<T> {
       f.applied = 1;
     }
   }
+  void at_output(T* buf, int64_t n, int64_t offset, int64_t stride, bool real) override {
+    for (size_t i = 0; i < cx->inj.faults.size(); ++i) {
+      abft_fault& f = cx->inj.faults[i];
+      if (f.site != ABFT_SITE_OUTPUT || f.row != unit) continue;
+      T* v;
+      if (real) {
+        v = buf + f.col % n;  // whole real line: n scalars, offset 0, stride 1
+      } else {
+        const int64_t te = (f.col / 2) % kernel_n;
+        if (te < offset || (te - offset) % stride != 0) continue;
+        const int64_t idx = (te - offset) / stride;
+        if (idx >= n) continue;
+        v = buf + 2 * idx + (f.col & 1);
+      }
+      if (cx->applied[i].exchange(1)) continue;
+      f.original = double(*v);
+      *v = checksum::apply_fault<T>(*v, f.model, f.bit, f.value);
+      f.corrupted = double(*v);
+      f.applied = 1;
+    }
+  }
 };
 
 }  // namespace
@@ -100,8 +121,9 @@ abft_status FftPlan<T>::build() {
   auto add_pass = [&](Pass<T> p) {
     p.nlines = 1;
     for (const auto& l : p.loops) p.nlines *= l.n;
-    p.unit_base = units;
-    units += p.nlines;
+    p.unit_base = lines_total_;
+    lines_total_ += p.nlines;
+    units += p.nlines * p.line->units();
     passes_.push_back(std::move(p));
   };
   auto howmany_loops = [&](int64_t fi, int64_t fo) {
@@ -199,19 +221,26 @@ abft_status FftPlan<T>::build() {
     add_pass(std::move(p));
   }
 
-  // Spans of the user arrays (largest scalar index + 1 over all elements).
-  auto span = [&](bool input) {
-    int64_t mx = 0;
-    for (const auto& l : loops) mx += (l.n - 1) * std::abs(input ? l.is : l.os);
+  // Extents of the user arrays in scalars, relative to the pointer: [lo, hi).
+  auto extent = [&](bool input, int64_t& lo, int64_t& hi) {
+    const int64_t per = input ? ci : co;
+    lo = hi = 0;
+    auto add = [&](int64_t n, int64_t st) {
+      const int64_t d = (n - 1) * st * per;
+      if (d < 0) lo += d; else hi += d;
+    };
+    for (const auto& l : loops) add(l.n, input ? l.is : l.os);
     for (int d = 0; d < R; ++d) {
       const bool complex_side = input ? cin : cout;
       const int64_t nd = (d == R - 1 && kind != ABFT_FFT_C2C && complex_side) ? h1 : dims[size_t(d)].n;
-      mx += (nd - 1) * std::abs(input ? dims[size_t(d)].is : dims[size_t(d)].os);
+      add(nd, input ? dims[size_t(d)].is : dims[size_t(d)].os);
     }
-    return (mx + 1) * (input ? ci : co);
+    hi += per;
   };
-  in_span = span(true);
-  out_span = span(false);
+  extent(true, in_lo_, in_hi_);
+  extent(false, out_lo_, out_hi_);
+  in_span = in_hi_;
+  out_span = out_hi_;
 
   std::ostringstream o;
   o << (kind == ABFT_FFT_C2C ? "c2c" : kind == ABFT_FFT_R2C ? "r2c" : "c2r") << ' '
@@ -249,6 +278,13 @@ abft_status FftPlan<T>::execute(const void* in_v, void* out_v, abft_report* repo
   if (in_place) {
     const abft_status s = check_in_place();
     if (s != ABFT_STATUS_SUCCESS) return s;
+  } else {
+    // Out of place the arrays must not overlap (nothing is written otherwise).
+    const uintptr_t a0 = uintptr_t(in_v) + uintptr_t(in_lo_ * int64_t(sizeof(T)));
+    const uintptr_t a1 = uintptr_t(in_v) + uintptr_t(in_hi_ * int64_t(sizeof(T)));
+    const uintptr_t b0 = uintptr_t(out_v) + uintptr_t(out_lo_ * int64_t(sizeof(T)));
+    const uintptr_t b1 = uintptr_t(out_v) + uintptr_t(out_hi_ * int64_t(sizeof(T)));
+    if (a0 < b1 && b0 < a1) return ABFT_STATUS_INVALID_VALUE;
   }
   const T* in = static_cast<const T*>(in_v);
   T* out = static_cast<T*>(out_v);
@@ -259,7 +295,7 @@ abft_status FftPlan<T>::execute(const void* in_v, void* out_v, abft_report* repo
   {
     abft_call_info ci{};
     ci.kernel = kid;
-    ci.m = units;
+    ci.m = lines_total_;
     int64_t mx = 1, mk = 1;
     for (const auto& l : lines_) {
       mx = std::max({mx, l->in_scalars(), l->out_scalars(), 2 * l->kernel_n()});
@@ -354,9 +390,6 @@ abft_status FftPlan<T>::execute(const void* in_v, void* out_v, abft_report* repo
         }
         T* dst = contig_out ? db : yout;
         const int64_t unit = P.unit_base + li;
-        std::complex<double> cin_sum;
-        double x2 = 0;
-        if (pol != ABFT_POLICY_OFF) cin_sum = L.check_in(src, &x2);
         UnitHook<T> hook;
         StageHook<T>* hp = nullptr;
         if (nf) {
@@ -365,51 +398,8 @@ abft_status FftPlan<T>::execute(const void* in_v, void* out_v, abft_report* repo
           hook.kernel_n = L.kernel_n();
           hp = &hook;
         }
-        L.compute(src, dst, work, hp);
-        if (nf)
-          for (size_t i = 0; i < nf; ++i) {
-            abft_fault& f = cx.inj.faults[i];
-            if (f.site != ABFT_SITE_OUTPUT || f.row != unit) continue;
-            if (cx.applied[i].exchange(1)) continue;
-            T& v = dst[size_t(f.col % nso)];
-            f.original = double(v);
-            v = checksum::apply_fault<T>(v, f.model, f.bit, f.value);
-            f.corrupted = double(v);
-            f.applied = 1;
-          }
-        if (pol != ABFT_POLICY_OFF) {
-          const double X = std::sqrt(x2);
-          if (!std::isfinite(X) ||
-              L.growth() * X > double(std::numeric_limits<T>::max()) * 0.25) {
-            ++rep.skipped;
-          } else {
-            const double bnd = L.bound(X);
-            const double res = std::abs(L.check_out(dst) - cin_sum);
-            ++rep.checks;
-            if (res <= bnd) {
-              if (bnd > 0) rep.max_ratio = std::max(rep.max_ratio, res / bnd);
-            } else {
-              ++rep.detected;
-              if (pol == ABFT_POLICY_DETECT) {
-                st = core::worse_status(st, ABFT_STATUS_FAULT_DETECTED);
-              } else {
-                {
-                  std::lock_guard<std::mutex> g(repair_mu_);
-                  L.refresh_tables();
-                }
-                L.compute(src, dst, work, nullptr);
-                ++rep.recomputed;
-                const double res2 = std::abs(L.check_out(dst) - cin_sum);
-                if (res2 <= bnd) {
-                  ++rep.corrected;
-                } else {
-                  ++rep.uncorrectable;
-                  st = core::worse_status(st, ABFT_STATUS_FAULT_UNCORRECTABLE);
-                }
-              }
-            }
-          }
-        }
+        if (L.is_fourstep()) L.run_fourstep(src, dst, work, pol, hp, rep, st, repair_mu_);
+        else L.run_unit(src, dst, work, pol, hp, rep, st, repair_mu_);
         if (!contig_out) {
           if (cout)
             for (int64_t e = 0; e < eout; ++e) {

@@ -62,6 +62,8 @@ class FftPlan final : public abft_fft_plan_s {
   // C2R of rank >= 2 works on a contiguous copy of its input (never writes the input).
   std::vector<LoopDim> temp_copy_;  // loops of the copy, is in input scalars, os in temp scalars
   int64_t temp_scalars_ = 0;
+  int64_t lines_total_ = 0;
+  int64_t in_lo_ = 0, in_hi_ = 0, out_lo_ = 0, out_hi_ = 0;  // array extents, scalars  // lines over all passes (the injector's unit index range)
   std::mutex repair_mu_;
   friend struct ExecContext;
 };

@@ -14,6 +14,7 @@
 #pragma once
 #include <complex>
 #include <cstdint>
+#include <cstring>
 
 #include "cpu/fft/butterflies.hpp"
 #include "cpu/fft/fft_kernels.hpp"
@@ -310,6 +311,36 @@ void cmul_impl(T* y, const T* a, const T* b, int64_t n) {
 }
 
 template <class C, class S, class T>
+uint64_t cmul_sum_impl(T* y, const T* a, const T* b, int64_t n) {
+  using V = typename C::V;
+  constexpr int L = C::lanes;
+  typedef uint64_t U __attribute__((vector_size(sizeof(V))));
+  U acc = U{};
+  int64_t k = 0;
+  for (; k + L <= n; k += L) {
+    const V bv = C::load(b + 2 * k);
+    U w;
+    std::memcpy(&w, &bv, sizeof w);
+    acc += w;
+    C::store(y + 2 * k, C::cmul(C::load(a + 2 * k), bv));
+  }
+  uint64_t lanes[sizeof(U) / 8], s = 0;
+  std::memcpy(lanes, &acc, sizeof acc);
+  for (size_t l = 0; l < sizeof(U) / 8; ++l) s += lanes[l];
+  for (; k < n; ++k) {
+    uint64_t w;
+    std::memcpy(&w, b + 2 * k, 8);
+    s += w;
+    if (sizeof(T) == 8) {
+      std::memcpy(&w, b + 2 * k + 1, 8);
+      s += w;
+    }
+    S::store(y + 2 * k, S::cmul(S::load(a + 2 * k), S::load(b + 2 * k)));
+  }
+  return s;
+}
+
+template <class C, class S, class T>
 FftKernels<T> make_kernels(const char* isa) {
   FftKernels<T> k;
   k.stage = &stage_any<C, S, T>;
@@ -317,6 +348,7 @@ FftKernels<T> make_kernels(const char* isa) {
   k.csum = &csum_impl<C, S, T>;
   k.rdot = &rdot_impl<C, S, T>;
   k.cmul = &cmul_impl<C, S, T>;
+  k.cmul_sum = &cmul_sum_impl<C, S, T>;
   k.lanes = C::lanes;
   k.isa = isa;
   return k;

@@ -1,0 +1,250 @@
+/** \file fft_line_fourstep.cpp
+ *  \brief Checked units: the shared check/repair sequence of one unit, and the
+ *  four-step line checked per sub-transform.
+ *
+ *  Four-step (n = n1 n2, x[j1 n2 + j2], y[k1 + n1 k2]): every column transform
+ *  (length n1, gathered in blocks into a contiguous buffer) and every row
+ *  transform (length n2, input z[k1][.] times the twiddles w_n^{j2 k1}) is a
+ *  unit with its own weights and bound (docs/ABFT.md §9.4): a fault is located
+ *  to one sub-transform and only that one is recomputed, from the gathered
+ *  copy that is kept until it verifies. The twiddles between the passes are
+ *  not covered by those checks (a wrong twiddle is consistent input to its
+ *  row), so each row of the table is verified as it is read by an exact
+ *  64-bit word sum fixed at plan time; a mismatch rebuilds the table and
+ *  recomputes that row. The sub-unit bounds are those of length n1 and n2,
+ *  tighter than one bound for the whole length n.
+ */
+#include <omp.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "core/report.hpp"
+#include "cpu/fft/fft_line.hpp"
+#include "cpu/fft/fft_math.hpp"
+
+namespace abft::cpu::fft {
+
+namespace {
+
+/** Maps a sub-unit's stage and output positions to the line's. */
+template <class T>
+struct SubHook final : StageHook<T> {
+  StageHook<T>* inner = nullptr;
+  int stage_offset = 0;
+  int64_t soff = 0, sstr = 1;  // stage element = soff + i * sstr
+  bool output = false;         // row sub-units carry the line's outputs
+  int64_t ooff = 0, ostr = 1;  // output element = ooff + i * ostr
+  void after_stage(int stage, T* buf, int64_t n, int64_t off, int64_t str) override {
+    inner->after_stage(stage + stage_offset, buf, n, soff + off * sstr, str * sstr);
+  }
+  void at_output(T* buf, int64_t n, int64_t off, int64_t str, bool real) override {
+    if (output) inner->at_output(buf, n, ooff + off * ostr, str * ostr, real);
+  }
+};
+
+/** Exact sum of the 64-bit words of n complex values (a row of twiddles). */
+template <class T>
+uint64_t word_sum(const T* p, int64_t n) {
+  const int64_t words = n * int64_t(2 * sizeof(T)) / 8;
+  uint64_t s = 0;
+  for (int64_t i = 0; i < words; ++i) {
+    uint64_t w;
+    std::memcpy(&w, reinterpret_cast<const unsigned char*>(p) + 8 * i, 8);
+    s += w;
+  }
+  return s;
+}
+
+}  // namespace
+
+template <class T>
+void LinePlan<T>::init_fourstep(int64_t n1, int threads) {
+  fourstep_ = true;
+  n1_ = n1;
+  n2_ = n_ / n1;
+  col_ = std::make_unique<LinePlan<T>>(ABFT_FFT_C2C, n1_, sign_, K_, 1);
+  row_ = std::make_unique<LinePlan<T>>(ABFT_FFT_C2C, n2_, sign_, K_, 1);
+  const int64_t n = n_, N1 = n1_, N2 = n2_;
+  const int s = sign_;
+  tw4_.make(size_t(2 * n), [=](T* w) {
+    for (int64_t k1 = 0; k1 < N1; ++k1)
+      for (int64_t j2 = 0; j2 < N2; ++j2) {
+        const auto z = root<T>(j2 * k1, n, s);
+        w[2 * (k1 * N2 + j2)] = z.real();
+        w[2 * (k1 * N2 + j2) + 1] = z.imag();
+      }
+  });
+  {
+    namespace cs = abft::checksum;
+    const double u = cs::unit_roundoff<T>(), mu = cs::fft_twiddle_mu<T>();
+    const double eta_tw = mu + std::sqrt(2.0) * cs::gamma(2.0, u) * (1.0 + mu);
+    const double e1 = col_->kern_E() / std::sqrt(double(N1)), e2 = row_->kern_E() / std::sqrt(double(N2));
+    E_fs_ = cs::fft_compose(cs::fft_compose(e1, eta_tw), e2) * std::sqrt(double(n));
+  }
+  row_sum_.resize(size_t(N1));
+  for (int64_t k1 = 0; k1 < N1; ++k1) row_sum_[size_t(k1)] = word_sum(tw4_.data.data() + 2 * k1 * N2, N2);
+  threads_.store(threads, std::memory_order_relaxed);
+}
+
+template <class T>
+void LinePlan<T>::kernel_tables(std::vector<Table<T>*>& out) {
+  if (sub_) {
+    sub_->kernel_tables(out);
+    return;
+  }
+  if (!fourstep_) {
+    kernel_->tables(out);
+    return;
+  }
+  col_->kernel_tables(out);
+  out.push_back(&tw4_);
+  row_->kernel_tables(out);
+}
+
+template <class T>
+void LinePlan<T>::run_unit(const T* src, T* dst, T* work, abft_policy pol, StageHook<T>* hook,
+                           abft_report& rep, abft_status& st, std::mutex& repair_mu) const {
+  std::complex<double> cin;
+  double x2 = 0;
+  if (pol != ABFT_POLICY_OFF) cin = check_in(src, &x2);
+  compute(src, dst, work, hook, pol, &rep, &st, &repair_mu);
+  if (hook) {
+    const bool real = kind_ == ABFT_FFT_C2R;
+    hook->at_output(dst, real ? out_scalars() : out_elems(), 0, 1, real);
+  }
+  if (pol == ABFT_POLICY_OFF) return;
+  const double X = std::sqrt(x2);
+  if (!std::isfinite(X) || growth() * X > double(std::numeric_limits<T>::max()) * 0.25) {
+    ++rep.skipped;  // non-finite input is data; so is an output that may overflow
+    return;
+  }
+  const double bnd = bound(X);
+  const double res = std::abs(check_out(dst) - cin);
+  ++rep.checks;
+  if (res <= bnd) {
+    if (bnd > 0) rep.max_ratio = std::max(rep.max_ratio, res / bnd);
+    return;
+  }
+  ++rep.detected;
+  if (pol == ABFT_POLICY_DETECT) {
+    st = core::worse_status(st, ABFT_STATUS_FAULT_DETECTED);
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> g(repair_mu);
+    refresh_tables();
+  }
+  compute(src, dst, work, nullptr, pol, &rep, &st, &repair_mu);
+  ++rep.recomputed;
+  if (std::abs(check_out(dst) - cin) <= bnd) {
+    ++rep.corrected;
+  } else {
+    ++rep.uncorrectable;
+    st = core::worse_status(st, ABFT_STATUS_FAULT_UNCORRECTABLE);
+  }
+}
+
+template <class T>
+void LinePlan<T>::run_fourstep(const T* in, T* out, T* work, abft_policy pol, StageHook<T>* hook,
+                               abft_report& rep_total, abft_status& st_total,
+                               std::mutex& repair_mu) const {
+  constexpr int64_t B = 8;  // columns / rows per block (one cache line of doubles or more)
+  const int64_t n1 = n1_, n2 = n2_;
+  T* z = work;
+  const int64_t ncb = (n2 + B - 1) / B, nrb = (n1 + B - 1) / B;
+  const int tn = threads_.load(std::memory_order_relaxed);
+  const int nt = (tn > 1 && !omp_in_parallel()) ? tn : 1;
+  const int S1 = col_->stages();
+  std::mutex merge;
+#pragma omp parallel num_threads(nt) if (nt > 1)
+  {
+    abft_report rep{};
+    abft_status st = ABFT_STATUS_SUCCESS;
+    const int64_t nmax = std::max(n1, n2);
+    T* bin = fft_tls_buffer<T>(size_t(4 * B * nmax), 2);
+    T* bout = bin + 2 * B * nmax;
+    T* kw = fft_tls_buffer<T>(size_t(std::max(col_->work_scalars(), row_->work_scalars())), 3);
+#pragma omp for schedule(static)
+    for (int64_t cb = 0; cb < ncb; ++cb) {
+      const int64_t j0 = cb * B, nb = std::min<int64_t>(B, n2 - j0);
+      for (int64_t j1 = 0; j1 < n1; ++j1) {
+        const T* src = in + 2 * (j1 * n2 + j0);
+        for (int64_t b = 0; b < nb; ++b) {
+          bin[2 * (b * n1 + j1)] = src[2 * b];
+          bin[2 * (b * n1 + j1) + 1] = src[2 * b + 1];
+        }
+      }
+      for (int64_t b = 0; b < nb; ++b) {
+        SubHook<T> h;
+        h.inner = hook;
+        h.soff = j0 + b;
+        h.sstr = n2;
+        col_->run_unit(bin + 2 * b * n1, bout + 2 * b * n1, kw, pol, hook ? &h : nullptr, rep, st, repair_mu);
+      }
+      for (int64_t k1 = 0; k1 < n1; ++k1) {
+        T* dst = z + 2 * (k1 * n2 + j0);
+        for (int64_t b = 0; b < nb; ++b) {
+          dst[2 * b] = bout[2 * (b * n1 + k1)];
+          dst[2 * b + 1] = bout[2 * (b * n1 + k1) + 1];
+        }
+      }
+    }
+#pragma omp for schedule(static)
+    for (int64_t rb = 0; rb < nrb; ++rb) {
+      const int64_t k0 = rb * B, nb = std::min<int64_t>(B, n1 - k0);
+      for (int64_t b = 0; b < nb; ++b) {
+        const int64_t k1 = k0 + b;
+        T* xr = bin + 2 * b * n2;
+        const T* twr = tw4_.data.data() + 2 * k1 * n2;
+        const uint64_t ws = K_.cmul_sum(xr, z + 2 * k1 * n2, twr, n2);
+        if (pol != ABFT_POLICY_OFF && ws != row_sum_[size_t(k1)]) {
+          // A twiddle of this row changed since plan time (exact test, no threshold).
+          ++rep.checks;
+          ++rep.detected;
+          if (pol == ABFT_POLICY_DETECT) {
+            st = core::worse_status(st, ABFT_STATUS_FAULT_DETECTED);
+          } else {
+            {
+              std::lock_guard<std::mutex> g(repair_mu);
+              tw4_.refresh();
+            }
+            const uint64_t ws2 = K_.cmul_sum(xr, z + 2 * k1 * n2, twr, n2);
+            ++rep.recomputed;
+            if (ws2 == row_sum_[size_t(k1)]) {
+              ++rep.corrected;
+            } else {
+              ++rep.uncorrectable;
+              st = core::worse_status(st, ABFT_STATUS_FAULT_UNCORRECTABLE);
+            }
+          }
+        }
+        SubHook<T> h;
+        h.inner = hook;
+        h.stage_offset = S1;
+        h.soff = k1 * n2;
+        h.sstr = 1;
+        h.output = true;
+        h.ooff = k1;
+        h.ostr = n1;
+        row_->run_unit(xr, bout + 2 * b * n2, kw, pol, hook ? &h : nullptr, rep, st, repair_mu);
+      }
+      for (int64_t k2 = 0; k2 < n2; ++k2) {
+        T* dst = out + 2 * (k0 + n1 * k2);
+        for (int64_t b = 0; b < nb; ++b) {
+          dst[2 * b] = bout[2 * (b * n2 + k2)];
+          dst[2 * b + 1] = bout[2 * (b * n2 + k2) + 1];
+        }
+      }
+    }
+    std::lock_guard<std::mutex> g(merge);
+    core::add_report(rep_total, rep);
+    st_total = core::worse_status(st_total, st);
+  }
+}
+
+template class LinePlan<float>;
+template class LinePlan<double>;
+
+}  // namespace abft::cpu::fft
