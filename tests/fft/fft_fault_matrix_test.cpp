@@ -106,6 +106,7 @@ struct Bench {
   Plan plan;
   Transform<T> clean;  // input + the clean output
   std::vector<double> bound;  // per signal
+  std::vector<double> rms;    // per signal: ||y_clean||_2 / sqrt(elements), for the summary
   abft_call_info info{};
   bool ok = false;
 
@@ -130,6 +131,10 @@ struct Bench {
     const int64_t N = product(c.n);
     for (int64_t b = 0; b < c.batch; ++b)
       bound.push_back(escape_bound<T>(N, unit_input_norm(c.kind, clean.input(b))));
+    for (int64_t b = 0; b < c.batch; ++b) {
+      const std::vector<cld> y = clean.output(b);
+      rms.push_back(double(l2norm(y)) / std::sqrt(double(y.size())));
+    }
     // What the injector is told about the call.
     ProbeInfo probe;
     EXPECT_EQ(abft_handle_set_inject_hook(h.get(), probe_hook, &probe), ABFT_STATUS_SUCCESS);
@@ -202,7 +207,7 @@ void matrix_cell(abft_site site, abft_fault_model model, const Config& cfg) {
     for (int i = 0; i < 4; ++i) trials.push_back({0, i});
   }
   int applied = 0, detected = 0, masked = 0, no_effect = 0, partly_masked = 0;
-  double worst_masked = 0;
+  double worst_masked = 0, worst_masked_rms = 0;  // largest undetected change: / bound, / rms |y|
   for (const auto& tb : trials) {
     const int bit = tb.first, idx = tb.second;
     abft_fault spec = make_spec(site, model, bit, -1, -1, -1);
@@ -289,6 +294,7 @@ void matrix_cell(abft_site site, abft_fault_model model, const Config& cfg) {
       int64_t bs = -1, be = -1;
       const double w = bench.worst_change(tr.t, &bs, &be);
       worst_masked = std::max(worst_masked, w);
+      if (bs >= 0) worst_masked_rms = std::max(worst_masked_rms, w * bench.bound[size_t(bs)] / bench.rms[size_t(bs)]);
       EXPECT_LE(w, 1.0) << "undetected fault (SDC): signal " << bs << " element " << be
                         << " moved " << w << " x its bound " << (bs >= 0 ? bench.bound[size_t(bs)] : 0.0);
     }
@@ -297,7 +303,8 @@ void matrix_cell(abft_site site, abft_fault_model model, const Config& cfg) {
             << " " << cfg.name << ": trials " << trials.size() << ", applied " << applied
             << ", detected " << detected << " (of which other units kept an escape within the bound: "
             << partly_masked << "), masked " << masked << ", no effect " << no_effect
-            << " (largest masked change " << worst_masked << " x bound)" << std::endl;
+            << " (largest masked change " << worst_masked << " x bound = " << worst_masked_rms
+            << " x rms |y|)" << std::endl;
   EXPECT_GT(applied, 0) << "no fault landed at this site for this plan";
 }
 
