@@ -32,18 +32,36 @@
 namespace abft::checksum {
 
 /** Relative 2-norm error added by one stage of a Stockham pipeline: a
- *  radix-r butterfly (every output a sum of r products with constants, at
- *  most 2r+4 sequential roundings, complex arithmetic) followed by a twiddle
- *  multiply with twiddles accurate to mu (relative). Componentwise
- *  |err_u| <= sqrt(2) gamma_k sum_t |a_t| <= sqrt(2) gamma_k sqrt(r) ||a||_2
- *  for each of the r outputs, and ||b||_2 = sqrt(r) ||a||_2, hence the
- *  butterfly term sqrt(2 r) gamma_k; the twiddle product adds
- *  mu + sqrt(2) gamma_2 (1 + mu) (Higham Lemma 3.5). */
+ *  radix-r butterfly followed by a twiddle multiply with twiddles accurate to
+ *  mu (relative); the product adds mu + sqrt(2) gamma_2 (1 + mu) (Higham
+ *  Lemma 3.5).
+ *  Butterflies built from radix-2 levels (r = 2, 4, 8) are sums and
+ *  differences whose roundings are each <= u |result| componentwise, so a
+ *  level is a scaled unitary map with relative 2-norm error <= u and the levels
+ *  compose: r = 2: u; r = 4: 2u (the product by +-i is exact); r = 8: 2u for
+ *  the two radix-4 halves, <= 3u on the odd half's products by (1 +- i)/sqrt 2
+ *  (a sum, the rounded constant, the product), u for the last level: 6u.
+ *  Radix 3 and 5 (docs/ABFT.md §9.2): every output is a sum of at most 4
+ *  (radix 3) or 6 (radix 5) rounded terms with coefficients of modulus <= 1,
+ *  componentwise <= k u sum_t |a_t| <= k u sqrt(r) ||a||_2, i.e. a relative
+ *  2-norm error <= k u sqrt(r) (over r outputs and ||b|| = sqrt(r) ||a||):
+ *  radix 3: 4 sqrt(3) u, radix 5: 6 sqrt(5) u. Any other odd radix: every
+ *  output a sum of r products in at most 2r+4 sequential roundings,
+ *  sqrt(2r) gamma_{2r+4} + sqrt(r) u. Each figure carries a 1.25 margin for
+ *  second-order terms. */
 template <class T>
 ABFT_HD double fft_stage_eta(int radix, double mu) {
   const double u = unit_roundoff<T>();
   const double r = double(radix);
-  const double bfly = std::sqrt(2.0 * r) * gamma(2.0 * r + 4.0, u) + std::sqrt(r) * u;
+  double bfly;
+  switch (radix) {
+    case 2: bfly = 1.25 * u; break;
+    case 4: bfly = 2.5 * u; break;
+    case 8: bfly = 7.5 * u; break;
+    case 3: bfly = 1.25 * 4.0 * std::sqrt(3.0) * u; break;
+    case 5: bfly = 1.25 * 6.0 * std::sqrt(5.0) * u; break;
+    default: bfly = std::sqrt(2.0 * r) * gamma(2.0 * r + 4.0, u) + std::sqrt(r) * u; break;
+  }
   const double tw = mu + std::sqrt(2.0) * gamma(2.0, u) * (1.0 + mu);
   return (1.0 + bfly) * (1.0 + tw) - 1.0;
 }
@@ -62,15 +80,17 @@ ABFT_HD double fft_twiddle_mu() {
   return 2.0 * unit_roundoff<T>();
 }
 
-/** Error of one weighted dot product of length n as the engine forms it:
- *  products and sums in T within blocks of at most 64 terms per lane, the
- *  block sums in double; relative to sum |w_k| |y_k| (complex products,
- *  sqrt(2) gamma). */
+/** Error of one weighted dot product of length n as the engine forms it
+ *  (stockham.hpp: cdot_sep, csum, rdot): every SIMD lane sums at most 32
+ *  products in T within a block, then the lanes and blocks are added in
+ *  double (at most n/64 + 96 sequential additions, the tail included).
+ *  Relative to sum |w_k| |y_k|; complex products carry sqrt(2). */
 template <class T>
 ABFT_HD double fft_dot_coefficient(int64_t n) {
   const double u = unit_roundoff<T>();
   const double ud = unit_roundoff<double>();
-  return std::sqrt(2.0) * (gamma(66.0, u) + gamma(double(n) / 16.0 + 72.0, ud));
+  const double g_block = gamma(34.0, u);
+  return std::sqrt(2.0) * (g_block + gamma(double(n) / 64.0 + 96.0, ud) * (1.0 + g_block));
 }
 
 /** Pieces of one unit's bound, fixed at plan time. */

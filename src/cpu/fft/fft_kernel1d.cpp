@@ -77,13 +77,24 @@ class Stockham final : public Kernel1d<T> {
       }
       if (m > 1) {
         const bool first = (s == 1);
-        g.tw.make(size_t(2 * (r - 1) * m), [=](T* w) {
+        // First stage (vectorized over p): (re, re) pairs then (-im, im)
+        // pairs, [u-1][p], so a lane-wise product needs one shuffle. Other
+        // stages: (re, im) [p][u-1], broadcast per butterfly.
+        g.tw.make(size_t((first ? 4 : 2) * (r - 1) * m), [=](T* w) {
+          const int64_t half = 2 * (r - 1) * m;
           for (int64_t p = 0; p < m; ++p)
             for (int u = 1; u < r; ++u) {
               const auto z = root<T>(p * u, int64_t(r) * m, sign);
-              const int64_t idx = first ? (int64_t(u - 1) * m + p) : (p * (r - 1) + (u - 1));
-              w[2 * idx] = z.real();
-              w[2 * idx + 1] = z.imag();
+              if (first) {
+                const int64_t idx = int64_t(u - 1) * m + p;
+                w[2 * idx] = w[2 * idx + 1] = z.real();
+                w[half + 2 * idx] = -z.imag();
+                w[half + 2 * idx + 1] = z.imag();
+              } else {
+                const int64_t idx = p * (r - 1) + (u - 1);
+                w[2 * idx] = z.real();
+                w[2 * idx + 1] = z.imag();
+              }
             }
         });
         g.a.tw = g.tw.data.data();
@@ -103,17 +114,18 @@ class Stockham final : public Kernel1d<T> {
       if (hook) hook->after_stage(0, out, 1, 0, 1);
       return;
     }
+    // Ping-pong between out and one work buffer, ending in out: stage t
+    // writes out when S-1-t is even. `in` is only read (by stage 0).
     T* wa = work;
-    T* wb = work + 2 * n;
     const T* src = in;
     for (int t = 0; t < S; ++t) {
-      T* dst = (t == S - 1) ? out : ((t % 2 == 0) ? wa : wb);
+      T* dst = ((S - 1 - t) % 2 == 0) ? out : wa;
       K_.stage(st_[size_t(t)].a, src, dst);
       if (hook) hook->after_stage(t, dst, n, 0, 1);
       src = dst;
     }
   }
-  int64_t work_scalars() const override { return 4 * this->n_; }
+  int64_t work_scalars() const override { return 2 * this->n_; }
   int stages() const override { return std::max<int>(1, int(st_.size())); }
   double error_E() const override { return E_; }
   void tables(std::vector<Table<T>*>& out) override {

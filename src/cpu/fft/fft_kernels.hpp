@@ -30,7 +30,9 @@ struct StageArgs {
   int sign = -1;
   int64_t s = 1;          ///< stride: product of the earlier radices
   int64_t m = 1;          ///< butterflies per sub-problem
-  const T* tw = nullptr;  ///< twiddles w^{p u}, u >= 1: [u-1][p] when s == 1, else [p][u-1]; null when m == 1
+  /** Twiddles w^{p u}, u >= 1; null when m == 1. s == 1: (re, re) pairs
+   *  [u-1][p], then (-im, im) pairs at offset 2 (r-1) m; else (re, im) [p][u-1]. */
+  const T* tw = nullptr;
   BflyConst<T> k;
 };
 

@@ -49,7 +49,7 @@ inline void stage_q(const StageArgs<T>& g, const T* x, T* y, int64_t q0, int64_t
       for (int u = 1; u < r; ++u) {
         T re, im;
         if (t) { re = t[2 * (u - 1)]; im = t[2 * (u - 1) + 1]; }
-        else { re = g.tw[2 * ((u - 1) * m + p)]; im = g.tw[2 * ((u - 1) * m + p) + 1]; }
+        else { re = g.tw[2 * ((u - 1) * m + p)]; im = g.tw[2 * (r - 1) * m + 2 * ((u - 1) * m + p) + 1]; }
         wr[u] = C::splat(re);
         wi[u] = C::altsign() * C::splat(im);
       }
@@ -81,8 +81,13 @@ inline void stage_p(const StageArgs<T>& g, const T* x, T* y, int64_t p1) {
   for (int64_t p = 0; p < p1; p += L) {
     for (int t = 0; t < r; ++t) a[t] = C::load(x + 2 * (p + t * m));
     bfly_dispatch<C, R, T>(a, r, sp, g.k);
-    for (int u = 1; u < r; ++u)
-      if (g.tw) a[u] = C::cmul(a[u], C::load(g.tw + 2 * ((u - 1) * m + p)));
+    if (g.tw) {
+      const T* ti = g.tw + 2 * (r - 1) * m;
+      for (int u = 1; u < r; ++u) {
+        const int64_t o = 2 * ((u - 1) * m + p);
+        a[u] = C::cmul_b(a[u], C::load(g.tw + o), C::load(ti + o));
+      }
+    }
     if constexpr (R > 0 && L == 2 && R % 2 == 0) {
       // 2x2 blocks of complex values: (u, u+1) of lane 0, then of lane 1
       for (int u = 0; u < R; u += 2) {
@@ -127,7 +132,10 @@ inline void stage_tail(const StageArgs<T>& g, const T* x, T* y, int64_t p0) {
     bfly_dispatch<S, R, T>(a, r, sp, g.k);
     for (int u = 0; u < r; ++u) {
       V b = a[u];
-      if (u > 0 && g.tw && p > 0) b = S::cmul(b, S::load(g.tw + 2 * ((u - 1) * m + p)));
+      if (u > 0 && g.tw && p > 0) {
+        const int64_t o = 2 * ((u - 1) * m + p);
+        b = S::cmul_b(b, S::load(g.tw + o), S::load(g.tw + 2 * (r - 1) * m + o));
+      }
       S::store(y + 2 * (r * p + u), b);
     }
   }
