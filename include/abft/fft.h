@@ -40,9 +40,10 @@ typedef enum abft_fft_kind {
 
 /** Plan flags (bit set). */
 enum {
-  /** C2R of rank >= 2 may use its input as scratch unless this is given
-   *  (FFTW's rule); with it the input is never written. Rank-1 C2R and all
-   *  C2C/R2C out-of-place plans never write their input anyway. */
+  /** FFTW's rule lets C2R of rank >= 2 use its input as scratch unless this
+   *  is given. This engine never writes the input of an out-of-place
+   *  transform (C2R of rank >= 2 works on a copy), so the flag is accepted
+   *  and always honoured. */
   ABFT_FFT_PRESERVE_INPUT = 1u << 0,
   /** Allows the plan to overwrite the input of an out-of-place transform. */
   ABFT_FFT_DESTROY_INPUT = 1u << 1,
@@ -99,9 +100,9 @@ ABFT_API abft_status abft_fft_destroy(abft_fft_plan_t p);
 
 /** Execute on the given arrays. in == out is an in-place transform (the
  *  arrays must then describe the same memory as FFTW requires: for in-place
- *  R2C/C2R the real side is padded to 2*(n/2+1) along the last dimension);
- *  otherwise they must not overlap. `in` is const except where the plan may
- *  destroy it (C2R rank >= 2 without PRESERVE_INPUT, or DESTROY_INPUT).
+ *  R2C/C2R the real side is padded to 2*(n/2+1) along the last dimension;
+ *  otherwise INVALID_LD); out of place they must not overlap (INVALID_VALUE).
+ *  An out-of-place input is never written.
  *  Returns SUCCESS (possibly after repairs: see report), FAULT_DETECTED
  *  (policy detect) or FAULT_UNCORRECTABLE; negative on bad arguments, with
  *  nothing written. report may be NULL. */
@@ -113,9 +114,9 @@ ABFT_API abft_status abft_fft_set_policy(abft_fft_plan_t p, abft_policy policy);
 /** Threads for this plan's executions (0: the handle's, else OpenMP's default). */
 ABFT_API abft_status abft_fft_set_threads(abft_fft_plan_t p, int nthreads);
 
-/** Static-lifetime description of the plan: kind, sizes, the decomposition of
- *  each dimension (radices, Bluestein, four-step) and the ISA, e.g.
- *  "c2c double n=[1048576] batch=1 dim0: fourstep 1024x1024 (4x4x4x4x4 | 4x4x4x4x4) avx2".
+/** Description of the plan: kind, sizes, the decomposition of each distinct
+ *  line (radices, Bluestein, four-step) and the ISA, e.g.
+ *  "c2c double n=[1000] batch=1 line0(1000): stockham 8x5x5x5 isa=avx2".
  *  Valid until the plan is destroyed. */
 ABFT_API const char* abft_fft_describe(abft_fft_plan_t p);
 

@@ -204,7 +204,7 @@ class Bluestein final : public Kernel1d<T> {
     Bq_.make(size_t(2 * M), [B](T* d) {
       for (size_t i = 0; i < B.size(); ++i) d[i] = T(B[i]);
     });
-    // Error (docs/ABFT.md §9.3): chirp products, two length-M FFTs, the
+    // Error (docs/ABFT.md §9.2): chirp products, two length-M FFTs, the
     // pointwise product with B (itself computed in double and rounded).
     const double u = cs::unit_roundoff<T>();
     const double epsM = fwd_->error_E() / std::sqrt(double(M));

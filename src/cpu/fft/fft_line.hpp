@@ -21,8 +21,12 @@ namespace abft::cpu::fft {
 template <class T>
 class LinePlan {
  public:
-  /** kind: C2C (sign +-1), R2C (sign -1) or C2R (sign +1); n the logical length. */
-  LinePlan(abft_fft_kind kind, int64_t n, int sign, const FftKernels<T>& K, int threads);
+  /** kind: C2C (sign +-1), R2C (sign -1) or C2R (sign +1); n the logical length.
+   *  allow_fourstep: a complex line above the cache threshold becomes a
+   *  four-step line checked per sub-transform (false for those sub-transforms
+   *  themselves: they are whole units whatever their length). */
+  LinePlan(abft_fft_kind kind, int64_t n, int sign, const FftKernels<T>& K, int threads,
+           bool allow_fourstep = true);
 
   abft_fft_kind kind() const { return kind_; }
   int64_t n() const { return n_; }

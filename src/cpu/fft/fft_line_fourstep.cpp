@@ -5,7 +5,7 @@
  *  Four-step (n = n1 n2, x[j1 n2 + j2], y[k1 + n1 k2]): every column transform
  *  (length n1, gathered in blocks into a contiguous buffer) and every row
  *  transform (length n2, input z[k1][.] times the twiddles w_n^{j2 k1}) is a
- *  unit with its own weights and bound (docs/ABFT.md §9.4): a fault is located
+ *  unit with its own weights and bound (docs/ABFT.md §9.3): a fault is located
  *  to one sub-transform and only that one is recomputed, from the gathered
  *  copy that is kept until it verifies. The twiddles between the passes are
  *  not covered by those checks (a wrong twiddle is consistent input to its
@@ -64,8 +64,8 @@ void LinePlan<T>::init_fourstep(int64_t n1, int threads) {
   fourstep_ = true;
   n1_ = n1;
   n2_ = n_ / n1;
-  col_ = std::make_unique<LinePlan<T>>(ABFT_FFT_C2C, n1_, sign_, K_, 1);
-  row_ = std::make_unique<LinePlan<T>>(ABFT_FFT_C2C, n2_, sign_, K_, 1);
+  col_ = std::make_unique<LinePlan<T>>(ABFT_FFT_C2C, n1_, sign_, K_, 1, false);
+  row_ = std::make_unique<LinePlan<T>>(ABFT_FFT_C2C, n2_, sign_, K_, 1, false);
   const int64_t n = n_, N1 = n1_, N2 = n2_;
   const int s = sign_;
   tw4_.make(size_t(2 * n), [=](T* w) {
