@@ -158,6 +158,45 @@ class Stockham final : public Kernel1d<T> {
 };
 
 // ------------------------------------------------------------------ Bluestein
+/** In-place DFT of x (length M = 2^a 3^b 5^c) in long double, for plan-time
+ *  tables: recursive decimation in time, twiddles from one table of
+ *  exp(sign 2 pi i j / M). */
+void fft_ld_rec(std::complex<long double>* x, int64_t n, int64_t stride_in_M,
+                const std::vector<std::complex<long double>>& w, int64_t M,
+                std::vector<std::complex<long double>>& tmp) {
+  if (n == 1) return;
+  int64_t p = n % 2 == 0 ? 2 : n % 3 == 0 ? 3 : n % 5 == 0 ? 5 : n;
+  const int64_t m = n / p;
+  // split x into p decimated sub-sequences (stored consecutively), transform each
+  for (int64_t i = 0; i < n; ++i) tmp[size_t(i)] = x[i];
+  for (int64_t r = 0; r < p; ++r)
+    for (int64_t k = 0; k < m; ++k) x[r * m + k] = tmp[size_t(k * p + r)];
+  for (int64_t r = 0; r < p; ++r) fft_ld_rec(x + r * m, m, stride_in_M * p, w, M, tmp);
+  // combine: X[k + m q] = sum_r w_n^{r (k + m q)} S_r[k]
+  std::complex<long double> t[5];
+  std::vector<std::complex<long double>> big;
+  if (p > 5) big.resize(size_t(p));
+  std::complex<long double>* tv = p > 5 ? big.data() : t;
+  for (int64_t k = 0; k < m; ++k) {
+    for (int64_t r = 0; r < p; ++r) tv[r] = x[r * m + k];
+    for (int64_t q = 0; q < p; ++q) {
+      std::complex<long double> acc = 0;
+      for (int64_t r = 0; r < p; ++r) {
+        const int64_t e = (r * (k + m * q)) % n;
+        acc += tv[r] * w[size_t(e * stride_in_M)];
+      }
+      x[k + m * q] = acc;
+    }
+  }
+}
+
+void fft_long_double(std::vector<std::complex<long double>>& x, int sign) {
+  const int64_t M = int64_t(x.size());
+  std::vector<std::complex<long double>> w(static_cast<size_t>(M)), tmp(static_cast<size_t>(M));
+  for (int64_t j = 0; j < M; ++j) w[size_t(j)] = root_ld(j, M, sign);
+  fft_ld_rec(x.data(), M, 1, w, M, tmp);
+}
+
 /** y_k = c_k sum_j (x_j c_j) conj(c_{k-j}), c_j = exp(sign i pi j^2 / n): a
  *  cyclic convolution of length M >= 2n - 1 (M smooth) through two FFTs of
  *  length M and the precomputed transform of the chirp. */
@@ -180,27 +219,25 @@ class Bluestein final : public Kernel1d<T> {
         c[2 * j + 1] = z.imag();
       }
     });
-    // B = F_-(b) / M in double, b_m = conj(c_m) at m and M - m.
-    std::vector<double> b(size_t(2 * M), 0.0), B(size_t(2 * M)), wk;
+    // B = F_-(b) / M in long double (plan time, O(M log M)), b_m = conj(c_m)
+    // at m and M - m; rounded once to T.
+    std::vector<std::complex<long double>> bl(size_t(M), {0.0L, 0.0L});
     for (int64_t j = 0; j < n; ++j) {
       const unsigned __int128 sq = (unsigned __int128)j * (unsigned __int128)j;
       const auto z = root_ld(int64_t(sq % (unsigned __int128)(2 * n)), 2 * n, -sign);  // conj
-      b[size_t(2 * j)] = double(z.real());
-      b[size_t(2 * j + 1)] = double(z.imag());
-      if (j > 0) {
-        b[size_t(2 * (M - j))] = double(z.real());
-        b[size_t(2 * (M - j) + 1)] = double(z.imag());
-      }
+      bl[size_t(j)] = z;
+      if (j > 0) bl[size_t(M - j)] = z;
     }
-    const auto kd = make_kernel<double>(M, -1, fft_kernels<double>(abft::cpu::active_isa()), threads);
-    wk.resize(size_t(kd->work_scalars()));
-    kd->run(b.data(), B.data(), wk.data(), nullptr);
-    double bmax = 0;
+    fft_long_double(bl, -1);
+    std::vector<double> B(size_t(2 * M));
+    long double bmax_ld = 0;
     for (int64_t k = 0; k < M; ++k) {
-      B[size_t(2 * k)] /= double(M);
-      B[size_t(2 * k + 1)] /= double(M);
-      bmax = std::max(bmax, std::hypot(B[size_t(2 * k)], B[size_t(2 * k + 1)]));
+      const std::complex<long double> v = bl[size_t(k)] / (long double)M;
+      B[size_t(2 * k)] = double(v.real());
+      B[size_t(2 * k + 1)] = double(v.imag());
+      bmax_ld = std::max(bmax_ld, std::abs(v));
     }
+    const double bmax = double(bmax_ld) * (1.0 + 1e-15);
     Bq_.make(size_t(2 * M), [B](T* d) {
       for (size_t i = 0; i < B.size(); ++i) d[i] = T(B[i]);
     });
@@ -208,12 +245,13 @@ class Bluestein final : public Kernel1d<T> {
     // pointwise product with B (itself computed in double and rounded).
     const double u = cs::unit_roundoff<T>();
     const double epsM = fwd_->error_E() / std::sqrt(double(M));
-    const double epsMd = kd->error_E() / std::sqrt(double(M));
+    // long double transform of B: radix 2/3/5 levels, each <= 30 u_ld (relative, 2-norm)
+    const double epsMd = 30.0 * std::ceil(std::log2(double(M))) * std::ldexp(1.0, -64);
     const double mu = cs::fft_twiddle_mu<T>();
     const double g2 = std::sqrt(2.0) * cs::gamma(2.0, u);
     const double eta_c = mu + g2 * (1.0 + mu);
     const double dB = std::sqrt(2.0) * u * bmax + epsMd * std::sqrt(double(2 * n - 1) / double(M)) +
-                      4.0 * cs::unit_roundoff<double>() * bmax;
+                      4.0 * std::ldexp(1.0, -64) * bmax;
     E_ = 1.01 * double(M) * (bmax * (2.0 * epsM + 2.0 * eta_c + g2) + dB) * (1.0 + epsM) * (1.0 + eta_c);
   }
 

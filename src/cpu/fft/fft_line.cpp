@@ -163,12 +163,13 @@ void LinePlan<T>::build_weights_c2r() {
   std::vector<double> w(size_t(2 * n)), W(size_t(2 * n)), wk(size_t(kd->work_scalars()));
   std::vector<double> best_w;
   double best = -1;
+  std::vector<std::complex<long double>> phase(65536);  // the phase alphabet
+  for (int64_t i = 0; i < 65536; ++i) phase[size_t(i)] = root_ld(i, 65536, +1);
   for (uint64_t seed = 1; seed <= 8 && best < 2.0; ++seed) {
     uint64_t st = 0x9E3779B97F4A7C15ull * seed;
     for (int64_t j = 0; j < n; ++j) {
       st ^= st << 13; st ^= st >> 7; st ^= st << 17;
-      const int64_t num = int64_t(st >> 11) % 65536;
-      const auto z = root_ld(num, 65536, +1);
+      const auto z = phase[size_t((st >> 11) % 65536)];
       w[size_t(2 * j)] = double(z.real());
       w[size_t(2 * j + 1)] = double(z.imag());
     }
