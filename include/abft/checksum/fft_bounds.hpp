@@ -81,16 +81,17 @@ ABFT_HD double fft_twiddle_mu() {
 }
 
 /** Error of one weighted dot product of length n as the engine forms it
- *  (stockham.hpp: cdot_sep, csum, rdot): every SIMD lane sums at most 32
- *  products in T within a block, then the lanes and blocks are added in
- *  double (at most n/64 + 96 sequential additions, the tail included).
+ *  (stockham.hpp: cdot_sep, csum, rdot and their batched forms): every SIMD
+ *  lane sums at most 32 products in T within a block, then the lanes and
+ *  blocks are added in double (at most n/32 + 96 sequential additions, the
+ *  tail included).
  *  Relative to sum |w_k| |y_k|; complex products carry sqrt(2). */
 template <class T>
 ABFT_HD double fft_dot_coefficient(int64_t n) {
   const double u = unit_roundoff<T>();
   const double ud = unit_roundoff<double>();
   const double g_block = gamma(34.0, u);
-  return std::sqrt(2.0) * (g_block + gamma(double(n) / 64.0 + 96.0, ud) * (1.0 + g_block));
+  return std::sqrt(2.0) * (g_block + gamma(double(n) / 32.0 + 96.0, ud) * (1.0 + g_block));
 }
 
 /** Pieces of one unit's bound, fixed at plan time. */

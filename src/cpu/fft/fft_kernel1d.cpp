@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <mutex>
 #include <sstream>
 
 #include "abft/checksum/fft_bounds.hpp"
@@ -27,8 +28,8 @@ struct MappedHook final : StageHook<T> {
   int64_t offset, stride;
   MappedHook(StageHook<T>* h, int so, int64_t off, int64_t str)
       : inner(h), stage_offset(so), offset(off), stride(str) {}
-  void after_stage(int stage, T* buf, int64_t n, int64_t off, int64_t str) override {
-    inner->after_stage(stage + stage_offset, buf, n, offset + off * stride, str * stride);
+  void after_stage(int stage, T* buf, int64_t n, int64_t off, int64_t str, int64_t bstr) override {
+    inner->after_stage(stage + stage_offset, buf, n, offset + off * stride, str * stride, bstr);
   }
   void at_output(T*, int64_t, int64_t, int64_t, bool) override {}  // sub-kernel outputs are intermediates
 };
@@ -111,7 +112,7 @@ class Stockham final : public Kernel1d<T> {
     if (S == 0) {
       out[0] = in[0];
       out[1] = in[1];
-      if (hook) hook->after_stage(0, out, 1, 0, 1);
+      if (hook) hook->after_stage(0, out, 1, 0, 1, 1);
       return;
     }
     // Ping-pong between out and one work buffer, ending in out: stage t
@@ -121,16 +122,47 @@ class Stockham final : public Kernel1d<T> {
     for (int t = 0; t < S; ++t) {
       T* dst = ((S - 1 - t) % 2 == 0) ? out : wa;
       K_.stage(st_[size_t(t)].a, src, dst);
-      if (hook) hook->after_stage(t, dst, n, 0, 1);
+      if (hook) hook->after_stage(t, dst, n, 0, 1, 1);
       src = dst;
     }
   }
   int64_t work_scalars() const override { return 2 * this->n_; }
+  /** Batched form: the stages with every stride times nb; the first stage's
+   *  twiddles in the [p][u-1] layout of the strided stages (built on first
+   *  use, shared afterwards). */
+  bool run_batch(const T* in, T* out, T* work, int64_t nb, StageHook<T>* hook) const override {
+    if (nb == 1) {  // one signal: the plain pipeline (its first stage has s == 1)
+      run(in, out, work, hook);
+      return true;
+    }
+    const int64_t n = this->n_;
+    const int S = int(st_.size());
+    if (S == 0) {
+      std::copy(in, in + 2 * nb, out);
+      if (hook) hook->after_stage(0, out, nb, 0, 1, 1);
+      return true;
+    }
+    std::call_once(tw0b_once_, [this] { build_tw0b(); });
+    T* wa = work;
+    const T* src = in;
+    for (int t = 0; t < S; ++t) {
+      T* dst = ((S - 1 - t) % 2 == 0) ? out : wa;
+      StageArgs<T> a = st_[size_t(t)].a;
+      a.s *= nb;
+      if (t == 0 && a.tw) a.tw = tw0b_.data.data();
+      K_.stage(a, src, dst);
+      if (hook) hook->after_stage(t, dst, n * nb, 0, 1, 1);
+      src = dst;
+    }
+    return true;
+  }
+  bool has_batch() const override { return true; }
   int stages() const override { return std::max<int>(1, int(st_.size())); }
   double error_E() const override { return E_; }
   void tables(std::vector<Table<T>*>& out) override {
     for (auto& g : st_)
       if (!g.tw.data.empty()) out.push_back(&g.tw);
+    if (!tw0b_.data.empty()) out.push_back(&tw0b_);
   }
   int max_radix() const override {
     int r = 2;
@@ -151,9 +183,26 @@ class Stockham final : public Kernel1d<T> {
     Table<T> tw;
     std::vector<T> gc, gs;
   };
+  void build_tw0b() const {
+    const StageArgs<T>& a = st_[0].a;
+    if (!a.tw) return;
+    const int r = a.radix;
+    const int64_t m = a.m;
+    const int sign = this->sign_;
+    tw0b_.make(size_t(2 * (r - 1) * m), [=](T* w) {
+      for (int64_t p = 0; p < m; ++p)
+        for (int u = 1; u < r; ++u) {
+          const auto z = root<T>(p * u, int64_t(r) * m, sign);
+          w[2 * (p * (r - 1) + (u - 1))] = z.real();
+          w[2 * (p * (r - 1) + (u - 1)) + 1] = z.imag();
+        }
+    });
+  }
   const FftKernels<T>& K_;
   std::vector<int> radices_;
   std::vector<Stage> st_;
+  mutable Table<T> tw0b_;
+  mutable std::once_flag tw0b_once_;
   double E_ = 0;
 };
 

@@ -18,12 +18,13 @@
 namespace abft::cpu::fft {
 
 /** Called after stage `stage` of a unit wrote `n` complex values to buf, where
- *  buf[i] is element (offset + i * stride) of that stage's full output. The
- *  injection hook lives behind this; null when nothing is injected. */
+ *  buf[i * bstride] is element (offset + i * stride) of that stage's full
+ *  output. The injection hook lives behind this; null when nothing is injected. */
 template <class T>
 struct StageHook {
   virtual ~StageHook() = default;
-  virtual void after_stage(int stage, T* buf, int64_t n, int64_t offset, int64_t stride) = 0;
+  virtual void after_stage(int stage, T* buf, int64_t n, int64_t offset, int64_t stride,
+                           int64_t bstride) = 0;
   /** The unit's output values before they are verified (ABFT_SITE_OUTPUT):
    *  buf[i] is output element (offset + i * stride), complex, or with
    *  real_scalars buf holds n real scalars of a real output. */
@@ -63,6 +64,13 @@ class Kernel1d {
    *  kept as the recomputation source); out must not overlap in. work holds
    *  work_scalars() scalars. */
   virtual void run(const T* in, T* out, T* work, StageHook<T>* hook) const = 0;
+  /** nb signals interleaved element by element (element j of signal b at
+   *  in[j nb + b]), out likewise; work holds batch_work_scalars(nb). The hook
+   *  sees each stage's whole interleaved buffer (n nb values, stride 1).
+   *  Returns false (and does nothing) when this kernel has no batched form. */
+  virtual bool run_batch(const T*, T*, T*, int64_t, StageHook<T>*) const { return false; }
+  virtual bool has_batch() const { return false; }
+  virtual int64_t batch_work_scalars(int64_t nb) const { return 2 * n_ * nb; }
   virtual int64_t work_scalars() const = 0;
   virtual int stages() const = 0;
   /** ||fl(y) - y||_2 <= E ||x||_2 for this kernel in precision T. */

@@ -51,6 +51,11 @@ struct FftKernels {
   /** y = a * b like cmul, returning the wrapping sum of b's 64-bit words
    *  (an exact fingerprint of the twiddles it read). */
   uint64_t (*cmul_sum)(T* y, const T* a, const T* b, int64_t n) = nullptr;
+  /** csum and cdot_sep for nb signals interleaved element by element. */
+  void (*csum_batch)(const T* cdup, const T* x, int64_t n, int64_t nb, std::complex<double>* sum,
+                     std::complex<double>* csum, double* x2) = nullptr;
+  void (*cdot_sep_batch)(const T* rr, const T* ri, const double* R, const T* y, int64_t n, int64_t nb,
+                         std::complex<double>* out) = nullptr;
   int lanes = 1;
   const char* isa = "reference";
 };

@@ -232,8 +232,8 @@ template <class T>
 struct InnerHook final : StageHook<T> {
   StageHook<T>* inner;
   explicit InnerHook(StageHook<T>* h) : inner(h) {}
-  void after_stage(int stage, T* buf, int64_t n, int64_t off, int64_t str) override {
-    inner->after_stage(stage, buf, n, off, str);
+  void after_stage(int stage, T* buf, int64_t n, int64_t off, int64_t str, int64_t bstr) override {
+    inner->after_stage(stage, buf, n, off, str, bstr);
   }
   void at_output(T*, int64_t, int64_t, int64_t, bool) override {}
 };

@@ -56,6 +56,18 @@ class LinePlan {
    *  Counts go to rep, the worst outcome to st; hook (may be null) injects. */
   void run_fourstep(const T* in, T* out, T* work, abft_policy pol, StageHook<T>* hook,
                     abft_report& rep, abft_status& st, std::mutex& repair_mu) const;
+  /** Complex lines with a Stockham kernel also run nb signals interleaved
+   *  element by element (the four-step column pass): transform and checks. */
+  bool batchable() const { return kind_ == ABFT_FFT_C2C && kernel_ && kernel_->has_batch(); }
+  void compute_batch(const T* in, T* out, T* work, int64_t nb, StageHook<T>* hook) const {
+    kernel_->run_batch(in, out, work, nb, hook);
+  }
+  int64_t batch_work_scalars(int64_t nb) const { return kernel_->batch_work_scalars(nb); }
+  void check_in_batch(const T* x, int64_t nb, std::complex<double>* in, double* x2) const;
+  void check_out_batch(const T* y, int64_t nb, std::complex<double>* out) const;
+  /** Judges one check: counts it (or a skip) in rep; true when it failed. */
+  bool judge(std::complex<double> in, double x2, std::complex<double> out, abft_report& rep) const;
+
   /** One checked unit on contiguous data: check in, compute, check out,
    *  repair. Shared by the plan (whole lines) and the four-step sub-units. */
   void run_unit(const T* src, T* dst, T* work, abft_policy pol, StageHook<T>* hook,
@@ -87,6 +99,9 @@ class LinePlan {
 
  private:
   void init_fourstep(int64_t n1, int threads);
+  /** Four-step column pass on columns [j0, j0 + nb), batched and checked. */
+  void column_block(const T* in, T* z, T* bin, T* bout, T* kw, int64_t j0, int64_t nb, abft_policy pol,
+                    StageHook<T>* hook, abft_report& rep, abft_status& st, std::mutex& repair_mu) const;
   // The complex transform inside the line: kernel_, or sub_ (a four-step line).
   void kern_run(const T* in, T* out, T* work, StageHook<T>* hook, abft_policy pol, abft_report* rep,
                 abft_status* st, std::mutex* mu) const;

@@ -36,8 +36,8 @@ struct SubHook final : StageHook<T> {
   int64_t soff = 0, sstr = 1;  // stage element = soff + i * sstr
   bool output = false;         // row sub-units carry the line's outputs
   int64_t ooff = 0, ostr = 1;  // output element = ooff + i * ostr
-  void after_stage(int stage, T* buf, int64_t n, int64_t off, int64_t str) override {
-    inner->after_stage(stage + stage_offset, buf, n, soff + off * sstr, str * sstr);
+  void after_stage(int stage, T* buf, int64_t n, int64_t off, int64_t str, int64_t bstr) override {
+    inner->after_stage(stage + stage_offset, buf, n, soff + off * sstr, str * sstr, bstr);
   }
   void at_output(T* buf, int64_t n, int64_t off, int64_t str, bool real) override {
     if (output) inner->at_output(buf, n, ooff + off * ostr, str * ostr, real);
@@ -104,6 +104,37 @@ void LinePlan<T>::kernel_tables(std::vector<Table<T>*>& out) {
 }
 
 template <class T>
+bool LinePlan<T>::judge(std::complex<double> in, double x2, std::complex<double> out, abft_report& rep) const {
+  const double X = std::sqrt(x2);
+  if (!std::isfinite(X) || growth() * X > double(std::numeric_limits<T>::max()) * 0.25) {
+    ++rep.skipped;  // non-finite input is data; so is an output that may overflow
+    return false;
+  }
+  const double bnd = bound(X);
+  const double res = std::abs(out - in);
+  ++rep.checks;
+  if (res <= bnd) {
+    if (bnd > 0) rep.max_ratio = std::max(rep.max_ratio, res / bnd);
+    return false;
+  }
+  ++rep.detected;
+  return true;
+}
+
+template <class T>
+void LinePlan<T>::check_in_batch(const T* x, int64_t nb, std::complex<double>* in, double* x2) const {
+  std::complex<double> sum[64], csum[64];
+  K_.csum_batch(v_.data.data(), x, n_, nb, sum, csum, x2);
+  for (int64_t b = 0; b < nb; ++b) in[b] = sum[b] + std::complex<double>(0.0, 1.0) * csum[b];
+}
+
+template <class T>
+void LinePlan<T>::check_out_batch(const T* y, int64_t nb, std::complex<double>* out) const {
+  const T* w = w_.data.data();
+  K_.cdot_sep_batch(w, w + 2 * kWeightBlock, Rb_.data.data(), y, n_, nb, out);
+}
+
+template <class T>
 void LinePlan<T>::run_unit(const T* src, T* dst, T* work, abft_policy pol, StageHook<T>* hook,
                            abft_report& rep, abft_status& st, std::mutex& repair_mu) const {
   std::complex<double> cin;
@@ -114,20 +145,7 @@ void LinePlan<T>::run_unit(const T* src, T* dst, T* work, abft_policy pol, Stage
     const bool real = kind_ == ABFT_FFT_C2R;
     hook->at_output(dst, real ? out_scalars() : out_elems(), 0, 1, real);
   }
-  if (pol == ABFT_POLICY_OFF) return;
-  const double X = std::sqrt(x2);
-  if (!std::isfinite(X) || growth() * X > double(std::numeric_limits<T>::max()) * 0.25) {
-    ++rep.skipped;  // non-finite input is data; so is an output that may overflow
-    return;
-  }
-  const double bnd = bound(X);
-  const double res = std::abs(check_out(dst) - cin);
-  ++rep.checks;
-  if (res <= bnd) {
-    if (bnd > 0) rep.max_ratio = std::max(rep.max_ratio, res / bnd);
-    return;
-  }
-  ++rep.detected;
+  if (pol == ABFT_POLICY_OFF || !judge(cin, x2, check_out(dst), rep)) return;
   if (pol == ABFT_POLICY_DETECT) {
     st = core::worse_status(st, ABFT_STATUS_FAULT_DETECTED);
     return;
@@ -138,11 +156,83 @@ void LinePlan<T>::run_unit(const T* src, T* dst, T* work, abft_policy pol, Stage
   }
   compute(src, dst, work, nullptr, pol, &rep, &st, &repair_mu);
   ++rep.recomputed;
-  if (std::abs(check_out(dst) - cin) <= bnd) {
+  if (std::abs(check_out(dst) - cin) <= bound(std::sqrt(x2))) {
     ++rep.corrected;
   } else {
     ++rep.uncorrectable;
     st = core::worse_status(st, ABFT_STATUS_FAULT_UNCORRECTABLE);
+  }
+}
+
+namespace {
+/** Stage outputs of nb interleaved column transforms, mapped to the line's
+ *  elements: column b's element k1 is element k1 n2 + (j0 + b). */
+template <class T>
+struct ColumnBatchHook final : StageHook<T> {
+  StageHook<T>* inner;
+  int64_t j0, nb, n1, n2;
+  void after_stage(int stage, T* buf, int64_t, int64_t, int64_t, int64_t) override {
+    for (int64_t b = 0; b < nb; ++b) inner->after_stage(stage, buf + 2 * b, n1, j0 + b, n2, nb);
+  }
+  void at_output(T*, int64_t, int64_t, int64_t, bool) override {}
+};
+}  // namespace
+
+template <class T>
+void LinePlan<T>::column_block(const T* in, T* z, T* bin, T* bout, T* kw, int64_t j0, int64_t nb,
+                               abft_policy pol, StageHook<T>* hook, abft_report& rep, abft_status& st,
+                               std::mutex& repair_mu) const {
+  const int64_t n1 = n1_, n2 = n2_;
+  // Gather: rows of nb consecutive columns, interleaved (whole cache lines).
+  for (int64_t j1 = 0; j1 < n1; ++j1) {
+    const T* s = in + 2 * (j1 * n2 + j0);
+    T* d = bin + 2 * j1 * nb;
+    for (int64_t i = 0; i < 2 * nb; ++i) d[i] = s[i];
+  }
+  std::complex<double> cin[64], cout[64];
+  double x2[64];
+  if (pol != ABFT_POLICY_OFF) col_->check_in_batch(bin, nb, cin, x2);
+  ColumnBatchHook<T> bh;
+  bh.inner = hook;
+  bh.j0 = j0;
+  bh.nb = nb;
+  bh.n1 = n1;
+  bh.n2 = n2;
+  col_->compute_batch(bin, bout, kw, nb, hook ? &bh : nullptr);
+  if (pol != ABFT_POLICY_OFF) {
+    col_->check_out_batch(bout, nb, cout);
+    bool failed[64];
+    int64_t nfail = 0;
+    for (int64_t b = 0; b < nb; ++b) nfail += (failed[b] = col_->judge(cin[b], x2[b], cout[b], rep));
+    if (nfail > 0) {
+      if (pol == ABFT_POLICY_DETECT) {
+        st = core::worse_status(st, ABFT_STATUS_FAULT_DETECTED);
+      } else {
+        {
+          std::lock_guard<std::mutex> g(repair_mu);
+          col_->refresh_tables();
+        }
+        // Recompute the block (the same arithmetic: clean columns come out
+        // bit for bit as before) and re-verify the failed columns.
+        col_->compute_batch(bin, bout, kw, nb, nullptr);
+        col_->check_out_batch(bout, nb, cout);
+        for (int64_t b = 0; b < nb; ++b) {
+          if (!failed[b]) continue;
+          ++rep.recomputed;
+          if (std::abs(cout[b] - cin[b]) <= col_->bound(std::sqrt(x2[b]))) {
+            ++rep.corrected;
+          } else {
+            ++rep.uncorrectable;
+            st = core::worse_status(st, ABFT_STATUS_FAULT_UNCORRECTABLE);
+          }
+        }
+      }
+    }
+  }
+  for (int64_t k1 = 0; k1 < n1; ++k1) {
+    const T* s = bout + 2 * k1 * nb;
+    T* d = z + 2 * (k1 * n2 + j0);
+    for (int64_t i = 0; i < 2 * nb; ++i) d[i] = s[i];
   }
 }
 
@@ -157,6 +247,7 @@ void LinePlan<T>::run_fourstep(const T* in, T* out, T* work, abft_policy pol, St
   const int tn = threads_.load(std::memory_order_relaxed);
   const int nt = (tn > 1 && !omp_in_parallel()) ? tn : 1;
   const int S1 = col_->stages();
+  const bool batch = col_->batchable();
   std::mutex merge;
 #pragma omp parallel num_threads(nt) if (nt > 1)
   {
@@ -165,10 +256,15 @@ void LinePlan<T>::run_fourstep(const T* in, T* out, T* work, abft_policy pol, St
     const int64_t nmax = std::max(n1, n2);
     T* bin = fft_tls_buffer<T>(size_t(4 * B * nmax), 2);
     T* bout = bin + 2 * B * nmax;
-    T* kw = fft_tls_buffer<T>(size_t(std::max(col_->work_scalars(), row_->work_scalars())), 3);
+    T* kw = fft_tls_buffer<T>(
+        size_t(std::max({col_->work_scalars(), row_->work_scalars(), batch ? col_->batch_work_scalars(B) : 0})), 3);
 #pragma omp for schedule(static)
     for (int64_t cb = 0; cb < ncb; ++cb) {
       const int64_t j0 = cb * B, nb = std::min<int64_t>(B, n2 - j0);
+      if (batch) {
+        column_block(in, z, bin, bout, kw, j0, nb, pol, hook, rep, st, repair_mu);
+        continue;
+      }
       for (int64_t j1 = 0; j1 < n1; ++j1) {
         const T* src = in + 2 * (j1 * n2 + j0);
         for (int64_t b = 0; b < nb; ++b) {

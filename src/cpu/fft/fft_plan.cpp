@@ -55,7 +55,7 @@ template <class T>
 struct UnitHook final : StageHook<T> {
   ExecContext* cx;
   int64_t unit, kernel_n;
-  void after_stage(int stage, T* buf, int64_t n, int64_t offset, int64_t stride) override {
+  void after_stage(int stage, T* buf, int64_t n, int64_t offset, int64_t stride, int64_t bstride) override {
     for (size_t i = 0; i < cx->inj.faults.size(); ++i) {
       abft_fault& f = cx->inj.faults[i];
       if (f.site != ABFT_SITE_FFT_STAGE || f.row != unit || f.kpos != stage) continue;
@@ -64,7 +64,7 @@ struct UnitHook final : StageHook<T> {
       const int64_t idx = (te - offset) / stride;
       if (idx >= n) continue;
       if (cx->applied[i].exchange(1)) continue;
-      T& v = buf[2 * idx + (f.col & 1)];
+      T& v = buf[2 * idx * bstride + (f.col & 1)];
       f.original = double(v);
       v = checksum::apply_fault<T>(v, f.model, f.bit, f.value);
       f.corrupted = double(v);

@@ -318,31 +318,115 @@ void cmul_impl(T* y, const T* a, const T* b, int64_t n) {
   for (; k < n; ++k) S::store(y + 2 * k, S::cmul(S::load(a + 2 * k), S::load(b + 2 * k)));
 }
 
+/** Input side of the checks of nb interleaved signals (element j of signal b
+ *  at x[j nb + b]): per signal sum x, sum c_j x and sum |x|^2, vectorized
+ *  across the signals; each lane sums at most 32 rows in T, then double. */
+template <class C, class S, class T>
+void csum_batch_impl(const T* cdup, const T* x, int64_t n, int64_t nb, std::complex<double>* sum,
+                     std::complex<double>* csum, double* x2) {
+  using V = typename C::V;
+  constexpr int L = C::lanes;
+  constexpr int64_t R = 32;  // rows per block
+  for (int64_t b = 0; b < nb; ++b) { sum[b] = csum[b] = 0; x2[b] = 0; }
+  int64_t b0 = 0;
+  for (; b0 + L <= nb; b0 += L) {
+    for (int64_t j0 = 0; j0 < n; j0 += R) {
+      const int64_t j1 = std::min(n, j0 + R);
+      V a = C::zero(), c = C::zero(), q = C::zero();
+      for (int64_t j = j0; j < j1; ++j) {
+        const V xv = C::load(x + 2 * (j * nb + b0));
+        a += xv;
+        c += xv * C::splat(cdup[2 * j]);
+        q += xv * xv;
+      }
+      for (int l = 0; l < L; ++l) {
+        sum[b0 + l] += std::complex<double>(a[2 * l], a[2 * l + 1]);
+        csum[b0 + l] += std::complex<double>(c[2 * l], c[2 * l + 1]);
+        x2[b0 + l] += double(q[2 * l]) + double(q[2 * l + 1]);
+      }
+    }
+  }
+  for (; b0 < nb; ++b0)
+    for (int64_t j = 0; j < n; ++j) {
+      const double xr = x[2 * (j * nb + b0)], xi = x[2 * (j * nb + b0) + 1], cc = cdup[2 * j];
+      sum[b0] += std::complex<double>(xr, xi);
+      csum[b0] += std::complex<double>(cc * xr, cc * xi);
+      x2[b0] += xr * xr + xi * xi;
+    }
+}
+
+/** Output side of the checks of nb interleaved signals, w_{bB+j} = R_b r_j
+ *  as in cdot_sep_impl (r given as (re, re) then (im, im) pairs). */
+template <class C, class S, class T>
+void cdot_sep_batch_impl(const T* rr, const T* ri, const double* Rb, const T* y, int64_t n, int64_t nb,
+                         std::complex<double>* out) {
+  using V = typename C::V;
+  constexpr int L = C::lanes;
+  constexpr int64_t B = kWeightBlock;
+  for (int64_t b = 0; b < nb; ++b) out[b] = 0;
+  int64_t b0 = 0;
+  for (; b0 + L <= nb; b0 += L) {
+    for (int64_t blk = 0; blk * B < n; ++blk) {
+      const int64_t j1 = std::min<int64_t>(B, n - blk * B);
+      V a0 = C::zero(), a1 = C::zero(), c0 = C::zero(), c1 = C::zero();
+      int64_t j = 0;
+      for (; j + 2 <= j1; j += 2) {
+        const V y0 = C::load(y + 2 * ((blk * B + j) * nb + b0));
+        const V y1 = C::load(y + 2 * ((blk * B + j + 1) * nb + b0));
+        a0 += y0 * C::splat(rr[2 * j]);
+        c0 += y0 * C::splat(ri[2 * j]);
+        a1 += y1 * C::splat(rr[2 * j + 2]);
+        c1 += y1 * C::splat(ri[2 * j + 2]);
+      }
+      for (; j < j1; ++j) {
+        const V y0 = C::load(y + 2 * ((blk * B + j) * nb + b0));
+        a0 += y0 * C::splat(rr[2 * j]);
+        c0 += y0 * C::splat(ri[2 * j]);
+      }
+      const V A = a0 + a1, Cv = c0 + c1;
+      const double Rr = Rb[2 * blk], Ri = Rb[2 * blk + 1];
+      for (int l = 0; l < L; ++l) {
+        // inner = sum r_j y_j = (A.re - Cv.im, A.im + Cv.re)
+        const double ir = double(A[2 * l]) - double(Cv[2 * l + 1]);
+        const double ii = double(A[2 * l + 1]) + double(Cv[2 * l]);
+        out[b0 + l] += std::complex<double>(Rr * ir - Ri * ii, Rr * ii + Ri * ir);
+      }
+    }
+  }
+  for (; b0 < nb; ++b0) {
+    for (int64_t blk = 0; blk * B < n; ++blk) {
+      double ir = 0, ii = 0;
+      for (int64_t j = 0; j < B && blk * B + j < n; ++j) {
+        const double yr = y[2 * ((blk * B + j) * nb + b0)], yi = y[2 * ((blk * B + j) * nb + b0) + 1];
+        ir += double(rr[2 * j]) * yr - double(ri[2 * j]) * yi;
+        ii += double(rr[2 * j]) * yi + double(ri[2 * j]) * yr;
+      }
+      const double Rr = Rb[2 * blk], Ri = Rb[2 * blk + 1];
+      out[b0] += std::complex<double>(Rr * ir - Ri * ii, Rr * ii + Ri * ir);
+    }
+  }
+}
+
 template <class C, class S, class T>
 uint64_t cmul_sum_impl(T* y, const T* a, const T* b, int64_t n) {
   using V = typename C::V;
   constexpr int L = C::lanes;
-  typedef uint64_t U __attribute__((vector_size(sizeof(V))));
-  U acc = U{};
+  constexpr int NW = int(sizeof(V) / sizeof(uint64_t));  // 64-bit words per vector
+  uint64_t acc[NW] = {};
   int64_t k = 0;
   for (; k + L <= n; k += L) {
     const V bv = C::load(b + 2 * k);
-    U w;
-    std::memcpy(&w, &bv, sizeof w);
-    acc += w;
+    uint64_t w[NW];
+    std::memcpy(w, &bv, sizeof w);
+    for (int i = 0; i < NW; ++i) acc[i] += w[i];
     C::store(y + 2 * k, C::cmul(C::load(a + 2 * k), bv));
   }
-  uint64_t lanes[sizeof(U) / 8], s = 0;
-  std::memcpy(lanes, &acc, sizeof acc);
-  for (size_t l = 0; l < sizeof(U) / 8; ++l) s += lanes[l];
+  uint64_t s = 0;
+  for (int i = 0; i < NW; ++i) s += acc[i];
   for (; k < n; ++k) {
-    uint64_t w;
-    std::memcpy(&w, b + 2 * k, 8);
-    s += w;
-    if (sizeof(T) == 8) {
-      std::memcpy(&w, b + 2 * k + 1, 8);
-      s += w;
-    }
+    uint64_t w[2 * sizeof(T) / sizeof(uint64_t)];
+    std::memcpy(w, b + 2 * k, sizeof w);
+    for (uint64_t x : w) s += x;
     S::store(y + 2 * k, S::cmul(S::load(a + 2 * k), S::load(b + 2 * k)));
   }
   return s;
@@ -357,6 +441,8 @@ FftKernels<T> make_kernels(const char* isa) {
   k.rdot = &rdot_impl<C, S, T>;
   k.cmul = &cmul_impl<C, S, T>;
   k.cmul_sum = &cmul_sum_impl<C, S, T>;
+  k.csum_batch = &csum_batch_impl<C, S, T>;
+  k.cdot_sep_batch = &cdot_sep_batch_impl<C, S, T>;
   k.lanes = C::lanes;
   k.isa = isa;
   return k;
