@@ -35,7 +35,7 @@ enum class Direction : int { Forward = ABFT_FFT_FORWARD, Backward = ABFT_FFT_BAC
 
 /** Plan flags (bit set, see abft/fft.h). */
 enum Flags : unsigned {
-  None = 0,
+  NoFlags = 0,
   PreserveInput = ABFT_FFT_PRESERVE_INPUT,
   DestroyInput = ABFT_FFT_DESTROY_INPUT,
   Unaligned = ABFT_FFT_UNALIGNED
@@ -245,32 +245,32 @@ P make_many(const Dims& n, int64_t howmany, const Side& in, const Side& out, int
 /** Complex transform of shape n (rank 1..3, row-major, contiguous), one signal.
  *  T: float, double or std::complex of either. */
 template <class T>
-C2CPlan<T> c2c(const Dims& n, Direction dir, Handle* h = nullptr, unsigned flags = None) {
+C2CPlan<T> c2c(const Dims& n, Direction dir, Handle* h = nullptr, unsigned flags = NoFlags) {
   return detail::make_dft<C2CPlan<T>>(n, static_cast<int>(dir), h, flags);
 }
 template <class T>
-C2CPlan<T> c2c(int64_t n, Direction dir, Handle* h = nullptr, unsigned flags = None) {
+C2CPlan<T> c2c(int64_t n, Direction dir, Handle* h = nullptr, unsigned flags = NoFlags) {
   return c2c<T>(Dims{n}, dir, h, flags);
 }
 
 /** Real-to-complex forward transform of real shape n (output n/2+1 along the last dimension). */
 template <class T>
-R2CPlan<T> r2c(const Dims& n, Handle* h = nullptr, unsigned flags = None) {
+R2CPlan<T> r2c(const Dims& n, Handle* h = nullptr, unsigned flags = NoFlags) {
   return detail::make_dft<R2CPlan<T>>(n, ABFT_FFT_FORWARD, h, flags);
 }
 template <class T>
-R2CPlan<T> r2c(int64_t n, Handle* h = nullptr, unsigned flags = None) {
+R2CPlan<T> r2c(int64_t n, Handle* h = nullptr, unsigned flags = NoFlags) {
   return r2c<T>(Dims{n}, h, flags);
 }
 
 /** Complex-to-real backward transform of real shape n (input n/2+1 along the last
- *  dimension). Rank >= 2 may overwrite its input unless flags has PreserveInput. */
+ *  dimension). Out of place, the input is never written (PreserveInput is always honoured). */
 template <class T>
-C2RPlan<T> c2r(const Dims& n, Handle* h = nullptr, unsigned flags = None) {
+C2RPlan<T> c2r(const Dims& n, Handle* h = nullptr, unsigned flags = NoFlags) {
   return detail::make_dft<C2RPlan<T>>(n, ABFT_FFT_BACKWARD, h, flags);
 }
 template <class T>
-C2RPlan<T> c2r(int64_t n, Handle* h = nullptr, unsigned flags = None) {
+C2RPlan<T> c2r(int64_t n, Handle* h = nullptr, unsigned flags = NoFlags) {
   return c2r<T>(Dims{n}, h, flags);
 }
 
@@ -279,7 +279,7 @@ C2RPlan<T> c2r(int64_t n, Handle* h = nullptr, unsigned flags = None) {
  *  plan_many). `dir` applies to C2C only; R2C is forward and C2R backward. */
 template <class In, class Out>
 Plan<In, Out> many(const Dims& n, int64_t howmany, const Side& in, const Side& out,
-                   Direction dir = Direction::Forward, Handle* h = nullptr, unsigned flags = None) {
+                   Direction dir = Direction::Forward, Handle* h = nullptr, unsigned flags = NoFlags) {
   const int sign = Plan<In, Out>::kind == ABFT_FFT_C2C ? static_cast<int>(dir) : 0;
   return detail::make_many<Plan<In, Out>>(n, howmany, in, out, sign, h, flags);
 }
@@ -287,19 +287,19 @@ Plan<In, Out> many(const Dims& n, int64_t howmany, const Side& in, const Side& o
 /** `howmany` complex transforms of shape n laid out as the Sides say (FFTW plan_many). */
 template <class T>
 C2CPlan<T> c2c_many(const Dims& n, int64_t howmany, const Side& in, const Side& out,
-                    Direction dir, Handle* h = nullptr, unsigned flags = None) {
+                    Direction dir, Handle* h = nullptr, unsigned flags = NoFlags) {
   return detail::make_many<C2CPlan<T>>(n, howmany, in, out, static_cast<int>(dir), h, flags);
 }
 /** `howmany` real-to-complex transforms (real shape n). */
 template <class T>
 R2CPlan<T> r2c_many(const Dims& n, int64_t howmany, const Side& in, const Side& out,
-                    Handle* h = nullptr, unsigned flags = None) {
+                    Handle* h = nullptr, unsigned flags = NoFlags) {
   return detail::make_many<R2CPlan<T>>(n, howmany, in, out, ABFT_FFT_FORWARD, h, flags);
 }
 /** `howmany` complex-to-real transforms (real shape n). */
 template <class T>
 C2RPlan<T> c2r_many(const Dims& n, int64_t howmany, const Side& in, const Side& out,
-                    Handle* h = nullptr, unsigned flags = None) {
+                    Handle* h = nullptr, unsigned flags = NoFlags) {
   return detail::make_many<C2RPlan<T>>(n, howmany, in, out, ABFT_FFT_BACKWARD, h, flags);
 }
 
