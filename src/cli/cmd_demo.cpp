@@ -1,5 +1,6 @@
 /** \file cmd_demo.cpp
- *  \brief `abft demo` (the main job): protected GEMMs with injected faults, each checked against a clean run.
+ *  \brief `abft demo` (the main job): protected GEMMs with injected faults, each checked against a
+ *  clean run; then the FFT part (cmd_demo_fft.cpp).
  *
  *  For every shape and type the demo first computes C with protection off and
  *  no injector (the clean reference), then repeats the same call on a handle
@@ -38,12 +39,6 @@ struct Shape {
 struct Scenario {
   std::string label;
   std::vector<abft_fault> faults;
-};
-
-struct Options {
-  uint64_t seed = 42;
-  bool quick = false;
-  bool verbose = false;
 };
 
 std::vector<Shape> demo_shapes(bool quick) {
@@ -149,14 +144,10 @@ std::string shape_text(const Shape& s) {
   return b;
 }
 
-struct Tally {
-  int runs = 0, matches = 0, masked = 0;
-};
-
 /** All scenarios of one shape for type T; prints one line per protected GEMM. */
 template <class T>
-void run_shape(const Shape& s, const Options& opt, Handle& clean, Handle& prot, Injector& inj,
-               std::mt19937_64& rng, Tally& tally) {
+void run_shape(const Shape& s, const DemoOptions& opt, Handle& clean, Handle& prot, Injector& inj,
+               std::mt19937_64& rng, DemoTally& tally) {
   const abft_kernel kernel = sizeof(T) == 4 ? ABFT_KERNEL_SGEMM : ABFT_KERNEL_DGEMM;
   const char* kname = abft_kernel_name(kernel);
   const Storage sa = storage(s.layout, s.ta == ABFT_NO_TRANS ? s.m : s.k,
@@ -230,8 +221,33 @@ void run_shape(const Shape& s, const Options& opt, Handle& clean, Handle& prot, 
   }
 }
 
+/** The GEMM part: every shape and scenario in float and double on `prot`, with
+ *  its own seeded injector; the clean runs on a handle with policy off. */
+void demo_gemm(const DemoOptions& opt, Handle& prot, DemoTally& tally) {
+  Handle clean;  // reference runs: policy off, no injector
+  clean.set_policy(Policy::Off);
+  Injector inj(opt.seed);
+  prot.set_injector(&inj);
+
+  std::printf("GEMM: kernels sgemm %s | dgemm %s\n", abft_gemm_kernel_info(ABFT_KERNEL_SGEMM),
+              abft_gemm_kernel_info(ABFT_KERNEL_DGEMM));
+  std::printf(
+      "OK: every element within 1e-4 (float) / 1e-12 (double) * max|C_clean| of the clean run.\n"
+      "MASKED: a fault below the checksum bound went undetected and moved C by less than the\n"
+      "        bound (expected for small faults, mostly in float). MISMATCH: anything else.\n\n");
+  std::printf("  # %-5s %-26s %-20s %-4s %-19s %3s %3s %3s %3s  %8s  %s\n", "gemm", "shape",
+              "faults", "inj", "status", "det", "cor", "rec", "unc", "max rel", "result");
+
+  std::mt19937_64 rng(opt.seed);
+  for (const Shape& s : demo_shapes(opt.quick)) {
+    run_shape<float>(s, opt, clean, prot, inj, rng, tally);
+    run_shape<double>(s, opt, clean, prot, inj, rng, tally);
+  }
+  prot.set_injector(nullptr);
+}
+
 /** Parse demo options; returns -1 to continue, else the exit code. */
-int parse_options(int argc, char** argv, Options& opt) {
+int parse_options(int argc, char** argv, DemoOptions& opt) {
   for (int i = 0; i < argc; ++i) {
     const char* a = argv[i];
     if (!std::strcmp(a, "--quick")) {
@@ -245,8 +261,17 @@ int parse_options(int argc, char** argv, Options& opt) {
                      v ? v : "(nothing)");
         return 2;
       }
+    } else if (!std::strcmp(a, "--only") || !std::strncmp(a, "--only=", 7)) {
+      const char* v = a[6] == '=' ? a + 7 : (i + 1 < argc ? argv[++i] : nullptr);
+      if (!v || (std::strcmp(v, "gemm") && std::strcmp(v, "fft"))) {
+        std::fprintf(stderr, "abft demo: --only needs 'gemm' or 'fft', got '%s'\n",
+                     v ? v : "(nothing)");
+        return 2;
+      }
+      opt.gemm = !std::strcmp(v, "gemm");
+      opt.fft = !opt.gemm;
     } else if (!std::strcmp(a, "--help") || !std::strcmp(a, "-h")) {
-      std::printf("usage: abft demo [--seed N] [--quick] [--verbose]\n");
+      std::printf("usage: abft demo [--seed N] [--quick] [--verbose] [--only gemm|fft]\n");
       return 0;
     } else {
       std::fprintf(stderr, "abft demo: unknown option '%s'\n", a);
@@ -260,43 +285,30 @@ int parse_options(int argc, char** argv, Options& opt) {
 }  // namespace
 
 int cmd_demo(int argc, char** argv) {
-  Options opt;
+  DemoOptions opt;
   const int rc = parse_options(argc, argv, opt);
   if (rc >= 0) return rc;
 
-  Handle clean;  // reference runs: policy off, no injector
-  clean.set_policy(Policy::Off);
-  Handle prot;   // protected runs: policy correct, seeded injector
+  Handle prot;  // protected runs of both parts: policy correct, statistics
   prot.set_policy(Policy::Correct);
-  Injector inj(opt.seed);
-  prot.set_injector(&inj);
 
-  std::printf("abft %s demo: protected GEMM (policy correct) with injected faults vs a clean run\n",
-              abft_version());
-  std::printf("seed %llu, %s shapes, kernels: sgemm %s | dgemm %s\n",
-              static_cast<unsigned long long>(opt.seed), opt.quick ? "quick" : "full",
-              abft_gemm_kernel_info(ABFT_KERNEL_SGEMM), abft_gemm_kernel_info(ABFT_KERNEL_DGEMM));
-  std::printf(
-      "OK: every element within 1e-4 (float) / 1e-12 (double) * max|C_clean| of the clean run.\n"
-      "MASKED: a fault below the checksum bound went undetected and moved C by less than the\n"
-      "        bound (expected for small faults, mostly in float). MISMATCH: anything else.\n\n");
-  std::printf("  # %-5s %-26s %-20s %-4s %-19s %3s %3s %3s %3s  %8s  %s\n", "gemm", "shape",
-              "faults", "inj", "status", "det", "cor", "rec", "unc", "max rel", "result");
+  std::printf("abft %s demo: protected %s (policy correct) with injected faults vs a clean run\n",
+              abft_version(), opt.gemm && opt.fft ? "GEMM and FFT" : opt.gemm ? "GEMM" : "FFT");
+  std::printf("seed %llu, %s shapes\n\n", static_cast<unsigned long long>(opt.seed),
+              opt.quick ? "quick" : "full");
 
-  std::mt19937_64 rng(opt.seed);
-  Tally tally;
-  for (const Shape& s : demo_shapes(opt.quick)) {
-    run_shape<float>(s, opt, clean, prot, inj, rng, tally);
-    run_shape<double>(s, opt, clean, prot, inj, rng, tally);
-  }
-  prot.set_injector(nullptr);
+  DemoTally gemm, fft;
+  if (opt.gemm) demo_gemm(opt, prot, gemm);
+  if (opt.gemm && opt.fft) std::printf("\n");
+  if (opt.fft) demo_fft(opt, prot, fft);
 
   std::printf("\nerror statistics of the protected handle:\n%s\n", prot.stats_text().c_str());
-  if (tally.masked)
-    std::printf("(%d of the matches are MASKED: within the checksum bound, not the tolerance)\n",
-                tally.masked);
-  std::printf("demo: %d/%d GEMMs match the clean run\n", tally.matches, tally.runs);
-  return tally.matches == tally.runs ? 0 : 1;
+  if (gemm.masked + fft.masked)
+    std::printf("(%d of the matches are MASKED: an undetected fault below the checksum bound)\n",
+                gemm.masked + fft.masked);
+  if (opt.gemm) std::printf("demo: %d/%d GEMMs match the clean run\n", gemm.matches, gemm.runs);
+  if (opt.fft) std::printf("demo: %d/%d FFTs match the clean run\n", fft.matches, fft.runs);
+  return gemm.matches == gemm.runs && fft.matches == fft.runs ? 0 : 1;
 }
 
 }  // namespace abft::cli

@@ -1,5 +1,6 @@
 /** \file cmd_info.cpp
- *  \brief `abft info`: what this build and this machine will run (CPU, kernels, threads, policy, CUDA).
+ *  \brief `abft info`: what this build and this machine will run (CPU, GEMM and FFT kernels,
+ *  threads, policy, CUDA).
  */
 #include <omp.h>
 
@@ -8,6 +9,7 @@
 #include <string>
 
 #include "abft/abft.h"
+#include "abft/fft.h"
 #include "commands.hpp"
 #include "core/cpu_features.hpp"
 #ifdef ABFT_HAVE_CUDA
@@ -53,6 +55,28 @@ void print_cpu() {
               env_or_unset("ABFT_ISA"));
 }
 
+/** The FFT engine's ISA and the decomposition it picks for a 4096-point c2c line,
+ *  read from a plan's description ("c2c float n=[4096] batch=1 line0(4096):
+ *  stockham 8x8x8x8 isa=avx2"). */
+void print_fft_kernel(abft_precision prec) {
+  const char* name = prec == ABFT_PRECISION_FLOAT ? "sfft" : "dfft";
+  abft_fft_plan_t p = nullptr;
+  const abft_status s = abft_fft_plan_1d(&p, nullptr, prec, ABFT_FFT_C2C, 4096, ABFT_FFT_FORWARD, 0);
+  if (s != ABFT_STATUS_SUCCESS) {
+    std::printf("  %s: unavailable (%s)\n", name, abft_status_string(s));
+    return;
+  }
+  const std::string d = abft_fft_describe(p);
+  abft_fft_destroy(p);
+  const size_t isa = d.rfind(" isa="), line = d.find("): ");
+  if (isa == std::string::npos || line == std::string::npos || line > isa) {
+    std::printf("  %s: %s\n", name, d.c_str());
+    return;
+  }
+  std::printf("  %s: %s (c2c n=4096: %s)\n", name, d.substr(isa + 5).c_str(),
+              d.substr(line + 3, isa - line - 3).c_str());
+}
+
 void print_cuda() {
 #ifdef ABFT_HAVE_CUDA
   char buf[4096];
@@ -81,6 +105,9 @@ int cmd_info(int argc, char** argv) {
   std::printf("GEMM kernels:\n");
   std::printf("  sgemm: %s\n", abft_gemm_kernel_info(ABFT_KERNEL_SGEMM));
   std::printf("  dgemm: %s\n", abft_gemm_kernel_info(ABFT_KERNEL_DGEMM));
+  std::printf("FFT kernels:\n");
+  print_fft_kernel(ABFT_PRECISION_FLOAT);
+  print_fft_kernel(ABFT_PRECISION_DOUBLE);
   std::printf("OpenMP: max threads %d (OMP_NUM_THREADS=%s)\n", omp_get_max_threads(),
               env_or_unset("OMP_NUM_THREADS"));
   std::printf("Policy: default %s (ABFT_POLICY=%s)\n", policy_name(abft_default_policy()),

@@ -6,14 +6,38 @@
 #include <cstdio>
 #include <string>
 
+namespace abft {
+class Handle;
+}
+
 namespace abft::cli {
 
-/** `abft info`: version, CPU features, GEMM kernels, threads, policy, CUDA devices.
+/** `abft info`: version, CPU features, GEMM and FFT kernels, threads, policy, CUDA devices.
  *  argv holds the arguments after the command name. Returns the process exit code. */
 int cmd_info(int argc, char** argv);
 
-/** `abft demo`: protected GEMMs with injected faults, compared with clean runs. */
+/** `abft demo`: protected GEMMs and FFTs with injected faults, compared with clean runs. */
 int cmd_demo(int argc, char** argv);
+
+/** Options of `abft demo`. */
+struct DemoOptions {
+  uint64_t seed = 42;
+  bool quick = false;
+  bool verbose = false;
+  bool gemm = true;  ///< run the GEMM part (--only fft clears it)
+  bool fft = true;   ///< run the FFT part (--only gemm clears it)
+};
+
+/** Protected calls of one demo part: run, matching the clean run, and of those
+ *  the matches only within the checksum bound (MASKED). */
+struct DemoTally {
+  int runs = 0, matches = 0, masked = 0;
+};
+
+/** The FFT part of `abft demo` (cmd_demo_fft.cpp): protected FFT plans on `prot`
+ *  (policy correct) with faults from a seeded injector it attaches for the part,
+ *  each run compared bitwise with a clean run of the same plan. Prints its table. */
+void demo_fft(const DemoOptions& opt, abft::Handle& prot, DemoTally& tally);
 
 /** Usage text of the whole tool. */
 void print_usage(std::FILE* out);
