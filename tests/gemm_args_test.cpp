@@ -286,7 +286,7 @@ TEST(GemmApi, InjectorMisuse) {
   EXPECT_EQ(abft_injector_add(nullptr, &f), ABFT_STATUS_NULL_POINTER);
   EXPECT_EQ(abft_injector_add(inj, nullptr), ABFT_STATUS_NULL_POINTER);
   abft_fault g = f;
-  g.site = abft_site(4);
+  g.site = ABFT_SITE_COUNT_;
   EXPECT_EQ(abft_injector_add(inj, &g), ABFT_STATUS_INVALID_VALUE);
   g.site = abft_site(-1);
   EXPECT_EQ(abft_injector_add(inj, &g), ABFT_STATUS_INVALID_VALUE);

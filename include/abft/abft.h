@@ -70,8 +70,10 @@ ABFT_API const char* abft_kernel_name(abft_kernel k);
 typedef struct abft_report {
   uint64_t checks;          /**< checksum verifications performed */
   uint64_t detected;        /**< verifications that failed (faults seen) */
-  uint64_t corrected;       /**< output elements located and recomputed */
-  uint64_t recomputed;      /**< rows/columns/blocks recomputed (pattern not isolable) */
+  uint64_t corrected;       /**< GEMM: output elements located and recomputed;
+                                 FFT: units (lines, sub-transforms) repaired and re-verified */
+  uint64_t recomputed;      /**< GEMM: rows/columns/blocks recomputed (pattern not isolable);
+                                 FFT: unit recomputations (every FFT repair is one) */
   uint64_t uncorrectable;   /**< repairs that failed re-verification */
   uint64_t skipped;         /**< checks skipped: non-finite input, or an output that may overflow */
   double max_ratio;         /**< largest |residual| / bound over passing clean checks
