@@ -91,8 +91,12 @@ class GemmFaultMatrix : public ::testing::TestWithParam<FaultParam> {
       ASSERT_EQ(f.model, model);
       if (t % 2 == 0) {
         EXPECT_EQ(f.row, spec.row);
-        if (site != ABFT_SITE_PACKED_A) EXPECT_EQ(f.col, spec.col);
-        if (site != ABFT_SITE_OUTPUT) EXPECT_EQ(f.kpos, spec.kpos);
+        if (site != ABFT_SITE_PACKED_A) {
+          EXPECT_EQ(f.col, spec.col);
+        }
+        if (site != ABFT_SITE_OUTPUT) {
+          EXPECT_EQ(f.kpos, spec.kpos);
+        }
       }
       // Classify: must the engine see it?
       const bool nonfinite = !std::isfinite(static_cast<T>(f.corrupted));
@@ -140,9 +144,10 @@ class GemmFaultMatrix : public ::testing::TestWithParam<FaultParam> {
       if (must_detect) {
         EXPECT_EQ(od.status, ABFT_STATUS_FAULT_DETECTED) << abft_status_string(od.status);
         EXPECT_GE(od.report.detected, 1u);
-        if (site == ABFT_SITE_OUTPUT && od.status == ABFT_STATUS_FAULT_DETECTED)
+        if (site == ABFT_SITE_OUTPUT && od.status == ABFT_STATUS_FAULT_DETECTED) {
           EXPECT_TRUE(same_value(od.C[p.ic(f.row, f.col)], static_cast<T>(g.corrupted)))
               << "DETECT must leave the output as computed";
+        }
       } else if (od.status == ABFT_STATUS_SUCCESS) {
         EXPECT_EQ(od.report.detected, 0u);
         EXPECT_TRUE(within_escape_bound(p, od.C, clean.C, lb));

@@ -348,114 +348,6 @@ class Bluestein final : public Kernel1d<T> {
   double E_ = 0;
 };
 
-// ------------------------------------------------------------------ four-step
-/** n = n1 n2, x[j1 n2 + j2]: n2 column FFTs of length n1 (blocks of columns
- *  gathered into contiguous buffers), the twiddles w_n^{j2 k1}, n1 row FFTs of
- *  length n2, written transposed: y[k1 + n1 k2]. Two passes over memory. */
-template <class T>
-class FourStep final : public Kernel1d<T> {
- public:
-  static constexpr int64_t kBlock = 8;
-  FourStep(int64_t n, int sign, const FftKernels<T>& K, int threads, int64_t n1)
-      : Kernel1d<T>(n, sign), K_(K), threads_(threads), n1_(n1), n2_(n / n1) {
-    col_ = make_kernel<T>(n1_, sign, K, 1);
-    row_ = make_kernel<T>(n2_, sign, K, 1);
-    const int64_t n2 = n2_;
-    tw_.make(size_t(2 * n), [=](T* w) {
-      for (int64_t k1 = 0; k1 < n / n2; ++k1)
-        for (int64_t j2 = 0; j2 < n2; ++j2) {
-          const auto z = root<T>(j2 * k1, n, sign);
-          w[2 * (k1 * n2 + j2)] = z.real();
-          w[2 * (k1 * n2 + j2) + 1] = z.imag();
-        }
-    });
-    const double u = cs::unit_roundoff<T>(), mu = cs::fft_twiddle_mu<T>();
-    const double eta_tw = mu + std::sqrt(2.0) * cs::gamma(2.0, u) * (1.0 + mu);
-    const double e1 = col_->error_E() / std::sqrt(double(n1_));
-    const double e2 = row_->error_E() / std::sqrt(double(n2_));
-    E_ = cs::fft_compose(cs::fft_compose(e1, eta_tw), e2) * std::sqrt(double(n));
-  }
-
-  void run(const T* in, T* out, T* work, StageHook<T>* hook) const override {
-    const int64_t n1 = n1_, n2 = n2_;
-    T* z = work;
-    const int64_t ncb = (n2 + kBlock - 1) / kBlock, nrb = (n1 + kBlock - 1) / kBlock;
-    const int tn = threads_.load(std::memory_order_relaxed);
-    const int nt = (tn > 1 && !omp_in_parallel()) ? tn : 1;
-    const int S1 = col_->stages();
-#pragma omp parallel num_threads(nt) if (nt > 1)
-    {
-      const int64_t cw = col_->work_scalars(), rw = row_->work_scalars();
-      T* buf = tls_buffer<T>(size_t(4 * kBlock * std::max(n1, n2)), 0);
-      T* kw = tls_buffer<T>(size_t(std::max(cw, rw)), 1);
-      T* bin = buf;
-      T* bout = buf + 2 * kBlock * std::max(n1, n2);
-#pragma omp for schedule(static)
-      for (int64_t cb = 0; cb < ncb; ++cb) {
-        const int64_t j0 = cb * kBlock, nb = std::min<int64_t>(kBlock, n2 - j0);
-        for (int64_t j1 = 0; j1 < n1; ++j1) {
-          const T* src = in + 2 * (j1 * n2 + j0);
-          for (int64_t b = 0; b < nb; ++b) {
-            bin[2 * (b * n1 + j1)] = src[2 * b];
-            bin[2 * (b * n1 + j1) + 1] = src[2 * b + 1];
-          }
-        }
-        for (int64_t b = 0; b < nb; ++b) {
-          MappedHook<T> h(hook, 0, j0 + b, n2);
-          col_->run(bin + 2 * b * n1, bout + 2 * b * n1, kw, hook ? &h : nullptr);
-        }
-        for (int64_t k1 = 0; k1 < n1; ++k1) {
-          T* dst = z + 2 * (k1 * n2 + j0);
-          for (int64_t b = 0; b < nb; ++b) {
-            dst[2 * b] = bout[2 * (b * n1 + k1)];
-            dst[2 * b + 1] = bout[2 * (b * n1 + k1) + 1];
-          }
-        }
-      }
-#pragma omp for schedule(static)
-      for (int64_t rb = 0; rb < nrb; ++rb) {
-        const int64_t k0 = rb * kBlock, nb = std::min<int64_t>(kBlock, n1 - k0);
-        for (int64_t b = 0; b < nb; ++b) {
-          const int64_t k1 = k0 + b;
-          K_.cmul(bin + 2 * b * n2, z + 2 * k1 * n2, tw_.data.data() + 2 * k1 * n2, n2);
-          MappedHook<T> h(hook, S1, k1 * n2, 1);
-          row_->run(bin + 2 * b * n2, bout + 2 * b * n2, kw, hook ? &h : nullptr);
-        }
-        for (int64_t k2 = 0; k2 < n2; ++k2) {
-          T* dst = out + 2 * (k0 + n1 * k2);
-          for (int64_t b = 0; b < nb; ++b) {
-            dst[2 * b] = bout[2 * (b * n2 + k2)];
-            dst[2 * b + 1] = bout[2 * (b * n2 + k2) + 1];
-          }
-        }
-      }
-    }
-  }
-  int64_t work_scalars() const override { return 2 * this->n_; }
-  int stages() const override { return col_->stages() + row_->stages(); }
-  double error_E() const override { return E_; }
-  void tables(std::vector<Table<T>*>& out) override {
-    col_->tables(out);
-    out.push_back(&tw_);
-    row_->tables(out);
-  }
-  int max_radix() const override { return std::max(col_->max_radix(), row_->max_radix()); }
-  void set_threads(int nt) override { threads_.store(nt, std::memory_order_relaxed); }
-  std::string describe() const override {
-    std::ostringstream o;
-    o << "fourstep " << n1_ << "x" << n2_ << " (" << col_->describe() << " | " << row_->describe() << ")";
-    return o.str();
-  }
-
- private:
-  const FftKernels<T>& K_;
-  std::atomic<int> threads_;
-  int64_t n1_, n2_;
-  std::unique_ptr<Kernel1d<T>> col_, row_;
-  Table<T> tw_;
-  double E_ = 0;
-};
-
 /** Divisor of n nearest sqrt(n) with both factors >= 16, or 0. */
 int64_t fourstep_split(int64_t n) {
   int64_t best = 0;
@@ -496,7 +388,7 @@ std::unique_ptr<Kernel1d<T>> make_kernel(int64_t n, int sign, const FftKernels<T
   if (n == 1 || !rad.empty()) {
     if (n > fourstep_threshold<T>()) {
       const int64_t n1 = fourstep_split(n);
-      if (n1 > 0) return std::make_unique<FourStep<T>>(n, sign, K, threads, n1);
+      if (n1 > 0) return make_fourstep_kernel<T>(n, sign, K, threads);
     }
     return std::make_unique<Stockham<T>>(n, sign, K, std::move(rad));
   }

@@ -91,6 +91,12 @@ class Kernel1d {
 template <class T>
 std::unique_ptr<Kernel1d<T>> make_kernel(int64_t n, int sign, const FftKernels<T>& k, int threads);
 
+/** A four-step kernel for n (above the threshold, fourstep_split_for(n) > 0):
+ *  the four-step line of fft_line_fourstep.cpp run without its checks, for
+ *  transforms inside other units (Bluestein's inner transforms). */
+template <class T>
+std::unique_ptr<Kernel1d<T>> make_fourstep_kernel(int64_t n, int sign, const FftKernels<T>& K, int threads);
+
 /** Length above which make_kernel uses the four-step decomposition. */
 template <class T>
 int64_t fourstep_threshold();

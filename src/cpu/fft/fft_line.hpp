@@ -93,6 +93,10 @@ class LinePlan {
   /** Refresh every table (twiddles, chirps, weights) whose fingerprint no
    *  longer matches: the first step of a repair. */
   void refresh_tables() const;
+  /** ||fl(y) - y||_2 <= error_E() ||x||_2 for the transform inside the line
+   *  (the whole four-step transform for four-step lines). */
+  double error_E() const { return kern_E(); }
+  int max_radix() const { return kern_max_radix(); }
   /** Only the tables the transform reads (injection targets). */
   void kernel_tables(std::vector<Table<T>*>& out);
   std::string describe() const;

@@ -340,6 +340,42 @@ void LinePlan<T>::run_fourstep(const T* in, T* out, T* work, abft_policy pol, St
   }
 }
 
+namespace {
+/** A four-step line used as a plain kernel: the same passes, policy OFF. */
+template <class T>
+class FourStepKernel final : public Kernel1d<T> {
+ public:
+  FourStepKernel(int64_t n, int sign, const FftKernels<T>& K, int threads)
+      : Kernel1d<T>(n, sign), line_(ABFT_FFT_C2C, n, sign, K, threads) {}
+  void run(const T* in, T* out, T* work, StageHook<T>* hook) const override {
+    line_.compute(in, out, work, hook);
+  }
+  int64_t work_scalars() const override { return line_.work_scalars(); }
+  int stages() const override { return line_.stages(); }
+  double error_E() const override { return line_.error_E(); }
+  void tables(std::vector<Table<T>*>& out) override { line_.kernel_tables(out); }
+  std::string describe() const override {
+    std::string d = line_.describe();
+    const std::string tag = " checked per sub-transform";
+    const size_t at = d.find(tag);
+    if (at != std::string::npos) d.erase(at, tag.size());
+    return d;
+  }
+  int max_radix() const override { return line_.max_radix(); }
+  void set_threads(int nt) override { line_.set_threads(nt); }
+
+ private:
+  LinePlan<T> line_;
+};
+}  // namespace
+
+template <class T>
+std::unique_ptr<Kernel1d<T>> make_fourstep_kernel(int64_t n, int sign, const FftKernels<T>& K, int threads) {
+  return std::make_unique<FourStepKernel<T>>(n, sign, K, threads);
+}
+template std::unique_ptr<Kernel1d<float>> make_fourstep_kernel<float>(int64_t, int, const FftKernels<float>&, int);
+template std::unique_ptr<Kernel1d<double>> make_fourstep_kernel<double>(int64_t, int, const FftKernels<double>&, int);
+
 template class LinePlan<float>;
 template class LinePlan<double>;
 
