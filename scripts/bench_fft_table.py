@@ -17,12 +17,11 @@ count) and fftw_1t (one thread; present when the suite ran several threads).
 --describe lists the abft plan of each case (abft_fft_describe).
 Standard library only.
 """
-import json
 import math
-import shutil
-import statistics
-import subprocess
 import sys
+
+from bench_common import (fmt_gflops as common_fmt_gflops, load_cells, parse_args,
+                          print_errors, print_machine_lines, print_notes)
 
 PRECISIONS = (("f32", "float"), ("f64", "double"))
 VARIANTS = ("fftw", "fftw_1t", "abft_off", "abft_detect", "abft_correct")
@@ -53,49 +52,12 @@ def bar_log2(kind, size):
     return e if BAR_LOG2[0] <= e <= BAR_LOG2[1] else None
 
 
+FIELDS = ("GFLOP/s", "vs_off", "x_fftw", "time/call", "checks", "fftw_threads", "err_vs_fftw")
+
+
 def load(path):
     """Return (context, {(kind, prec, size): {variant: cell}}, case order, repetitions)."""
-    with open(path, encoding="utf-8") as f:
-        doc = json.load(f)
-    fields = ("GFLOP/s", "vs_off", "x_fftw", "time/call", "checks", "fftw_threads",
-              "err_vs_fftw")
-    singles, medians, errors, labels, order = {}, {}, {}, {}, []
-    reps = 1
-    for b in doc.get("benchmarks", []):
-        key = split_name(b.get("run_name", b.get("name", "")))
-        if key is None:
-            continue
-        case = key[:3]
-        if case not in order:
-            order.append(case)
-        if b.get("error_occurred"):
-            errors[key] = b.get("error_message", "error")
-            continue
-        if b.get("label"):
-            labels[key] = b["label"]
-        values = {f: b.get(f) for f in fields}
-        if b.get("run_type") == "aggregate":
-            if b.get("aggregate_name") == "median":
-                medians[key] = values
-                reps = max(reps, int(b.get("repetitions", 1)))
-        else:
-            singles.setdefault(key, []).append(values)
-            reps = max(reps, len(singles[key]))
-    table = {}
-    for key in set(singles) | set(medians) | set(errors):
-        if key in medians:
-            cell = dict(medians[key])
-        elif key in singles:
-            cell = {}
-            for f in fields:
-                vals = [r[f] for r in singles[key] if r[f] is not None]
-                cell[f] = statistics.median(vals) if vals else None
-        else:
-            cell = {f: None for f in fields}
-        cell["error"] = errors.get(key)
-        cell["label"] = labels.get(key)
-        table.setdefault(key[:3], {})[key[3]] = cell
-    return doc.get("context", {}), table, order, reps
+    return load_cells(path, split_name, {f: f for f in FIELDS}, count_singles=True)
 
 
 def ok(cell, field="GFLOP/s"):
@@ -129,11 +91,7 @@ def time_ratio_off(cells, variant, separate):
 
 
 def fmt_gflops(cell):
-    if cell is None:
-        return "—"
-    if cell.get("error"):
-        return "error"
-    return "%.2f" % cell["GFLOP/s"] if cell.get("GFLOP/s") is not None else "—"
+    return common_fmt_gflops(cell, "GFLOP/s", "%.2f")
 
 
 def fmt_ratio(r):
@@ -148,38 +106,9 @@ def geomean(xs):
     return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else None
 
 
-def lscpu():
-    """(model name, cores, logical CPUs) from lscpu, or Nones."""
-    if not shutil.which("lscpu"):
-        return None, None, None
-    try:
-        out = subprocess.run(["lscpu"], capture_output=True, text=True, check=False).stdout
-    except OSError:
-        return None, None, None
-    info = {}
-    for line in out.splitlines():
-        if ":" in line:
-            k, v = line.split(":", 1)
-            info.setdefault(k.strip(), v.strip())
-    cores = None
-    try:
-        cores = int(info["Core(s) per socket"]) * int(info.get("Socket(s)", "1"))
-    except (KeyError, ValueError):
-        pass
-    return info.get("Model name"), cores, info.get("CPU(s)")
-
-
 def print_header(path, ctx, reps, notes):
-    model, cores, cpus = lscpu()
     print("## FFT throughput: abft vs FFTW\n")
-    print("- Machine: %s, %s cores (%s logical CPUs), AVX-512: %s, %s MHz"
-          % (model or ctx.get("cpu_model") or "unknown CPU", cores or ctx.get("num_cpus", "?"),
-             cpus or ctx.get("num_cpus", "?"), ctx.get("cpu_avx512f", "?"),
-             ctx.get("mhz_per_cpu", "?")))
-    load_avg = ctx.get("load_avg") or []
-    print("- Threads: %s for abft (OpenMP) and %s for FFTW; load average at start: %s"
-          % (ctx.get("threads", "?"), ctx.get("fftw_threads", "?"),
-             " ".join("%.2f" % x for x in load_avg) or "?"))
+    print_machine_lines(ctx, "FFTW", "fftw_threads")
     print("- abft %s, ISA %s; FFTW: %s, planner %s"
           % (ctx.get("abft_version", "?"), ctx.get("abft_isa", "?"),
              ctx.get("fftw_version", "?"), ctx.get("fftw_planner", "?")))
@@ -195,9 +124,7 @@ def print_header(path, ctx, reps, notes):
     print("- Ratios: paired (abft correct, abft off and FFTW timed alternately in the same "
           "benchmark: x_fftw, vs_off; paired timing: %s); † = from separately measured medians"
           % ctx.get("paired_timing", "?"))
-    for n in notes:
-        print("- Note: " + n)
-    print()
+    print_notes(notes)
 
 
 def print_tables(table, order, separate):
@@ -222,10 +149,7 @@ def print_tables(table, order, separate):
                 if (cells.get(v) or {}).get("error"):
                     errors.append("%s/%s/%s/%s: %s" % (case + (v, cells[v]["error"])))
         print()
-    for e in errors:
-        print("- error: " + e)
-    if errors:
-        print()
+    print_errors(errors)
 
 
 def print_bars(table, order, separate):
@@ -300,17 +224,8 @@ def print_describe(table, order):
 
 
 def main(argv):
-    separate, describe, notes, paths = False, False, [], []
-    args = iter(argv)
-    for a in args:
-        if a == "--separate":
-            separate = True
-        elif a == "--describe":
-            describe = True
-        elif a == "--note":
-            notes.append(next(args, ""))
-        else:
-            paths.append(a)
+    flags, notes, paths = parse_args(argv, ("--separate", "--describe"))
+    separate, describe = flags["--separate"], flags["--describe"]
     if len(paths) != 1:
         print(__doc__.strip().splitlines()[2], file=sys.stderr)
         return 2

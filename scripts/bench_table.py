@@ -12,11 +12,10 @@ present; otherwise, or with --separate, the ratio of the separately measured
 medians (marked with a dagger). --note adds a line to the header (bench.sh
 uses it to say what happened to the SkylakeX run). Standard library only.
 """
-import json
-import shutil
-import statistics
-import subprocess
 import sys
+
+from bench_common import (fmt_gflops as common_fmt_gflops, load_cells, parse_args,
+                          print_errors, print_machine_lines, print_notes)
 
 TYPES = (("sgemm", "float"), ("dgemm", "double"))
 VARIANTS = ("openblas", "abft_off", "abft_detect", "abft_correct")
@@ -45,70 +44,11 @@ def shape_mnk(label):
 
 def load(path):
     """Return (context, {(prefix, shape): {variant: {'gflops', 'vs_off', 'error'}}}, shape order, reps)."""
-    with open(path, encoding="utf-8") as f:
-        doc = json.load(f)
-    singles, medians, errors, order = {}, {}, {}, []
-    reps = 1
-    for b in doc.get("benchmarks", []):
-        key = split_name(b.get("run_name", b.get("name", "")))
-        if key is None:
-            continue
-        if (key[0], key[1]) not in order:
-            order.append((key[0], key[1]))
-        if b.get("error_occurred"):
-            errors[key] = b.get("error_message", "error")
-            continue
-        values = {"gflops": b.get("GFLOP/s"), "vs_off": b.get("vs_off")}
-        if b.get("run_type") == "aggregate":
-            if b.get("aggregate_name") == "median":
-                medians[key] = values
-                reps = max(reps, int(b.get("repetitions", 1)))
-        else:
-            singles.setdefault(key, []).append(values)
-    table = {}
-    for key in set(singles) | set(medians) | set(errors):
-        if key in medians:
-            cell = dict(medians[key])
-        elif key in singles:
-            runs = singles[key]
-            cell = {}
-            for field in ("gflops", "vs_off"):
-                vals = [r[field] for r in runs if r[field] is not None]
-                cell[field] = statistics.median(vals) if vals else None
-        else:
-            cell = {"gflops": None, "vs_off": None}
-        cell["error"] = errors.get(key)
-        table.setdefault((key[0], key[1]), {})[key[2]] = cell
-    return doc.get("context", {}), table, order, reps
-
-
-def lscpu():
-    """(model name, cores, logical CPUs) from lscpu, or Nones."""
-    if not shutil.which("lscpu"):
-        return None, None, None
-    try:
-        out = subprocess.run(["lscpu"], capture_output=True, text=True, check=False).stdout
-    except OSError:
-        return None, None, None
-    info = {}
-    for line in out.splitlines():
-        if ":" in line:
-            k, v = line.split(":", 1)
-            info.setdefault(k.strip(), v.strip())
-    cores = None
-    try:
-        cores = int(info["Core(s) per socket"]) * int(info.get("Socket(s)", "1"))
-    except (KeyError, ValueError):
-        pass
-    return info.get("Model name"), cores, info.get("CPU(s)")
+    return load_cells(path, split_name, {"gflops": "GFLOP/s", "vs_off": "vs_off"})
 
 
 def fmt_gflops(cell):
-    if cell is None:
-        return "—"
-    if cell.get("error"):
-        return "error"
-    return "%.1f" % cell["gflops"] if cell.get("gflops") is not None else "—"
+    return common_fmt_gflops(cell, "gflops", "%.1f")
 
 
 def overhead(cells, variant, separate):
@@ -147,17 +87,8 @@ def bar_verdict(shape, cells, ratio, ovh):
 
 
 def print_header(ctx, reps, notes):
-    model, cores, cpus = lscpu()
-    model = model or ctx.get("cpu_model") or "unknown CPU"
-    cores = cores or ctx.get("num_cpus", "?")
     print("## GEMM throughput: abft vs OpenBLAS\n")
-    print("- Machine: %s, %s cores (%s logical CPUs), AVX-512: %s, %s MHz"
-          % (model, cores, cpus or ctx.get("num_cpus", "?"), ctx.get("cpu_avx512f", "?"),
-             ctx.get("mhz_per_cpu", "?")))
-    load = ctx.get("load_avg") or []
-    print("- Threads: %s for abft (OpenMP) and %s for OpenBLAS; load average at start: %s"
-          % (ctx.get("threads", "?"), ctx.get("openblas_threads", "?"),
-             " ".join("%.2f" % x for x in load) or "?"))
+    print_machine_lines(ctx, "OpenBLAS", "openblas_threads")
     print("- abft %s, ISA %s; sgemm kernel: %s; dgemm kernel: %s"
           % (ctx.get("abft_version", "?"), ctx.get("abft_isa", "?"),
              ctx.get("abft_sgemm_kernel", "?"), ctx.get("abft_dgemm_kernel", "?")))
@@ -169,9 +100,7 @@ def print_header(ctx, reps, notes):
           "vs abft off" % (BAR_RATIO, BAR_OVERHEAD))
     print("- Overhead: paired (off and protected timed alternately in the same "
           "benchmark, vs_off); † = from separately measured medians")
-    for n in notes:
-        print("- Note: " + n)
-    print()
+    print_notes(notes)
 
 
 def print_file(path, ctx, table, order, separate):
@@ -206,22 +135,12 @@ def print_file(path, ctx, table, order, separate):
                 if cells.get(v, {}).get("error"):
                     notes.append("%s/%s/%s: %s" % (prefix, shape, v, cells[v]["error"]))
         print()
-        for n in notes:
-            print("- error: " + n)
-        if notes:
-            print()
+        print_errors(notes)
 
 
 def main(argv):
-    separate, notes, paths = False, [], []
-    args = iter(argv)
-    for a in args:
-        if a == "--separate":
-            separate = True
-        elif a == "--note":
-            notes.append(next(args, ""))
-        else:
-            paths.append(a)
+    flags, notes, paths = parse_args(argv, ("--separate",))
+    separate = flags["--separate"]
     if not paths:
         print(__doc__.strip().splitlines()[2], file=sys.stderr)
         return 2
