@@ -84,8 +84,9 @@ def lscpu():
     return info.get("Model name"), cores, info.get("CPU(s)")
 
 
-def print_machine_lines(ctx, peer, peer_threads_key):
-    """The '- Machine:' and '- Threads:' header lines (peer: the library compared with)."""
+def print_machine_lines(ctx, peer, peer_threads_key, software):
+    """The '- Machine:', '- Threads:' and '- abft ...' header lines (peer: the library
+    compared with; software: what follows abft's version and ISA on the last)."""
     model, cores, cpus = lscpu()
     print("- Machine: %s, %s cores (%s logical CPUs), AVX-512: %s, %s MHz"
           % (model or ctx.get("cpu_model") or "unknown CPU", cores or ctx.get("num_cpus", "?"),
@@ -95,6 +96,7 @@ def print_machine_lines(ctx, peer, peer_threads_key):
     print("- Threads: %s for abft (OpenMP) and %s for %s; load average at start: %s"
           % (ctx.get("threads", "?"), ctx.get(peer_threads_key, "?"), peer,
              " ".join("%.2f" % x for x in load_avg) or "?"))
+    print("- abft %s, ISA %s; %s" % (ctx.get("abft_version", "?"), ctx.get("abft_isa", "?"), software))
 
 
 def print_notes(notes):

@@ -108,10 +108,8 @@ def geomean(xs):
 
 def print_header(path, ctx, reps, notes):
     print("## FFT throughput: abft vs FFTW\n")
-    print_machine_lines(ctx, "FFTW", "fftw_threads")
-    print("- abft %s, ISA %s; FFTW: %s, planner %s"
-          % (ctx.get("abft_version", "?"), ctx.get("abft_isa", "?"),
-             ctx.get("fftw_version", "?"), ctx.get("fftw_planner", "?")))
+    print_machine_lines(ctx, "FFTW", "fftw_threads", "FFTW: %s, planner %s"
+                        % (ctx.get("fftw_version", "?"), ctx.get("fftw_planner", "?")))
     print("- Date: %s; figures are medians of %d repetitions (`%s`, case set: %s); "
           "GFLOP/s = 5 N log2 N (complex) or 2.5 N log2 N (real) per transform / wall time, "
           "FFTW's convention; out-of-place, forward (c2r: backward), random data"

@@ -88,10 +88,8 @@ def bar_verdict(shape, cells, ratio, ovh):
 
 def print_header(ctx, reps, notes):
     print("## GEMM throughput: abft vs OpenBLAS\n")
-    print_machine_lines(ctx, "OpenBLAS", "openblas_threads")
-    print("- abft %s, ISA %s; sgemm kernel: %s; dgemm kernel: %s"
-          % (ctx.get("abft_version", "?"), ctx.get("abft_isa", "?"),
-             ctx.get("abft_sgemm_kernel", "?"), ctx.get("abft_dgemm_kernel", "?")))
+    print_machine_lines(ctx, "OpenBLAS", "openblas_threads", "sgemm kernel: %s; dgemm kernel: %s"
+                        % (ctx.get("abft_sgemm_kernel", "?"), ctx.get("abft_dgemm_kernel", "?")))
     print("- Date: %s; figures are medians of %d repetitions; GFLOP/s = 2mnk / wall time "
           "(column-major, NoTrans/NoTrans, alpha = 1, beta = 0 unless the shape says beta=1)"
           % (ctx.get("date", "?"), reps))
