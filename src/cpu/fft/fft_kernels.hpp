@@ -56,6 +56,12 @@ struct FftKernels {
                      std::complex<double>* csum, double* x2) = nullptr;
   void (*cdot_sep_batch)(const T* rr, const T* ri, const double* R, const T* y, int64_t n, int64_t nb,
                          std::complex<double>* out) = nullptr;
+  /** The same two, fused with the copies that gather the signals from rows of
+   *  a larger array (src_row complex elements apart) and scatter them back. */
+  void (*gather_csum_batch)(const T* src, int64_t src_row, T* dst, const T* cdup, int64_t n, int64_t nb,
+                            std::complex<double>* sum, std::complex<double>* csum, double* x2) = nullptr;
+  void (*scatter_cdot_batch)(const T* src, T* dst, int64_t dst_row, const T* rr, const T* ri, const double* R,
+                             int64_t n, int64_t nb, std::complex<double>* out) = nullptr;
   int lanes = 1;
   const char* isa = "reference";
 };

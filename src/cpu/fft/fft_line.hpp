@@ -65,6 +65,11 @@ class LinePlan {
   int64_t batch_work_scalars(int64_t nb) const { return kernel_->batch_work_scalars(nb); }
   void check_in_batch(const T* x, int64_t nb, std::complex<double>* in, double* x2) const;
   void check_out_batch(const T* y, int64_t nb, std::complex<double>* out) const;
+  /** The two batched check sides fused with the gather (rows src_row apart
+   *  into dst) and the scatter (rows of src to dst, dst_row apart). */
+  void gather_check_in_batch(const T* src, int64_t src_row, T* dst, int64_t nb, std::complex<double>* in,
+                             double* x2) const;
+  void scatter_check_out_batch(const T* src, T* dst, int64_t dst_row, int64_t nb, std::complex<double>* out) const;
   /** Judges one check: counts it (or a skip) in rep; true when it failed. */
   bool judge(std::complex<double> in, double x2, std::complex<double> out, abft_report& rep) const;
 

@@ -135,6 +135,21 @@ void LinePlan<T>::check_out_batch(const T* y, int64_t nb, std::complex<double>* 
 }
 
 template <class T>
+void LinePlan<T>::gather_check_in_batch(const T* src, int64_t src_row, T* dst, int64_t nb,
+                                        std::complex<double>* in, double* x2) const {
+  std::complex<double> sum[64], csum[64];
+  K_.gather_csum_batch(src, src_row, dst, v_.data.data(), n_, nb, sum, csum, x2);
+  for (int64_t b = 0; b < nb; ++b) in[b] = sum[b] + std::complex<double>(0.0, 1.0) * csum[b];
+}
+
+template <class T>
+void LinePlan<T>::scatter_check_out_batch(const T* src, T* dst, int64_t dst_row, int64_t nb,
+                                          std::complex<double>* out) const {
+  const T* w = w_.data.data();
+  K_.scatter_cdot_batch(src, dst, dst_row, w, w + 2 * kWeightBlock, Rb_.data.data(), n_, nb, out);
+}
+
+template <class T>
 void LinePlan<T>::run_unit(const T* src, T* dst, T* work, abft_policy pol, StageHook<T>* hook,
                            abft_report& rep, abft_status& st, std::mutex& repair_mu) const {
   std::complex<double> cin;
@@ -183,57 +198,57 @@ void LinePlan<T>::column_block(const T* in, T* z, T* bin, T* bout, T* kw, int64_
                                abft_policy pol, StageHook<T>* hook, abft_report& rep, abft_status& st,
                                std::mutex& repair_mu) const {
   const int64_t n1 = n1_, n2 = n2_;
-  // Gather: rows of nb consecutive columns, interleaved (whole cache lines).
-  for (int64_t j1 = 0; j1 < n1; ++j1) {
-    const T* s = in + 2 * (j1 * n2 + j0);
-    T* d = bin + 2 * j1 * nb;
-    for (int64_t i = 0; i < 2 * nb; ++i) d[i] = s[i];
-  }
-  std::complex<double> cin[64], cout[64];
-  double x2[64];
-  if (pol != ABFT_POLICY_OFF) col_->check_in_batch(bin, nb, cin, x2);
+  auto copy_rows = [nb](const T* src, int64_t src_row, T* dst, int64_t dst_row, int64_t rows) {
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t i = 0; i < 2 * nb; ++i) dst[2 * r * dst_row + i] = src[2 * r * src_row + i];
+  };
   ColumnBatchHook<T> bh;
   bh.inner = hook;
   bh.j0 = j0;
   bh.nb = nb;
   bh.n1 = n1;
   bh.n2 = n2;
+  if (pol == ABFT_POLICY_OFF) {
+    copy_rows(in + 2 * j0, n2, bin, nb, n1);
+    col_->compute_batch(bin, bout, kw, nb, hook ? &bh : nullptr);
+    copy_rows(bout, nb, z + 2 * j0, n2, n1);
+    return;
+  }
+  // Gather rows of nb consecutive columns, interleaved (whole cache lines),
+  // with the input side of the checks on the way; the transform; the scatter
+  // with the output side on the way.
+  std::complex<double> cin[64], cout[64];
+  double x2[64];
+  col_->gather_check_in_batch(in + 2 * j0, n2, bin, nb, cin, x2);
   col_->compute_batch(bin, bout, kw, nb, hook ? &bh : nullptr);
-  if (pol != ABFT_POLICY_OFF) {
-    col_->check_out_batch(bout, nb, cout);
-    bool failed[64];
-    int64_t nfail = 0;
-    for (int64_t b = 0; b < nb; ++b) nfail += (failed[b] = col_->judge(cin[b], x2[b], cout[b], rep));
-    if (nfail > 0) {
-      if (pol == ABFT_POLICY_DETECT) {
-        st = core::worse_status(st, ABFT_STATUS_FAULT_DETECTED);
-      } else {
-        {
-          std::lock_guard<std::mutex> g(repair_mu);
-          col_->refresh_tables();
-        }
-        // Recompute the block (the same arithmetic: clean columns come out
-        // bit for bit as before) and re-verify the failed columns.
-        col_->compute_batch(bin, bout, kw, nb, nullptr);
-        col_->check_out_batch(bout, nb, cout);
-        for (int64_t b = 0; b < nb; ++b) {
-          if (!failed[b]) continue;
-          ++rep.recomputed;
-          if (std::abs(cout[b] - cin[b]) <= col_->bound(std::sqrt(x2[b]))) {
-            ++rep.corrected;
-          } else {
-            ++rep.uncorrectable;
-            st = core::worse_status(st, ABFT_STATUS_FAULT_UNCORRECTABLE);
-          }
-        }
-      }
+  col_->scatter_check_out_batch(bout, z + 2 * j0, n2, nb, cout);
+  bool failed[64];
+  int64_t nfail = 0;
+  for (int64_t b = 0; b < nb; ++b) nfail += (failed[b] = col_->judge(cin[b], x2[b], cout[b], rep));
+  if (nfail == 0) return;
+  if (pol == ABFT_POLICY_DETECT) {
+    st = core::worse_status(st, ABFT_STATUS_FAULT_DETECTED);
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> g(repair_mu);
+    col_->refresh_tables();
+  }
+  // Recompute the block (the same arithmetic: clean columns come out bit for
+  // bit as before), re-verify the failed columns, store the block again.
+  col_->compute_batch(bin, bout, kw, nb, nullptr);
+  col_->check_out_batch(bout, nb, cout);
+  for (int64_t b = 0; b < nb; ++b) {
+    if (!failed[b]) continue;
+    ++rep.recomputed;
+    if (std::abs(cout[b] - cin[b]) <= col_->bound(std::sqrt(x2[b]))) {
+      ++rep.corrected;
+    } else {
+      ++rep.uncorrectable;
+      st = core::worse_status(st, ABFT_STATUS_FAULT_UNCORRECTABLE);
     }
   }
-  for (int64_t k1 = 0; k1 < n1; ++k1) {
-    const T* s = bout + 2 * k1 * nb;
-    T* d = z + 2 * (k1 * n2 + j0);
-    for (int64_t i = 0; i < 2 * nb; ++i) d[i] = s[i];
-  }
+  copy_rows(bout, nb, z + 2 * j0, n2, n1);
 }
 
 template <class T>

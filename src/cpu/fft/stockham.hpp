@@ -407,6 +407,104 @@ void cdot_sep_batch_impl(const T* rr, const T* ri, const double* Rb, const T* y,
   }
 }
 
+/** csum_batch fused with the copy that gathers the nb signals: row j of the
+ *  block (nb complex values at src + j * src_row, in complex elements) is
+ *  copied to dst + j * nb and summed on the way (the same blocking as
+ *  csum_batch_impl, hence the same error bound). */
+template <class C, class S, class T>
+void gather_csum_batch_impl(const T* src, int64_t src_row, T* dst, const T* cdup, int64_t n, int64_t nb,
+                            std::complex<double>* sum, std::complex<double>* csum, double* x2) {
+  using V = typename C::V;
+  constexpr int L = C::lanes;
+  constexpr int64_t R = 32;
+  constexpr int NV = 8;  // vectors per row handled in registers (nb <= 8 L)
+  for (int64_t b = 0; b < nb; ++b) { sum[b] = csum[b] = 0; x2[b] = 0; }
+  const int64_t nv = std::min<int64_t>(nb / L, NV);
+  const int64_t bv = nv * L;  // signals handled by vectors; the rest scalar
+  for (int64_t j0 = 0; j0 < n; j0 += R) {
+    const int64_t j1 = std::min(n, j0 + R);
+    V a[NV], c[NV], q[NV];
+    for (int v = 0; v < NV; ++v) a[v] = c[v] = q[v] = C::zero();
+    for (int64_t j = j0; j < j1; ++j) {
+      const T* sr = src + 2 * j * src_row;
+      T* dr = dst + 2 * j * nb;
+      const V cj = C::splat(cdup[2 * j]);
+      for (int64_t v = 0; v < nv; ++v) {
+        const V xv = C::load(sr + 2 * v * L);
+        C::store(dr + 2 * v * L, xv);
+        a[v] += xv;
+        c[v] += xv * cj;
+        q[v] += xv * xv;
+      }
+      for (int64_t b = bv; b < nb; ++b) {
+        const T xr = sr[2 * b], xi = sr[2 * b + 1];
+        dr[2 * b] = xr;
+        dr[2 * b + 1] = xi;
+        sum[b] += std::complex<double>(xr, xi);
+        csum[b] += std::complex<double>(double(cdup[2 * j]) * xr, double(cdup[2 * j]) * xi);
+        x2[b] += double(xr) * xr + double(xi) * xi;
+      }
+    }
+    for (int64_t v = 0; v < nv; ++v)
+      for (int l = 0; l < L; ++l) {
+        const int64_t b = v * L + l;
+        sum[b] += std::complex<double>(a[v][2 * l], a[v][2 * l + 1]);
+        csum[b] += std::complex<double>(c[v][2 * l], c[v][2 * l + 1]);
+        x2[b] += double(q[v][2 * l]) + double(q[v][2 * l + 1]);
+      }
+  }
+}
+
+/** cdot_sep_batch fused with the copy that scatters the nb results: row k
+ *  (nb complex values at src + k * nb) goes to dst + k * dst_row and is summed
+ *  on the way with w_k = R_b r_j (same blocking as cdot_sep_batch_impl). */
+template <class C, class S, class T>
+void scatter_cdot_batch_impl(const T* src, T* dst, int64_t dst_row, const T* rr, const T* ri, const double* Rb,
+                             int64_t n, int64_t nb, std::complex<double>* out) {
+  using V = typename C::V;
+  constexpr int L = C::lanes;
+  constexpr int64_t B = kWeightBlock;
+  constexpr int NV = 8;
+  for (int64_t b = 0; b < nb; ++b) out[b] = 0;
+  const int64_t nv = std::min<int64_t>(nb / L, NV);
+  const int64_t bv = nv * L;
+  for (int64_t blk = 0; blk * B < n; ++blk) {
+    const int64_t j1 = std::min<int64_t>(B, n - blk * B);
+    V a[NV], c[NV];
+    for (int v = 0; v < NV; ++v) a[v] = c[v] = C::zero();
+    double tr[64], ti[64];
+    for (int64_t b = bv; b < nb; ++b) tr[b] = ti[b] = 0;
+    for (int64_t j = 0; j < j1; ++j) {
+      const int64_t k = blk * B + j;
+      const T* sr = src + 2 * k * nb;
+      T* dr = dst + 2 * k * dst_row;
+      const V wr = C::splat(rr[2 * j]), wi = C::splat(ri[2 * j]);
+      for (int64_t v = 0; v < nv; ++v) {
+        const V yv = C::load(sr + 2 * v * L);
+        C::store(dr + 2 * v * L, yv);
+        a[v] += yv * wr;
+        c[v] += yv * wi;
+      }
+      for (int64_t b = bv; b < nb; ++b) {
+        const T yr = sr[2 * b], yi = sr[2 * b + 1];
+        dr[2 * b] = yr;
+        dr[2 * b + 1] = yi;
+        tr[b] += double(rr[2 * j]) * yr - double(ri[2 * j]) * yi;
+        ti[b] += double(rr[2 * j]) * yi + double(ri[2 * j]) * yr;
+      }
+    }
+    const double Rr = Rb[2 * blk], Ri = Rb[2 * blk + 1];
+    for (int64_t v = 0; v < nv; ++v)
+      for (int l = 0; l < L; ++l) {
+        const double ir = double(a[v][2 * l]) - double(c[v][2 * l + 1]);
+        const double ii = double(a[v][2 * l + 1]) + double(c[v][2 * l]);
+        out[v * L + l] += std::complex<double>(Rr * ir - Ri * ii, Rr * ii + Ri * ir);
+      }
+    for (int64_t b = bv; b < nb; ++b)
+      out[b] += std::complex<double>(Rr * tr[b] - Ri * ti[b], Rr * ti[b] + Ri * tr[b]);
+  }
+}
+
 template <class C, class S, class T>
 uint64_t cmul_sum_impl(T* y, const T* a, const T* b, int64_t n) {
   using V = typename C::V;
@@ -443,6 +541,8 @@ FftKernels<T> make_kernels(const char* isa) {
   k.cmul_sum = &cmul_sum_impl<C, S, T>;
   k.csum_batch = &csum_batch_impl<C, S, T>;
   k.cdot_sep_batch = &cdot_sep_batch_impl<C, S, T>;
+  k.gather_csum_batch = &gather_csum_batch_impl<C, S, T>;
+  k.scatter_cdot_batch = &scatter_cdot_batch_impl<C, S, T>;
   k.lanes = C::lanes;
   k.isa = isa;
   return k;
