@@ -23,6 +23,7 @@
 #include "abft/abft.hpp"
 #include "commands.hpp"
 #include "demo_check.hpp"
+#include "demo_table.hpp"
 
 namespace abft::cli {
 namespace {
@@ -33,12 +34,6 @@ struct Shape {
   int64_t m, n, k;
   int64_t pad;  // extra elements per leading dimension: exercises strided storage
   double alpha, beta;
-};
-
-/** One call's injection: the specs given to the injector (-1 fields drawn per call). */
-struct Scenario {
-  std::string label;
-  std::vector<abft_fault> faults;
 };
 
 std::vector<Shape> demo_shapes(bool quick) {
@@ -53,43 +48,11 @@ std::vector<Shape> demo_shapes(bool quick) {
           {ABFT_COL_MAJOR, ABFT_TRANS, ABFT_TRANS, 333, 129, 1000, 3, 0.75, -0.25}};
 }
 
-abft_fault spec(abft_site site, abft_fault_model model, int bit = -1) {
-  abft_fault f;
-  std::memset(&f, 0, sizeof f);
-  f.site = site;
-  f.model = model;
-  f.bit = bit;
-  f.row = f.col = f.kpos = -1;  // drawn from the seed for every call
-  return f;
-}
-
-const char* site_name(abft_site s) {
-  switch (s) {
-    case ABFT_SITE_OUTPUT: return "out";
-    case ABFT_SITE_ACCUMULATOR: return "acc";
-    case ABFT_SITE_PACKED_A: return "pA";
-    case ABFT_SITE_PACKED_B: return "pB";
-    default: return "?";
-  }
-}
-
-std::string model_name(const abft_fault& f) {
-  switch (f.model) {
-    case ABFT_FAULT_BITFLIP: return "flip" + std::to_string(f.bit);
-    case ABFT_FAULT_BITFLIP2: return "flip" + std::to_string(f.bit) + "+" + std::to_string(f.bit + 1);
-    case ABFT_FAULT_RANDOM: return "random";
-    case ABFT_FAULT_ZERO: return "zero";
-    case ABFT_FAULT_NAN: return "NaN";
-    case ABFT_FAULT_POS_INF: return "+Inf";
-    case ABFT_FAULT_NEG_INF: return "-Inf";
-    default: return "?";
-  }
-}
-
 /** The scenarios for a type whose top exponent bit is `hi` (30 float, 62 double):
  *  flipping it turns a value below 2 in magnitude into one near 2^128 (2^1024). */
 std::vector<Scenario> demo_scenarios(int hi) {
-  std::vector<std::vector<abft_fault>> sets = {
+  auto spec = [](abft_site s, abft_fault_model m, int bit = -1) { return fault_spec(s, m, bit); };
+  return label_scenarios({
       {},
       {spec(ABFT_SITE_OUTPUT, ABFT_FAULT_BITFLIP, hi)},
       {spec(ABFT_SITE_ACCUMULATOR, ABFT_FAULT_NAN)},
@@ -99,15 +62,7 @@ std::vector<Scenario> demo_scenarios(int hi) {
       {spec(ABFT_SITE_OUTPUT, ABFT_FAULT_NEG_INF), spec(ABFT_SITE_PACKED_B, ABFT_FAULT_BITFLIP, hi)},
       {spec(ABFT_SITE_PACKED_A, ABFT_FAULT_BITFLIP, hi), spec(ABFT_SITE_ACCUMULATOR, ABFT_FAULT_RANDOM)},
       {spec(ABFT_SITE_OUTPUT, ABFT_FAULT_NAN), spec(ABFT_SITE_OUTPUT, ABFT_FAULT_BITFLIP, hi)},
-  };
-  std::vector<Scenario> out;
-  for (auto& faults : sets) {
-    std::string label;
-    for (const abft_fault& f : faults)
-      label += (label.empty() ? "" : ",") + std::string(site_name(f.site)) + ":" + model_name(f);
-    out.push_back({label.empty() ? "none" : label, faults});
-  }
-  return out;
+  });
 }
 
 /** Storage of a logical rows x cols matrix in the given layout, padded leading dimension. */
@@ -168,9 +123,7 @@ void run_shape(const Shape& s, const DemoOptions& opt, Handle& clean, Handle& pr
                                  B.data(), sb.ld, beta, ref.data(), sc.ld, nullptr, Policy::Off);
   const std::vector<Scenario> scenarios = demo_scenarios(sizeof(T) == 4 ? 30 : 62);
   if (cs != ABFT_STATUS_SUCCESS) {
-    std::printf("    %-5s %-26s clean run failed: %s\n", kname, shape.c_str(),
-                abft_status_string(cs));
-    tally.runs += static_cast<int>(scenarios.size());
+    report_clean_failure(kname, shape, cs, scenarios.size(), tally);
     return;
   }
 
@@ -182,12 +135,7 @@ void run_shape(const Shape& s, const DemoOptions& opt, Handle& clean, Handle& pr
     std::memset(&rep, 0, sizeof rep);
     const Status st = gemm::run<T>(&prot, layout, ta, tb, s.m, s.n, s.k, alpha, A.data(), sa.ld,
                                    B.data(), sb.ld, beta, C.data(), sc.ld, &rep);
-    abft_fault got[16];
-    int count = 0;
-    if (abft_injector_last(inj.get(), got, 16, &count) != ABFT_STATUS_SUCCESS) count = 0;
-    count = std::min(count, 16);
-    int applied = 0;
-    for (int i = 0; i < count; ++i) applied += got[i].applied ? 1 : 0;
+    const InjectedFaults injected = last_faults(inj);
 
     const bool row_major = s.layout == ABFT_ROW_MAJOR;
     const LogicalView<T> va{A.data(), sa.ld, row_major, s.ta != ABFT_NO_TRANS};
@@ -197,27 +145,10 @@ void run_shape(const Shape& s, const DemoOptions& opt, Handle& clean, Handle& pr
     const LogicalView<T> vref{ref.data(), sc.ld, row_major, false};
     const Comparison cmp = compare_with_clean<T>(s.m, s.n, s.k, s.alpha, s.beta, va, vb, vc0, vc,
                                                  vref, tolerance<T>());
-    const bool false_alarm = sc_.faults.empty() && rep.detected > 0;
-    const bool match = st >= 0 && cmp.verdict != Verdict::Mismatch && !false_alarm;
-    tally.runs++;
-    tally.matches += match ? 1 : 0;
-    tally.masked += match && cmp.verdict == Verdict::Masked ? 1 : 0;
-    const char* result = false_alarm ? "FALSE-ALARM"
-                         : !match    ? "MISMATCH"
-                         : cmp.verdict == Verdict::Masked ? "MASKED" : "OK";
-    std::printf("%3d %-5s %-26s %-20s %d/%-2zu %-19s %3llu %3llu %3llu %3llu  %8.1e  %s\n",
-                tally.runs, kname, shape.c_str(), sc_.label.c_str(), applied, sc_.faults.size(),
-                short_status(st).c_str(), static_cast<unsigned long long>(rep.detected),
-                static_cast<unsigned long long>(rep.corrected),
-                static_cast<unsigned long long>(rep.recomputed),
-                static_cast<unsigned long long>(rep.uncorrectable), cmp.max_rel, result);
-    if (opt.verbose)
-      for (int i = 0; i < count; ++i)
-        std::printf("      fault %d: %s:%s at row %lld col %lld kpos %lld: %.6g -> %.6g%s\n", i,
-                    site_name(got[i].site), model_name(got[i]).c_str(),
-                    static_cast<long long>(got[i].row), static_cast<long long>(got[i].col),
-                    static_cast<long long>(got[i].kpos), got[i].original, got[i].corrupted,
-                    got[i].applied ? "" : " (not applied)");
+    static const char* const coords[3] = {"row", "col", "kpos"};
+    report_run({kname, shape, &sc_, injected, st, rep, st >= 0 && cmp.verdict != Verdict::Mismatch,
+                cmp.verdict == Verdict::Masked, cmp.max_rel},
+               opt, coords, tally);
   }
 }
 
@@ -235,8 +166,7 @@ void demo_gemm(const DemoOptions& opt, Handle& prot, DemoTally& tally) {
       "OK: every element within 1e-4 (float) / 1e-12 (double) * max|C_clean| of the clean run.\n"
       "MASKED: a fault below the checksum bound went undetected and moved C by less than the\n"
       "        bound (expected for small faults, mostly in float). MISMATCH: anything else.\n\n");
-  std::printf("  # %-5s %-26s %-20s %-4s %-19s %3s %3s %3s %3s  %8s  %s\n", "gemm", "shape",
-              "faults", "inj", "status", "det", "cor", "rec", "unc", "max rel", "result");
+  print_table_header("gemm", "shape");
 
   std::mt19937_64 rng(opt.seed);
   for (const Shape& s : demo_shapes(opt.quick)) {

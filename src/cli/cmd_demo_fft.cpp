@@ -30,6 +30,7 @@
 #include "abft/checksum/fft_bounds.hpp"
 #include "abft/fft.hpp"
 #include "commands.hpp"
+#include "demo_table.hpp"
 
 namespace abft::cli {
 namespace {
@@ -78,46 +79,10 @@ std::string case_text(const FftCase& c) {
   return s;
 }
 
-abft_fault spec(abft_site site, abft_fault_model model, int bit = -1) {
-  abft_fault f;
-  std::memset(&f, 0, sizeof f);
-  f.site = site;
-  f.model = model;
-  f.bit = bit;
-  f.row = f.col = f.kpos = -1;  // drawn from the seed for every call
-  return f;
-}
-
-const char* site_name(abft_site s) {
-  switch (s) {
-    case ABFT_SITE_OUTPUT: return "out";
-    case ABFT_SITE_FFT_STAGE: return "stage";
-    case ABFT_SITE_FFT_TWIDDLE: return "twid";
-    default: return "?";
-  }
-}
-
-std::string model_name(const abft_fault& f) {
-  switch (f.model) {
-    case ABFT_FAULT_BITFLIP: return "flip" + std::to_string(f.bit);
-    case ABFT_FAULT_BITFLIP2: return "flip" + std::to_string(f.bit) + "+" + std::to_string(f.bit + 1);
-    case ABFT_FAULT_RANDOM: return "random";
-    case ABFT_FAULT_ZERO: return "zero";
-    case ABFT_FAULT_NAN: return "NaN";
-    case ABFT_FAULT_POS_INF: return "+Inf";
-    case ABFT_FAULT_NEG_INF: return "-Inf";
-    default: return "?";
-  }
-}
-
-struct Scenario {
-  std::string label;
-  std::vector<abft_fault> faults;
-};
-
 /** Scenarios for a type whose top exponent bit is `hi` (30 float, 62 double). */
 std::vector<Scenario> fft_scenarios(int hi) {
-  const std::vector<std::vector<abft_fault>> sets = {
+  auto spec = [](abft_site s, abft_fault_model m, int bit = -1) { return fault_spec(s, m, bit); };
+  return label_scenarios({
       {},
       {spec(ABFT_SITE_OUTPUT, ABFT_FAULT_BITFLIP, hi)},
       {spec(ABFT_SITE_OUTPUT, ABFT_FAULT_NAN)},
@@ -128,15 +93,7 @@ std::vector<Scenario> fft_scenarios(int hi) {
       {spec(ABFT_SITE_FFT_TWIDDLE, ABFT_FAULT_BITFLIP, hi)},
       {spec(ABFT_SITE_FFT_TWIDDLE, ABFT_FAULT_RANDOM)},
       {spec(ABFT_SITE_OUTPUT, ABFT_FAULT_NEG_INF), spec(ABFT_SITE_FFT_TWIDDLE, ABFT_FAULT_NAN)},
-  };
-  std::vector<Scenario> out;
-  for (const auto& faults : sets) {
-    std::string label;
-    for (const abft_fault& f : faults)
-      label += (label.empty() ? "" : ",") + std::string(site_name(f.site)) + ":" + model_name(f);
-    out.push_back({label.empty() ? "none" : label, faults});
-  }
-  return out;
+  });
 }
 
 template <class E> struct Scalar { using type = E; };
@@ -208,8 +165,7 @@ void run_case(const FftCase& c, const DemoOptions& opt, Handle& prot, Injector& 
   const Status cs = plan.execute(x, ref);
   plan.set_policy(Policy::Default);  // the handle's: correct
   if (cs != ABFT_STATUS_SUCCESS) {
-    std::printf("    %-5s %-26s clean run failed: %s\n", kname, text.c_str(), abft_status_string(cs));
-    tally.runs += static_cast<int>(scenarios.size());
+    report_clean_failure(kname, text, cs, scenarios.size(), tally);
     return;
   }
 
@@ -236,36 +192,13 @@ void run_case(const FftCase& c, const DemoOptions& opt, Handle& prot, Injector& 
     abft_report rep;
     std::memset(&rep, 0, sizeof rep);
     const Status st = plan.execute(x, y, &rep);
-    abft_fault got[16];
-    int count = 0;
-    if (abft_injector_last(inj.get(), got, 16, &count) != ABFT_STATUS_SUCCESS) count = 0;
-    count = std::min(count, 16);
-    int applied = 0;
-    for (int i = 0; i < count; ++i) applied += got[i].applied ? 1 : 0;
+    const InjectedFaults injected = last_faults(inj);
 
     const Verdict v = compare(y, ref, c.batch, bound);
-    const bool false_alarm = sc.faults.empty() && rep.detected > 0;
-    const bool match = st == ABFT_STATUS_SUCCESS && (v.bitwise || v.in_bound) && !false_alarm;
-    tally.runs++;
-    tally.matches += match ? 1 : 0;
-    tally.masked += match && !v.bitwise ? 1 : 0;
-    const char* result = false_alarm ? "FALSE-ALARM"
-                         : !match    ? "MISMATCH"
-                         : v.bitwise ? "OK"
-                                     : "MASKED";
-    std::printf("%3d %-5s %-26s %-20s %d/%-2zu %-19s %3llu %3llu %3llu %3llu  %8.1e  %s\n",
-                tally.runs, kname, text.c_str(), sc.label.c_str(), applied, sc.faults.size(),
-                short_status(st).c_str(), static_cast<unsigned long long>(rep.detected),
-                static_cast<unsigned long long>(rep.corrected),
-                static_cast<unsigned long long>(rep.recomputed),
-                static_cast<unsigned long long>(rep.uncorrectable), v.max_rel, result);
-    if (opt.verbose)
-      for (int i = 0; i < count; ++i)
-        std::printf("      fault %d: %s:%s at unit %lld scalar %lld stage %lld: %.6g -> %.6g%s\n", i,
-                    site_name(got[i].site), model_name(got[i]).c_str(),
-                    static_cast<long long>(got[i].row), static_cast<long long>(got[i].col),
-                    static_cast<long long>(got[i].kpos), got[i].original, got[i].corrupted,
-                    got[i].applied ? "" : " (not applied)");
+    static const char* const coords[3] = {"unit", "scalar", "stage"};
+    report_run({kname, text, &sc, injected, st, rep,
+                st == ABFT_STATUS_SUCCESS && (v.bitwise || v.in_bound), !v.bitwise, v.max_rel},
+               opt, coords, tally);
   }
   inj.clear();
 }
@@ -302,8 +235,7 @@ void demo_fft(const DemoOptions& opt, Handle& prot, DemoTally& tally) {
       "OK: the output equals the clean run of the same plan bit for bit (a repair recomputes\n"
       "    the unit with the same arithmetic). MASKED: a fault the checksum cannot tell from\n"
       "    round-off moved each signal by less than its bound. MISMATCH: anything else.\n\n");
-  std::printf("  # %-5s %-26s %-20s %-4s %-19s %3s %3s %3s %3s  %8s  %s\n", "fft", "case",
-              "faults", "inj", "status", "det", "cor", "rec", "unc", "max rel", "result");
+  print_table_header("fft", "case");
   for (const FftCase& c : fft_cases(opt.quick)) {
     if (c.dbl)
       run_case_typed<double>(c, opt, prot, inj, rng, tally);
