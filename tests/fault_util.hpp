@@ -24,10 +24,11 @@ inline abft_fault make_spec(abft_site site, abft_fault_model model, int bit, int
   return f;
 }
 
-inline std::string describe(const abft_fault& f) {
+/** One line for a fault; `row`, `kpos` name those coordinates (FFT: "unit", "stage"). */
+inline std::string describe(const abft_fault& f, const char* row = "row", const char* kpos = "kpos") {
   std::ostringstream os;
-  os << site_tag(f.site) << "/" << model_tag(f.model) << " bit=" << f.bit << " row=" << f.row
-     << " col=" << f.col << " kpos=" << f.kpos << " original=" << f.original
+  os << site_tag(f.site) << "/" << model_tag(f.model) << " bit=" << f.bit << " " << row << "="
+     << f.row << " col=" << f.col << " " << kpos << "=" << f.kpos << " original=" << f.original
      << " corrupted=" << f.corrupted << " applied=" << f.applied;
   return os.str();
 }
@@ -39,19 +40,26 @@ struct FaultRun {
   Outcome<T> out;
   std::vector<abft_fault> faults;
 };
-template <class T>
-FaultRun<T> run_with_faults(const Problem<T>& p, abft::Handle& h, abft_policy pol,
-                            const std::vector<abft_fault>& specs, uint64_t seed) {
+/** Runs call() with a fresh seeded injector holding `specs` attached to h (detached
+ *  after); returns the concrete faults as abft_injector_last() reports them (<= 32). */
+template <class F>
+std::vector<abft_fault> with_injector(abft::Handle& h, const std::vector<abft_fault>& specs,
+                                      uint64_t seed, F call) {
   abft::Injector inj(seed);
   for (const abft_fault& s : specs) inj.add(s);
   h.set_injector(&inj);
-  FaultRun<T> r;
-  r.out = run(p, h.get(), pol);
+  call();
   h.set_injector(nullptr);
   abft_fault buf[32];
   int cnt = 0;
   EXPECT_EQ(abft_injector_last(inj.get(), buf, 32, &cnt), ABFT_STATUS_SUCCESS);
-  r.faults.assign(buf, buf + std::min(cnt, 32));
+  return std::vector<abft_fault>(buf, buf + std::min(cnt, 32));
+}
+template <class T>
+FaultRun<T> run_with_faults(const Problem<T>& p, abft::Handle& h, abft_policy pol,
+                            const std::vector<abft_fault>& specs, uint64_t seed) {
+  FaultRun<T> r;
+  r.faults = with_injector(h, specs, seed, [&] { r.out = run(p, h.get(), pol); });
   return r;
 }
 

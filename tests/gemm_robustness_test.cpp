@@ -15,6 +15,7 @@
 
 #include "abft/abft.h"
 #include "abft/checksum/fingerprint.hpp"
+#include "fault_util.hpp"
 
 namespace {
 
@@ -160,13 +161,7 @@ TEST(GemmRobustness, RepairReverifiesAtLargeK_f64) {
   abft_injector_t inj;
   ASSERT_EQ(abft_handle_create(&h), ABFT_STATUS_SUCCESS);
   ASSERT_EQ(abft_injector_create(11, &inj), ABFT_STATUS_SUCCESS);
-  abft_fault f{};
-  f.site = ABFT_SITE_OUTPUT;
-  f.model = ABFT_FAULT_BITFLIP;
-  f.bit = 62;
-  f.row = 2;
-  f.col = 1;
-  f.kpos = 0;
+  const abft_fault f = abft_test::make_spec(ABFT_SITE_OUTPUT, ABFT_FAULT_BITFLIP, 62, 2, 1, 0);
   ASSERT_EQ(abft_injector_add(inj, &f), ABFT_STATUS_SUCCESS);
   ASSERT_EQ(abft_handle_set_injector(h, inj), ABFT_STATUS_SUCCESS);
   abft_report r{};

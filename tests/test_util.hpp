@@ -49,6 +49,8 @@ inline const char* site_tag(abft_site s) {
     case ABFT_SITE_ACCUMULATOR: return "Accum";
     case ABFT_SITE_PACKED_A: return "PackedA";
     case ABFT_SITE_PACKED_B: return "PackedB";
+    case ABFT_SITE_FFT_STAGE: return "Stage";
+    case ABFT_SITE_FFT_TWIDDLE: return "Twiddle";
     default: return "?";
   }
 }
@@ -338,6 +340,36 @@ template <class T>
 ::testing::AssertionResult check_result(const Problem<T>& p, const std::vector<T>& C,
                                         const Reference& ref, double factor = 1.0) {
   return check_result(p, C, ref, factor, [](int64_t, int64_t) { return 0.0; });
+}
+
+// ------------------------------------------------------------------ statistics
+/** Adds one call's report to `sum` (what a handle's counters must add up to). */
+inline void add_report(abft_counters* sum, const abft_report& r) {
+  sum->calls += 1;
+  sum->checks += r.checks;
+  sum->detected += r.detected;
+  sum->corrected += r.corrected;
+  sum->recomputed += r.recomputed;
+  sum->uncorrectable += r.uncorrectable;
+  sum->skipped += r.skipped;
+}
+/** The handle's counters `c` agree with the summed reports (calls not compared). */
+inline ::testing::AssertionResult counters_match(const abft_counters& c, const abft_counters& sum) {
+  const char* const names[] = {"checks", "detected", "corrected", "recomputed", "uncorrectable",
+                               "skipped"};
+  const uint64_t got[] = {c.checks, c.detected, c.corrected, c.recomputed, c.uncorrectable,
+                          c.skipped};
+  const uint64_t want[] = {sum.checks, sum.detected, sum.corrected, sum.recomputed,
+                           sum.uncorrectable, sum.skipped};
+  bool ok = true;
+  std::ostringstream os;
+  for (int i = 0; i < 6; ++i)
+    if (got[i] != want[i]) {
+      ok = false;
+      os << " " << names[i] << ": counters " << got[i] << ", reports " << want[i] << ";";
+    }
+  if (ok) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "statistics differ from the summed reports:" << os.str();
 }
 
 /** Bitwise equality of two floating values (NaN == NaN). */

@@ -201,16 +201,6 @@ void register_1d() {
 const std::vector<std::vector<int64_t>> kNdShapes = {
     {8, 12}, {17, 16}, {5, 6, 7}, {64, 64, 4}, {1, 16}, {16, 1}, {9, 1, 10}, {3, 1000}};
 
-struct KindDir {
-  abft_fft_kind kind;
-  int sign;
-  const char* tag;
-};
-const KindDir kKinds[] = {{ABFT_FFT_C2C, ABFT_FFT_FORWARD, "C2C_Forward"},
-                          {ABFT_FFT_C2C, ABFT_FFT_BACKWARD, "C2C_Backward"},
-                          {ABFT_FFT_R2C, ABFT_FFT_FORWARD, "R2C_Forward"},
-                          {ABFT_FFT_C2R, ABFT_FFT_BACKWARD, "C2R_Backward"}};
-
 template <class T>
 void register_nd() {
   for (const auto& shape : kNdShapes)

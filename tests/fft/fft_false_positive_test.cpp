@@ -105,16 +105,6 @@ const Shape kShapes[] = {{{1}, 1},     {{2}, 1},      {{5}, 1},     {{64}, 16},
                          {{1000}, 3},  {{1009}, 2},   {{4096}, 1},  {{10007}, 1},
                          {{65537}, 1}, {{131072}, 1}, {{8, 12}, 2}, {{5, 6, 7}, 1}};
 
-struct KindDir {
-  abft_fft_kind kind;
-  int sign;
-  const char* tag;
-};
-const KindDir kKinds[] = {{ABFT_FFT_C2C, ABFT_FFT_FORWARD, "C2C_Forward"},
-                          {ABFT_FFT_C2C, ABFT_FFT_BACKWARD, "C2C_Backward"},
-                          {ABFT_FFT_R2C, ABFT_FFT_FORWARD, "R2C_Forward"},
-                          {ABFT_FFT_C2R, ABFT_FFT_BACKWARD, "C2R_Backward"}};
-
 /** One batched plan (a shape of one kind), run twice per input: CORRECT,
  *  then OFF (plans are costly at large Bluestein sizes: one per shape). */
 template <class T>

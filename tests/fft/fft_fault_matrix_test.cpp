@@ -19,6 +19,7 @@
 #include <iostream>
 
 #include "abft/checksum/float_bits.hpp"
+#include "fault_util.hpp"
 #include "fft_test_util.hpp"
 
 using namespace abft_fft_test;
@@ -75,24 +76,8 @@ std::vector<int> bits_for(const Config& c, abft_fault_model m) {
   return b;
 }
 
-std::string describe(const abft_fault& f) {
-  std::ostringstream os;
-  os << site_tag(f.site) << "/" << model_tag(f.model) << " bit=" << f.bit << " unit=" << f.row
-     << " col=" << f.col << " stage=" << f.kpos << " original=" << f.original
-     << " corrupted=" << f.corrupted << " applied=" << f.applied;
-  return os.str();
-}
-abft_fault make_spec(abft_site site, abft_fault_model model, int bit, int64_t row, int64_t col,
-                     int64_t kpos) {
-  abft_fault f{};
-  f.site = site;
-  f.model = model;
-  f.bit = bit;
-  f.row = row;
-  f.col = col;
-  f.kpos = kpos;
-  return f;
-}
+std::string describe(const abft_fault& f) { return abft_test::describe(f, "unit", "stage"); }
+using abft_test::make_spec;
 template <class T>
 bool finite_as(double v) {
   return std::isfinite(static_cast<T>(v));
@@ -159,15 +144,7 @@ struct Bench {
   Trial run(const std::vector<abft_fault>& specs, uint64_t seed) {
     Trial tr;
     tr.t = clean;
-    abft::Injector inj(seed);
-    for (const abft_fault& s : specs) inj.add(s);
-    h.set_injector(&inj);
-    tr.r = tr.t.execute(plan.get());
-    h.set_injector(nullptr);
-    abft_fault buf[16];
-    int cnt = 0;
-    EXPECT_EQ(abft_injector_last(inj.get(), buf, 16, &cnt), ABFT_STATUS_SUCCESS);
-    tr.faults.assign(buf, buf + std::min(cnt, 16));
+    tr.faults = abft_test::with_injector(h, specs, seed, [&] { tr.r = tr.t.execute(plan.get()); });
     return tr;
   }
 
@@ -439,15 +416,7 @@ void stats_counters() {
   ASSERT_TRUE(bench.ok);
   bench.h.reset_stats();
   abft_counters sum{};
-  auto add = [&](const Run<T>& r) {
-    sum.calls += 1;
-    sum.checks += r.report.checks;
-    sum.detected += r.report.detected;
-    sum.corrected += r.report.corrected;
-    sum.recomputed += r.report.recomputed;
-    sum.uncorrectable += r.report.uncorrectable;
-    sum.skipped += r.report.skipped;
-  };
+  auto add = [&](const Run<T>& r) { abft_test::add_report(&sum, r.report); };
   for (int i = 0; i < 2; ++i) {
     Transform<T> t = bench.clean;
     add(t.execute(bench.plan.get()));
@@ -463,12 +432,7 @@ void stats_counters() {
   add(td.r);
   const abft::Counters c = bench.h.stats(kernel_of<T>());
   EXPECT_EQ(c.calls, sum.calls);
-  EXPECT_EQ(c.checks, sum.checks);
-  EXPECT_EQ(c.detected, sum.detected);
-  EXPECT_EQ(c.corrected, sum.corrected);
-  EXPECT_EQ(c.recomputed, sum.recomputed);
-  EXPECT_EQ(c.uncorrectable, sum.uncorrectable);
-  EXPECT_EQ(c.skipped, sum.skipped);
+  EXPECT_TRUE(abft_test::counters_match(c, sum));
   EXPECT_GE(c.detected, 4u);
   EXPECT_GE(c.corrected + c.recomputed, 3u);
   const abft_kernel other = kernel_of<T>() == ABFT_KERNEL_SFFT ? ABFT_KERNEL_DFFT : ABFT_KERNEL_SFFT;

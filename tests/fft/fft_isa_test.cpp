@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "abft/fft.h"
+#include "fault_util.hpp"
 
 namespace {
 
@@ -65,13 +66,7 @@ void repair_on_isa(abft_isa isa, int64_t n) {
   abft_injector_t inj = nullptr;
   ASSERT_EQ(abft_handle_create(&h), ABFT_STATUS_SUCCESS);
   ASSERT_EQ(abft_injector_create(11, &inj), ABFT_STATUS_SUCCESS);
-  abft_fault f{};
-  f.site = ABFT_SITE_FFT_STAGE;
-  f.model = ABFT_FAULT_POS_INF;
-  f.bit = 0;
-  f.row = 0;
-  f.col = 7;
-  f.kpos = 0;
+  const abft_fault f = abft_test::make_spec(ABFT_SITE_FFT_STAGE, ABFT_FAULT_POS_INF, 0, 0, 7, 0);
   ASSERT_EQ(abft_injector_add(inj, &f), ABFT_STATUS_SUCCESS);
   std::vector<T> x(size_t(2 * n));
   for (size_t i = 0; i < x.size(); ++i) x[i] = T(std::sin(0.37 * double(i)) + 0.25);

@@ -27,6 +27,7 @@
 #include "abft/checksum/bounds.hpp"
 #include "abft/checksum/fft_bounds.hpp"
 #include "abft/fft.h"
+#include "test_util.hpp"
 
 #ifdef ABFT_TEST_HAVE_FFTW
 #include <fftw3.h>
@@ -38,9 +39,10 @@ using ld = long double;
 using cld = std::complex<long double>;
 
 // ------------------------------------------------------------------ names
-template <class T> inline const char* type_tag();
-template <> inline const char* type_tag<float>() { return "f32"; }
-template <> inline const char* type_tag<double>() { return "f64"; }
+// type_tag<T>() "f32"/"f64", site_tag and model_tag are the GEMM tests' (test_util.hpp).
+using abft_test::model_tag;
+using abft_test::site_tag;
+using abft_test::type_tag;
 
 template <class T> inline abft_precision precision_of();
 template <> inline abft_precision precision_of<float>() { return ABFT_PRECISION_FLOAT; }
@@ -58,31 +60,23 @@ inline const char* dir_tag(int sign) { return sign < 0 ? "Forward" : "Backward";
 inline int kind_sign(abft_fft_kind k, int c2c_sign) {
   return k == ABFT_FFT_C2C ? c2c_sign : k == ABFT_FFT_R2C ? -1 : +1;
 }
-inline const char* site_tag(abft_site s) {
-  switch (s) {
-    case ABFT_SITE_OUTPUT: return "Output";
-    case ABFT_SITE_FFT_STAGE: return "Stage";
-    case ABFT_SITE_FFT_TWIDDLE: return "Twiddle";
-    default: return "?";
-  }
-}
-inline const char* model_tag(abft_fault_model m) {
-  switch (m) {
-    case ABFT_FAULT_BITFLIP: return "BitFlip";
-    case ABFT_FAULT_BITFLIP2: return "BitFlip2";
-    case ABFT_FAULT_RANDOM: return "Random";
-    case ABFT_FAULT_ZERO: return "Zero";
-    case ABFT_FAULT_NAN: return "NaN";
-    case ABFT_FAULT_POS_INF: return "PosInf";
-    case ABFT_FAULT_NEG_INF: return "NegInf";
-    default: return "?";
-  }
-}
 inline std::string shape_tag(const std::vector<int64_t>& n) {
   std::string s;
   for (size_t d = 0; d < n.size(); ++d) s += (d ? "x" : "") + std::to_string(n[d]);
   return s;
 }
+
+/** A transform kind with its direction, and the tag test names spell it with. */
+struct KindDir {
+  abft_fft_kind kind;
+  int sign;
+  const char* tag;
+};
+/** Every kind and direction: C2C both ways, R2C forward, C2R backward. */
+inline const KindDir kKinds[] = {{ABFT_FFT_C2C, ABFT_FFT_FORWARD, "C2C_Forward"},
+                                 {ABFT_FFT_C2C, ABFT_FFT_BACKWARD, "C2C_Backward"},
+                                 {ABFT_FFT_R2C, ABFT_FFT_FORWARD, "R2C_Forward"},
+                                 {ABFT_FFT_C2R, ABFT_FFT_BACKWARD, "C2R_Backward"}};
 
 // ------------------------------------------------------------------ test registration
 /** A test whose body is a callable: lets a file register one gtest per
