@@ -34,10 +34,6 @@ struct MappedHook final : StageHook<T> {
   void at_output(T*, int64_t, int64_t, int64_t, bool) override {}  // sub-kernel outputs are intermediates
 };
 
-template <class T>
-T* tls_buffer(size_t scalars, int slot) {
-  return fft_tls_buffer<T>(scalars, slot);
-}
 
 // ------------------------------------------------------------------ Stockham
 template <class T>

@@ -51,13 +51,9 @@ struct FftKernels {
   /** y = a * b like cmul, returning the wrapping sum of b's 64-bit words
    *  (an exact fingerprint of the twiddles it read). */
   uint64_t (*cmul_sum)(T* y, const T* a, const T* b, int64_t n) = nullptr;
-  /** csum and cdot_sep for nb signals interleaved element by element. */
-  void (*csum_batch)(const T* cdup, const T* x, int64_t n, int64_t nb, std::complex<double>* sum,
-                     std::complex<double>* csum, double* x2) = nullptr;
-  void (*cdot_sep_batch)(const T* rr, const T* ri, const double* R, const T* y, int64_t n, int64_t nb,
-                         std::complex<double>* out) = nullptr;
-  /** The same two, fused with the copies that gather the signals from rows of
-   *  a larger array (src_row complex elements apart) and scatter them back. */
+  /** csum and cdot_sep for nb signals interleaved element by element, fused
+   *  with the copies that gather them from rows of a larger array (src_row
+   *  complex elements apart) and scatter them back; a null dst copies nothing. */
   void (*gather_csum_batch)(const T* src, int64_t src_row, T* dst, const T* cdup, int64_t n, int64_t nb,
                             std::complex<double>* sum, std::complex<double>* csum, double* x2) = nullptr;
   void (*scatter_cdot_batch)(const T* src, T* dst, int64_t dst_row, const T* rr, const T* ri, const double* R,

@@ -123,15 +123,12 @@ bool LinePlan<T>::judge(std::complex<double> in, double x2, std::complex<double>
 
 template <class T>
 void LinePlan<T>::check_in_batch(const T* x, int64_t nb, std::complex<double>* in, double* x2) const {
-  std::complex<double> sum[64], csum[64];
-  K_.csum_batch(v_.data.data(), x, n_, nb, sum, csum, x2);
-  for (int64_t b = 0; b < nb; ++b) in[b] = sum[b] + std::complex<double>(0.0, 1.0) * csum[b];
+  gather_check_in_batch(x, nb, nullptr, nb, in, x2);
 }
 
 template <class T>
 void LinePlan<T>::check_out_batch(const T* y, int64_t nb, std::complex<double>* out) const {
-  const T* w = w_.data.data();
-  K_.cdot_sep_batch(w, w + 2 * kWeightBlock, Rb_.data.data(), y, n_, nb, out);
+  scatter_check_out_batch(y, nullptr, 0, nb, out);
 }
 
 template <class T>

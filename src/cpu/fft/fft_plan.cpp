@@ -20,12 +20,12 @@
 namespace abft::cpu::fft {
 namespace {
 
+/** The plan's per-thread buffers (input copy, output copy, line work): slots
+ *  5..7 of the engine's thread-local buffers (0..4 belong to the kernels and
+ *  four-step lines a line runs). */
 template <class T>
 T* scratch(size_t scalars, int slot) {
-  thread_local std::vector<T> bufs[3];
-  std::vector<T>& b = bufs[slot];
-  if (b.size() < scalars) b.resize(scalars);
-  return b.data();
+  return fft_tls_buffer<T>(scalars, 5 + slot);
 }
 
 /** Offsets of line `idx` of a pass: mixed-radix decomposition over its loops. */

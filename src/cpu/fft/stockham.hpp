@@ -318,99 +318,12 @@ void cmul_impl(T* y, const T* a, const T* b, int64_t n) {
   for (; k < n; ++k) S::store(y + 2 * k, S::cmul(S::load(a + 2 * k), S::load(b + 2 * k)));
 }
 
-/** Input side of the checks of nb interleaved signals (element j of signal b
- *  at x[j nb + b]): per signal sum x, sum c_j x and sum |x|^2, vectorized
- *  across the signals; each lane sums at most 32 rows in T, then double. */
-template <class C, class S, class T>
-void csum_batch_impl(const T* cdup, const T* x, int64_t n, int64_t nb, std::complex<double>* sum,
-                     std::complex<double>* csum, double* x2) {
-  using V = typename C::V;
-  constexpr int L = C::lanes;
-  constexpr int64_t R = 32;  // rows per block
-  for (int64_t b = 0; b < nb; ++b) { sum[b] = csum[b] = 0; x2[b] = 0; }
-  int64_t b0 = 0;
-  for (; b0 + L <= nb; b0 += L) {
-    for (int64_t j0 = 0; j0 < n; j0 += R) {
-      const int64_t j1 = std::min(n, j0 + R);
-      V a = C::zero(), c = C::zero(), q = C::zero();
-      for (int64_t j = j0; j < j1; ++j) {
-        const V xv = C::load(x + 2 * (j * nb + b0));
-        a += xv;
-        c += xv * C::splat(cdup[2 * j]);
-        q += xv * xv;
-      }
-      for (int l = 0; l < L; ++l) {
-        sum[b0 + l] += std::complex<double>(a[2 * l], a[2 * l + 1]);
-        csum[b0 + l] += std::complex<double>(c[2 * l], c[2 * l + 1]);
-        x2[b0 + l] += double(q[2 * l]) + double(q[2 * l + 1]);
-      }
-    }
-  }
-  for (; b0 < nb; ++b0)
-    for (int64_t j = 0; j < n; ++j) {
-      const double xr = x[2 * (j * nb + b0)], xi = x[2 * (j * nb + b0) + 1], cc = cdup[2 * j];
-      sum[b0] += std::complex<double>(xr, xi);
-      csum[b0] += std::complex<double>(cc * xr, cc * xi);
-      x2[b0] += xr * xr + xi * xi;
-    }
-}
-
-/** Output side of the checks of nb interleaved signals, w_{bB+j} = R_b r_j
- *  as in cdot_sep_impl (r given as (re, re) then (im, im) pairs). */
-template <class C, class S, class T>
-void cdot_sep_batch_impl(const T* rr, const T* ri, const double* Rb, const T* y, int64_t n, int64_t nb,
-                         std::complex<double>* out) {
-  using V = typename C::V;
-  constexpr int L = C::lanes;
-  constexpr int64_t B = kWeightBlock;
-  for (int64_t b = 0; b < nb; ++b) out[b] = 0;
-  int64_t b0 = 0;
-  for (; b0 + L <= nb; b0 += L) {
-    for (int64_t blk = 0; blk * B < n; ++blk) {
-      const int64_t j1 = std::min<int64_t>(B, n - blk * B);
-      V a0 = C::zero(), a1 = C::zero(), c0 = C::zero(), c1 = C::zero();
-      int64_t j = 0;
-      for (; j + 2 <= j1; j += 2) {
-        const V y0 = C::load(y + 2 * ((blk * B + j) * nb + b0));
-        const V y1 = C::load(y + 2 * ((blk * B + j + 1) * nb + b0));
-        a0 += y0 * C::splat(rr[2 * j]);
-        c0 += y0 * C::splat(ri[2 * j]);
-        a1 += y1 * C::splat(rr[2 * j + 2]);
-        c1 += y1 * C::splat(ri[2 * j + 2]);
-      }
-      for (; j < j1; ++j) {
-        const V y0 = C::load(y + 2 * ((blk * B + j) * nb + b0));
-        a0 += y0 * C::splat(rr[2 * j]);
-        c0 += y0 * C::splat(ri[2 * j]);
-      }
-      const V A = a0 + a1, Cv = c0 + c1;
-      const double Rr = Rb[2 * blk], Ri = Rb[2 * blk + 1];
-      for (int l = 0; l < L; ++l) {
-        // inner = sum r_j y_j = (A.re - Cv.im, A.im + Cv.re)
-        const double ir = double(A[2 * l]) - double(Cv[2 * l + 1]);
-        const double ii = double(A[2 * l + 1]) + double(Cv[2 * l]);
-        out[b0 + l] += std::complex<double>(Rr * ir - Ri * ii, Rr * ii + Ri * ir);
-      }
-    }
-  }
-  for (; b0 < nb; ++b0) {
-    for (int64_t blk = 0; blk * B < n; ++blk) {
-      double ir = 0, ii = 0;
-      for (int64_t j = 0; j < B && blk * B + j < n; ++j) {
-        const double yr = y[2 * ((blk * B + j) * nb + b0)], yi = y[2 * ((blk * B + j) * nb + b0) + 1];
-        ir += double(rr[2 * j]) * yr - double(ri[2 * j]) * yi;
-        ii += double(rr[2 * j]) * yi + double(ri[2 * j]) * yr;
-      }
-      const double Rr = Rb[2 * blk], Ri = Rb[2 * blk + 1];
-      out[b0] += std::complex<double>(Rr * ir - Ri * ii, Rr * ii + Ri * ir);
-    }
-  }
-}
-
-/** csum_batch fused with the copy that gathers the nb signals: row j of the
- *  block (nb complex values at src + j * src_row, in complex elements) is
- *  copied to dst + j * nb and summed on the way (the same blocking as
- *  csum_batch_impl, hence the same error bound). */
+/** Input side of the checks of nb signals interleaved element by element,
+ *  fused with the copy that gathers them: row j (nb complex values at
+ *  src + j * src_row, in complex elements) is copied to dst + j * nb (no copy
+ *  when dst is null) and, per signal, sum x, sum c_j x and sum |x|^2 are
+ *  formed on the way, vectorized across the signals; each lane sums at most
+ *  32 rows in T, then double. */
 template <class C, class S, class T>
 void gather_csum_batch_impl(const T* src, int64_t src_row, T* dst, const T* cdup, int64_t n, int64_t nb,
                             std::complex<double>* sum, std::complex<double>* csum, double* x2) {
@@ -427,19 +340,21 @@ void gather_csum_batch_impl(const T* src, int64_t src_row, T* dst, const T* cdup
     for (int v = 0; v < NV; ++v) a[v] = c[v] = q[v] = C::zero();
     for (int64_t j = j0; j < j1; ++j) {
       const T* sr = src + 2 * j * src_row;
-      T* dr = dst + 2 * j * nb;
+      T* dr = dst ? dst + 2 * j * nb : nullptr;
       const V cj = C::splat(cdup[2 * j]);
       for (int64_t v = 0; v < nv; ++v) {
         const V xv = C::load(sr + 2 * v * L);
-        C::store(dr + 2 * v * L, xv);
+        if (dst) C::store(dr + 2 * v * L, xv);
         a[v] += xv;
         c[v] += xv * cj;
         q[v] += xv * xv;
       }
       for (int64_t b = bv; b < nb; ++b) {
         const T xr = sr[2 * b], xi = sr[2 * b + 1];
-        dr[2 * b] = xr;
-        dr[2 * b + 1] = xi;
+        if (dst) {
+          dr[2 * b] = xr;
+          dr[2 * b + 1] = xi;
+        }
         sum[b] += std::complex<double>(xr, xi);
         csum[b] += std::complex<double>(double(cdup[2 * j]) * xr, double(cdup[2 * j]) * xi);
         x2[b] += double(xr) * xr + double(xi) * xi;
@@ -455,9 +370,10 @@ void gather_csum_batch_impl(const T* src, int64_t src_row, T* dst, const T* cdup
   }
 }
 
-/** cdot_sep_batch fused with the copy that scatters the nb results: row k
- *  (nb complex values at src + k * nb) goes to dst + k * dst_row and is summed
- *  on the way with w_k = R_b r_j (same blocking as cdot_sep_batch_impl). */
+/** Output side of the checks of nb interleaved signals, w_{bB+j} = R_b r_j as
+ *  in cdot_sep_impl (r as (re, re) then (im, im) pairs), fused with the copy
+ *  that scatters them: row k (nb complex values at src + k * nb) goes to
+ *  dst + k * dst_row (no copy when dst is null) and is summed on the way. */
 template <class C, class S, class T>
 void scatter_cdot_batch_impl(const T* src, T* dst, int64_t dst_row, const T* rr, const T* ri, const double* Rb,
                              int64_t n, int64_t nb, std::complex<double>* out) {
@@ -477,18 +393,20 @@ void scatter_cdot_batch_impl(const T* src, T* dst, int64_t dst_row, const T* rr,
     for (int64_t j = 0; j < j1; ++j) {
       const int64_t k = blk * B + j;
       const T* sr = src + 2 * k * nb;
-      T* dr = dst + 2 * k * dst_row;
+      T* dr = dst ? dst + 2 * k * dst_row : nullptr;
       const V wr = C::splat(rr[2 * j]), wi = C::splat(ri[2 * j]);
       for (int64_t v = 0; v < nv; ++v) {
         const V yv = C::load(sr + 2 * v * L);
-        C::store(dr + 2 * v * L, yv);
+        if (dst) C::store(dr + 2 * v * L, yv);
         a[v] += yv * wr;
         c[v] += yv * wi;
       }
       for (int64_t b = bv; b < nb; ++b) {
         const T yr = sr[2 * b], yi = sr[2 * b + 1];
-        dr[2 * b] = yr;
-        dr[2 * b + 1] = yi;
+        if (dst) {
+          dr[2 * b] = yr;
+          dr[2 * b + 1] = yi;
+        }
         tr[b] += double(rr[2 * j]) * yr - double(ri[2 * j]) * yi;
         ti[b] += double(rr[2 * j]) * yi + double(ri[2 * j]) * yr;
       }
@@ -539,8 +457,6 @@ FftKernels<T> make_kernels(const char* isa) {
   k.rdot = &rdot_impl<C, S, T>;
   k.cmul = &cmul_impl<C, S, T>;
   k.cmul_sum = &cmul_sum_impl<C, S, T>;
-  k.csum_batch = &csum_batch_impl<C, S, T>;
-  k.cdot_sep_batch = &cdot_sep_batch_impl<C, S, T>;
   k.gather_csum_batch = &gather_csum_batch_impl<C, S, T>;
   k.scatter_cdot_batch = &scatter_cdot_batch_impl<C, S, T>;
   k.lanes = C::lanes;
