@@ -65,7 +65,6 @@ class FftPlan final : public abft_fft_plan_s {
   int64_t lines_total_ = 0;
   int64_t in_lo_ = 0, in_hi_ = 0, out_lo_ = 0, out_hi_ = 0;  // array extents, scalars  // lines over all passes (the injector's unit index range)
   std::mutex repair_mu_;
-  friend struct ExecContext;
 };
 
 }  // namespace abft::cpu::fft
