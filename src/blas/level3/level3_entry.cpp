@@ -147,28 +147,29 @@ blas_int check_tri(char side, char uplo, char transa, char diag, blas_int m, bla
 
 }  // namespace
 
-template <class T>
-void trmm(const Caller& who, char side, char uplo, char transa, char diag, blas_int m,
-          blas_int n, T alpha, const T* A, blas_int lda, T* B, blas_int ldb) {
+/** TRMM and TRSM share their arguments and their check (check_tri). */
+template <class T, class Core>
+void tri_entry(const Caller& who, char side, char uplo, char transa, char diag, blas_int m,
+               blas_int n, T alpha, const T* A, blas_int lda, T* B, blas_int ldb, Core core) {
   Side sd = Side::L;
   Uplo ul = Uplo::U;
   Op ta = Op::N;
   Diag dg = Diag::N;
   if (const blas_int info = check_tri(side, uplo, transa, diag, m, n, lda, ldb, sd, ul, ta, dg))
     return report(who, info);
-  l3::trmm<T>(who.routine, sd, ul, ta, dg, m, n, alpha, A, lda, B, ldb);
+  core(who.routine, sd, ul, ta, dg, m, n, alpha, A, lda, B, ldb);
+}
+
+template <class T>
+void trmm(const Caller& who, char side, char uplo, char transa, char diag, blas_int m,
+          blas_int n, T alpha, const T* A, blas_int lda, T* B, blas_int ldb) {
+  tri_entry<T>(who, side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb, &l3::trmm<T>);
 }
 
 template <class T>
 void trsm(const Caller& who, char side, char uplo, char transa, char diag, blas_int m,
           blas_int n, T alpha, const T* A, blas_int lda, T* B, blas_int ldb) {
-  Side sd = Side::L;
-  Uplo ul = Uplo::U;
-  Op ta = Op::N;
-  Diag dg = Diag::N;
-  if (const blas_int info = check_tri(side, uplo, transa, diag, m, n, lda, ldb, sd, ul, ta, dg))
-    return report(who, info);
-  l3::trsm<T>(who.routine, sd, ul, ta, dg, m, n, alpha, A, lda, B, ldb);
+  tri_entry<T>(who, side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb, &l3::trsm<T>);
 }
 
 #define ABFT_L3_ENTRIES(T)                                                                      \

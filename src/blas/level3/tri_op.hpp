@@ -7,8 +7,10 @@
  */
 #pragma once
 #include <cstddef>
+#include <new>
 
 #include "blas/common/blas_types.hpp"
+#include "blas/level3/gemm_core.hpp"
 
 namespace abft::blas::l3 {
 
@@ -48,5 +50,26 @@ struct TriOp {
       }
   }
 };
+
+/** What TRMM and TRSM do around their blocked algorithms: one protected call, the quick
+ *  return, alpha == 0 as B <- 0 without reading A or B (a GEMM with k = 0, beta = 0), op(A)
+ *  as a TriOp, and an allocation failure reported through the call. `run(pc, E, left)`
+ *  does the rest. */
+template <class T, class Run>
+void triangular_call(Routine r, Side side, Uplo uplo, Op transa, Diag diag, blas_int m, blas_int n,
+                     T alpha, const T* A, blas_int lda, T* B, blas_int ldb, Run run) {
+  ProtectedCall pc(r);
+  if (m == 0 || n == 0) return;
+  if (alpha == T(0)) {
+    gemm_core<T>(pc, Op::N, Op::N, m, n, 0, T(0), nullptr, max1(m), nullptr, 1, T(0), B, ldb);
+    return;
+  }
+  const TriOp<T> E{A, lda, transa, uplo == Uplo::U, diag == Diag::U};
+  try {
+    run(pc, E, side == Side::L);
+  } catch (const std::bad_alloc&) {
+    pc.absorb(abft_report{}, ABFT_STATUS_ALLOC_FAILED);
+  }
+}
 
 }  // namespace abft::blas::l3

@@ -83,18 +83,10 @@ class Trsm {
 template <class T>
 void trsm(Routine r, Side side, Uplo uplo, Op transa, Diag diag, blas_int m, blas_int n,
           T alpha, const T* A, blas_int lda, T* B, blas_int ldb) {
-  ProtectedCall pc(r);
-  if (m == 0 || n == 0) return;
-  if (alpha == T(0)) {  // B <- 0 without reading A or B (GEMM with k = 0, beta = 0)
-    gemm_core<T>(pc, Op::N, Op::N, m, n, 0, T(0), nullptr, max1(m), nullptr, 1, T(0), B, ldb);
-    return;
-  }
-  const TriOp<T> E{A, lda, transa, uplo == Uplo::U, diag == Diag::U};
-  try {
-    Trsm<T>(pc, E, side == Side::L, m, n, B, ldb).run(0, side == Side::L ? m : n, alpha);
-  } catch (const std::bad_alloc&) {
-    pc.absorb(abft_report{}, ABFT_STATUS_ALLOC_FAILED);
-  }
+  triangular_call<T>(r, side, uplo, transa, diag, m, n, alpha, A, lda, B, ldb,
+                     [&](ProtectedCall& pc, const TriOp<T>& E, bool left) {
+                       Trsm<T>(pc, E, left, m, n, B, ldb).run(0, left ? m : n, alpha);
+                     });
 }
 
 #define ABFT_L3_TRSM(T)                                                                      \
