@@ -1,23 +1,16 @@
 /** \file shim.hpp
- *  \brief Process-wide state of the BLAS shim: the handle its protected kernels run on
- *  (policy, threads and injector from the environment), per-routine statistics and the
- *  report printed at exit.
+ *  \brief The BLAS shim's process-wide state: the shared drop-in runtime
+ *  (shim/shim_runtime.hpp: handle from the environment, statistics, exit report) with one
+ *  statistics row per protected Level-3 routine.
  *
- *  Environment (read once, at the first protected call):
- *    ABFT_POLICY        off | detect | correct (default correct)
- *    ABFT_NUM_THREADS   threads of the protected kernels (default: OpenMP's)
- *    ABFT_INJECT        fault model: bitflip | bitflip2 | random | zero | nan | inf | -inf
- *                       (unset: no injection)
- *    ABFT_INJECT_RATE   probability that a protected kernel call gets one fault (default 1)
- *    ABFT_INJECT_SEED   seed of the injector (default 1)
- *    ABFT_INJECT_SITE   output | accumulator | compute (both; default) | packed | any
- *    ABFT_REPORT        stderr (text table at exit) | json (JSON to stderr) | PATH (JSON
- *                       written to the file PATH at exit); unset: no report
+ *  Environment: as shim/shim_runtime.hpp lists; ABFT_INJECT_SITE here is
+ *  output | accumulator | compute (both; default) | packed | any.
  */
 #pragma once
 #include <cstdint>
 
 #include "abft/abft.h"
+#include "shim/shim_runtime.hpp"
 
 namespace abft::blas {
 
@@ -33,36 +26,21 @@ enum class Routine : int {
 };
 const char* routine_name(Routine r);  ///< lower case, e.g. "dtrsm"
 
-/** The handle every protected kernel of the shim runs on (created on first use). */
-abft_handle_t shim_handle();
+/** The shim's runtime (created on first use, never destroyed). */
+shim::Runtime& blas_runtime();
+/** The handle every protected kernel of the shim runs on. */
+inline abft_handle_t shim_handle() { return blas_runtime().handle(); }
 /** The policy the shim's kernels run under (OFF, DETECT or CORRECT; never DEFAULT). */
-abft_policy shim_policy();
+inline abft_policy shim_policy() { return blas_runtime().policy(); }
 
 /** One protected BLAS call: collects the reports of the kernels it runs and records
  *  them (plus one call) in the routine's row when it goes out of scope. */
-class ProtectedCall {
+class ProtectedCall : public shim::Call {
  public:
-  explicit ProtectedCall(Routine r) : r_(r) {}
-  ProtectedCall(const ProtectedCall&) = delete;
-  ProtectedCall& operator=(const ProtectedCall&) = delete;
-  ~ProtectedCall();
-  /** Fold in one kernel run's report and status. */
-  void absorb(const abft_report& rep, abft_status st);
-  const abft_report& report() const { return rep_; }
-  abft_status status() const { return status_; }
-
- private:
-  Routine r_;
-  abft_report rep_{};
-  abft_status status_ = ABFT_STATUS_SUCCESS;
+  explicit ProtectedCall(Routine r) : shim::Call(blas_runtime(), int(r)) {}
 };
 
 /** Counters of one routine (for tests and the report). */
-struct RoutineCounters {
-  uint64_t calls, checks, detected, corrected, recomputed, uncorrectable, skipped, failed;
-};
-RoutineCounters routine_counters(Routine r);
-/** The report as ABFT_REPORT prints it. */
-void format_report(bool json, char* buf, std::size_t cap);
+inline shim::Counters routine_counters(Routine r) { return blas_runtime().counters(int(r)); }
 
 }  // namespace abft::blas
