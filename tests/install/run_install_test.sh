@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# \brief Install the build into a scratch prefix and build two consumers against it: one
-# with find_package(abft) (CMake), one with pkg-config. Proves the installed tree is
-# usable on its own, the way a user gets it.
+# \brief Install the build into a scratch prefix and build consumers against it (BLAS,
+# FFTW3 and core): with find_package(abft) (CMake), and with pkg-config. Proves the
+# installed tree is usable on its own, the way a user gets it.
 #
 # Usage: run_install_test.sh --build DIR --work DIR --consumer DIR --cmake CMAKE
 #          --cc CC --cxx CXX
@@ -39,10 +39,13 @@ step "cmake --install $build --prefix $prefix"
 pc="$(find "$prefix" -name abft-blas.pc -path '*/pkgconfig/*' | head -1)"
 [[ -n "$pc" ]] || fail "no abft-blas.pc installed"
 libdir="$(dirname "$(dirname "$pc")")"
-for f in include/abft/cblas.h include/abft/abft.h include/abft/abft.hpp; do
+for f in include/abft/cblas.h include/abft/abft.h include/abft/abft.hpp include/abft/fftw3.h \
+         include/abft/fftw/fftw3.h; do
   [[ -f "$prefix/$f" ]] || fail "$f not installed"
 done
 for f in libabft_blas.so.0 libabft.a abft/libblas.so.3 abft/libcblas.so.3 pkgconfig/abft.pc \
+         libabft_fftw3.so.0 abft/libfftw3.so.3 abft/libfftw3f.so.3 abft/libfftw3_threads.so.3 \
+         pkgconfig/abft-fftw3.pc \
          cmake/abft/abftConfig.cmake cmake/abft/abftConfigVersion.cmake; do
   [[ -e "$libdir/$f" ]] || fail "$libdir/$f not installed"
 done
@@ -54,7 +57,10 @@ others="$(compgen -G "$libdir/lib*blas.so*" | grep -v libabft_blas)"
 [[ -z "$others" ]] || fail "a libblas/libcblas was installed into $libdir itself: $others"
 [[ ! -e "$libdir/abft/libblas.so" && ! -e "$libdir/abft/libcblas.so" ]] ||
   fail "namelinks libblas.so/libcblas.so installed in $libdir/abft"
-for so in libblas.so.3 libcblas.so.3; do
+others="$(compgen -G "$libdir/libfftw3*")"
+[[ -z "$others" && ! -e "$libdir/abft/libfftw3.so" ]] ||
+  fail "an FFTW library or namelink was installed where it could shadow the system FFTW: $others"
+for so in libblas.so.3 libcblas.so.3 libfftw3.so.3 libfftw3f.so.3; do
   grep -q "SONAME.*\[$so\]" <<<"$(readelf -d "$libdir/abft/$so")" || fail "$so has the wrong soname"
 done
 echo "layout ok: libdir $libdir"
@@ -73,6 +79,7 @@ grep -q "libabft_blas.so.0 => $libdir/" <<<"$deps" ||
   fail "blas_consumer does not load the installed libabft_blas: $(grep abft <<<"$deps")"
 "$work/cmake-consumer/blas_consumer" || fail "blas_consumer (CMake)"
 "$work/cmake-consumer/core_consumer" || fail "core_consumer (CMake)"
+"$work/cmake-consumer/fftw_consumer" || fail "fftw_consumer (CMake)"
 
 step "pkg-config consumer: \$(pkg-config --cflags --libs abft-blas), abft"
 if ! command -v pkg-config >/dev/null 2>&1; then
@@ -82,8 +89,10 @@ fi
 export PKG_CONFIG_PATH="$libdir/pkgconfig"
 flags_blas="$(pkg-config --cflags --libs abft-blas)" || fail "pkg-config abft-blas"
 flags_core="$(pkg-config --cflags --libs abft)" || fail "pkg-config abft"
+flags_fftw="$(pkg-config --cflags --libs abft-fftw3)" || fail "pkg-config abft-fftw3"
 echo "abft-blas: $flags_blas"
 echo "abft:      $flags_core"
+echo "abft-fftw3: $flags_fftw"
 out="$work/pkg-config-consumer"
 # shellcheck disable=SC2086  # the flags are meant to split
 "$cc" -o "$out/blas_consumer" "$consumer/blas_consumer.c" $flags_blas || fail "compile with abft-blas.pc"
@@ -92,5 +101,9 @@ out="$work/pkg-config-consumer"
 LD_LIBRARY_PATH="$(pkg-config --variable=libdir abft-blas)" "$out/blas_consumer" ||
   fail "blas_consumer (pkg-config)"
 "$out/core_consumer" || fail "core_consumer (pkg-config)"
+# shellcheck disable=SC2086
+"$cc" -o "$out/fftw_consumer" "$consumer/fftw_consumer.c" $flags_fftw || fail "compile with abft-fftw3.pc"
+LD_LIBRARY_PATH="$(pkg-config --variable=libdir abft-fftw3)" "$out/fftw_consumer" ||
+  fail "fftw_consumer (pkg-config)"
 
 echo "PASSED: installed tree usable through find_package(abft) and pkg-config"
