@@ -1,10 +1,14 @@
-"""\\brief Helpers shared by bench_table.py (GEMM) and bench_fft_table.py (FFT).
+"""\\brief Helpers shared by bench_table.py (GEMM), bench_fft_table.py (FFT) and
+bench_fftw_table.py (FFTW API).
 
 Reading Google Benchmark JSON into median cells, the machine description from
-lscpu, the header lines both tables print, and the common command line
-(flags, --note TEXT, paths). Standard library only.
+lscpu, the git commit measured, the header lines the tables print, geometric
+means, and the common command line (flags, --note TEXT, paths). Standard
+library only.
 """
 import json
+import math
+import os
 import shutil
 import statistics
 import subprocess
@@ -82,6 +86,35 @@ def lscpu():
     except (KeyError, ValueError):
         pass
     return info.get("Model name"), cores, info.get("CPU(s)")
+
+
+def git_commit(path=None):
+    """'<short hash> (<subject>)' of the repository holding path (default: this script's),
+    with ', working tree modified: N paths' when tracked files differ from it (the benchmark
+    then measured code the commit does not hold), or None outside a repository."""
+    where = os.path.dirname(os.path.abspath(path or __file__))
+    def git(*args):
+        try:
+            r = subprocess.run(["git", "-C", where] + list(args), capture_output=True,
+                               text=True, check=False)
+        except OSError:
+            return None
+        return r.stdout.strip() if r.returncode == 0 else None
+    head = git("log", "-1", "--format=%h %s")
+    if not head:
+        return None
+    short, _, subject = head.partition(" ")
+    head = "%s (%s)" % (short, subject if len(subject) <= 60 else subject[:57] + "...")
+    changed = git("status", "--porcelain", "--untracked-files=no")
+    if changed:
+        head += ", working tree modified: %d paths" % len(changed.splitlines())
+    return head
+
+
+def geomean(xs):
+    """Geometric mean of positive numbers, or None for none."""
+    xs = [x for x in xs if x is not None and x > 0]
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else None
 
 
 def print_machine_lines(ctx, peer, peer_threads_key, software):
