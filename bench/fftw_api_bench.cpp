@@ -35,6 +35,7 @@
  *    --planner=measure|estimate|patient  default measure           [ABFT_BENCH_FFTW_PLANNER]
  *    --min-log2=A --max-log2=B  size range, default 10 and 20
  *    --allow-same            run even when both sets are the same file (harness test)
+ *    --no-compare            no err_vs_fftw (an abft-only run then plans no FFTW case)
  *  ABFT_POLICY (off | detect | correct, default correct) is read by our library itself.
  */
 #include <benchmark/benchmark.h>
@@ -208,6 +209,7 @@ struct Options {
   std::string planner_name = "FFTW_MEASURE";
   int min_log2 = 10, max_log2 = 20;
   bool allow_same = false;
+  bool compare = true;  // abft rows: err_vs_fftw (plans the FFTW case too)
 };
 
 Options g_opt;
@@ -308,7 +310,7 @@ void bench_case(benchmark::State& state, Kind kind, size_t n, bool peer) {
   if (!L.ok()) { state.SkipWithError((L.role + ": " + L.error).c_str()); return; }
   Case<R>& c = get_case<R>(peer, kind, n);
   if (!c.error.empty()) { state.SkipWithError((L.role + ": " + c.error).c_str()); return; }
-  if (!peer && c.err < -1.5 && g_peer.ok()) {
+  if (!peer && g_opt.compare && c.err < -1.5 && g_peer.ok()) {
     Case<R>& p = get_case<R>(true, kind, n);
     c.err = -1;
     if (p.error.empty()) {
@@ -356,10 +358,11 @@ void parse_options(int argc, char** argv) {
     else if ((v = arg_value(a, "min-log2")) != "\x01") min_l = v;
     else if ((v = arg_value(a, "max-log2")) != "\x01") max_l = v;
     else if (a == "--allow-same") g_opt.allow_same = true;
+    else if (a == "--no-compare") g_opt.compare = false;
     else if (a == "--help" || a == "-h") {
       std::printf("abft_bench_fftw [benchmark flags] [--ours=PATHS] [--lib-dir=DIR] [--peer=PATHS]\n"
                   "  [--threads=N] [--planner=measure|estimate|patient] [--min-log2=A]\n"
-                  "  [--max-log2=B] [--allow-same]   (see bench/fftw_api_bench.cpp)\n");
+                  "  [--max-log2=B] [--allow-same] [--no-compare]   (see bench/fftw_api_bench.cpp)\n");
       std::exit(0);
     } else {
       std::fprintf(stderr, "abft_bench_fftw: unknown option %s\n", a.c_str());

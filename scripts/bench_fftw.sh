@@ -68,10 +68,11 @@ log "threads='${ABFT_BENCH_THREADS:-1 2}' repetitions=$reps min_time=$min_time" 
     "load: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 rc=0 jsons=()
-run() {  # run <json> <filter or ""> [env assignments...]: one process of the benchmark
-  local json=$1 filter=$2; shift 2
+run() {  # run <json> <filter or ""> <own flag or ""> [env assignments...]: one benchmark process
+  local json=$1 filter=$2 flag=$3; shift 3
   local args=("${common[@]}" --benchmark_out="$json")
   [ -n "$filter" ] && args+=(--benchmark_filter="$filter")
+  [ -n "$flag" ] && args+=("$flag")
   rm -f "$json"
   log "run: $* $bin ${args[*]} ${extra[*]}"
   env "$@" "$bin" "${args[@]}" "${extra[@]}" >&2
@@ -81,10 +82,12 @@ run() {  # run <json> <filter or ""> [env assignments...]: one process of the be
 }
 for t in ${ABFT_BENCH_THREADS:-1 2}; do
   # Protection on: ABFT_POLICY unset (our library's default, correct).
-  run "$out/fftw_t$t.json" "${ABFT_BENCH_FILTER:-}" -u ABFT_POLICY \
+  run "$out/fftw_t$t.json" "${ABFT_BENCH_FILTER:-}" "" -u ABFT_POLICY \
       ABFT_BENCH_THREADS="$t" OMP_NUM_THREADS="$t"
   if [ "${ABFT_BENCH_OFF:-1}" = 1 ]; then
-    run "$out/fftw_t${t}_off.json" "${ABFT_BENCH_FILTER:-lib:abft}" ABFT_POLICY=off \
+    # abft rows only (the table takes FFTW from the protected run); --no-compare: no FFTW
+    # plans in this process.
+    run "$out/fftw_t${t}_off.json" "${ABFT_BENCH_FILTER:-lib:abft}" --no-compare ABFT_POLICY=off \
         ABFT_BENCH_THREADS="$t" OMP_NUM_THREADS="$t"
   fi
 done
