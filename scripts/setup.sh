@@ -16,9 +16,10 @@ ABFT_BUILD_DIR="${ABFT_BUILD_DIR:-$ABFT_ROOT/build}"
 # libblas-dev (-lblas for the unmodified program linked only against the system BLAS),
 # gfortran (the Fortran-77 variant of that program) and pkg-config (the install test's
 # consumer built with `pkg-config --cflags --libs abft-blas`).
+# minimodem is optional: an unmodified FFTW client the FFTW shim's tests run (tests/fftw).
 ABFT_REQUIRED_PACKAGES=(cmake g++ make libgtest-dev libbenchmark-dev
                         libblas-test libblas-dev gfortran pkg-config)
-ABFT_OPTIONAL_PACKAGES=(libopenblas-dev libfftw3-dev)
+ABFT_OPTIONAL_PACKAGES=(libopenblas-dev libfftw3-dev minimodem)
 
 abft_missing_packages() {
   local p
