@@ -43,6 +43,12 @@ struct CVec {
   static V dupre_(V v, std::index_sequence<I...>) { return __builtin_shufflevector(v, v, (I & ~std::size_t(1))...); }
   template <std::size_t... I>
   static V dupim_(V v, std::index_sequence<I...>) { return __builtin_shufflevector(v, v, (I | 1)...); }
+  template <std::size_t... I>
+  static V rev_(V v, std::index_sequence<I...>) {
+    return __builtin_shufflevector(v, v, (2 * (std::size_t(L) - 1 - I / 2) + (I & 1))...);
+  }
+  /** The complex lanes in reverse order. */
+  static V rev(V v) { return rev_(v, std::make_index_sequence<2 * L>()); }
   /** (re, im) -> (im, re) in every lane. */
   static V swap(V v) { return swap_(v, std::make_index_sequence<2 * L>()); }
   static V dupre(V v) { return dupre_(v, std::make_index_sequence<2 * L>()); }

@@ -58,6 +58,13 @@ struct FftKernels {
                             std::complex<double>* sum, std::complex<double>* csum, double* x2) = nullptr;
   void (*scatter_cdot_batch)(const T* src, T* dst, int64_t dst_row, const T* rr, const T* ri, const double* R,
                              int64_t n, int64_t nb, std::complex<double>* out) = nullptr;
+  /** The real transform's split step, bins k in [1, h) of a length-2h R2C from the
+   *  half-length complex spectrum Z: y_k = ((a + b) - i w_k (a - b)) / 2 with
+   *  a = Z_k, b = conj Z_{h-k} (bins 0 and h are the caller's). */
+  void (*r2c_twist)(const T* Z, const T* w, T* y, int64_t h) = nullptr;
+  /** Its inverse for C2R, k in [1, h): with x = X_k, y = conj X_{h-k},
+   *  Z_k = (x + y) + i w_k (x - y) (k = 0 is the caller's). */
+  void (*c2r_twist)(const T* X, const T* w, T* Z, int64_t h) = nullptr;
   int lanes = 1;
   const char* isa = "reference";
 };

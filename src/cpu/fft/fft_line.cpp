@@ -286,17 +286,14 @@ void LinePlan<T>::compute(const T* in, T* out, T* work, StageHook<T>* hook, abft
       const int64_t h = n / 2;
       T* Z = work;
       kern_run(in, Z, work + 2 * h, hook, pol, rep, st, mu);
-      for (int64_t k = 0; k <= h; ++k) {
-        const int64_t a = (k == h) ? 0 : k, b = (h - k) % h;
-        const T ar = Z[2 * a], ai = Z[2 * a + 1], br = Z[2 * b], bi = -Z[2 * b + 1];
-        const T er = T(0.5) * (ar + br), ei = T(0.5) * (ai + bi);
-        // O = (a - b) / (2i) = (di/2, -dr/2)
-        const T orr = T(0.5) * (ai - bi), oi = T(-0.5) * (ar - br);
-        T wr, wi;
-        if (k == h) { wr = T(-1); wi = T(0); } else { wr = tw[2 * k]; wi = tw[2 * k + 1]; }
-        out[2 * k] = er + (wr * orr - wi * oi);
-        out[2 * k + 1] = ei + (wr * oi + wi * orr);
-      }
+      // Bins 1 .. h-1 from Z_k and conj Z_{h-k} (K_.r2c_twist); bins 0 and h both come
+      // from Z_0 alone (w^0 = 1, w^h = -1). Z is not written, so they may come last.
+      K_.r2c_twist(Z, tw, out, h);
+      const T z0r = Z[0], z0i = Z[1];
+      out[0] = z0r + z0i;
+      out[1] = T(0);
+      out[2 * h] = z0r - z0i;
+      out[2 * h + 1] = T(0);
     } else {
       T* xc = work;
       T* yc = work + 2 * n;
@@ -310,17 +307,12 @@ void LinePlan<T>::compute(const T* in, T* out, T* work, StageHook<T>* hook, abft
   if (half_) {
     const int64_t h = n / 2;
     T* Z = work;
-    for (int64_t k = 0; k < h; ++k) {
-      T xr = in[2 * k], xi = (k == 0) ? T(0) : in[2 * k + 1];
-      T yr, yi;  // X_{k+h} = conj(X_{h-k}); X_h real
-      if (k == 0) { yr = in[2 * h]; yi = T(0); }
-      else { yr = in[2 * (h - k)]; yi = -in[2 * (h - k) + 1]; }
-      const T ar = xr + yr, ai = xi + yi, dr = xr - yr, di = xi - yi;
-      const T wr = tw[2 * k], wi = tw[2 * k + 1];
-      const T pr = dr * wr - di * wi, pi = dr * wi + di * wr;  // (X_k - X_{k+h}) w^k
-      Z[2 * k] = ar - pi;  // + i * p
-      Z[2 * k + 1] = ai + pr;
-    }
+    // Z_k = (X_k + conj X_{h-k}) + i w^k (X_k - conj X_{h-k}) for k >= 1 (K_.c2r_twist);
+    // k = 0 takes X_0 and X_h as real (their imaginary parts are ignored, as FFTW does).
+    K_.c2r_twist(in, tw, Z, h);
+    const T x0 = in[0], xh = in[2 * h];
+    Z[0] = x0 + xh;
+    Z[1] = x0 - xh;
     kern_run(Z, out, work + 2 * h, hook, pol, rep, st, mu);
   } else {
     T* xc = work;

@@ -448,6 +448,43 @@ uint64_t cmul_sum_impl(T* y, const T* a, const T* b, int64_t n) {
   return s;
 }
 
+/** r2c_twist (fft_kernels.hpp): L bins at a time, the mirrored bins loaded as one
+ *  vector and reversed. */
+template <class C, class S, class T>
+void r2c_twist_impl(const T* Z, const T* w, T* y, int64_t h) {
+  constexpr int L = C::lanes;
+  auto bins = [&](auto Cv, int64_t k) {
+    using D = decltype(Cv);
+    constexpr int64_t M = D::lanes;
+    const auto half = D::splat(T(0.5)), conj = D::bcast(T(1), T(-1));
+    const auto a = D::load(Z + 2 * k);
+    const auto b = D::rev(D::load(Z + 2 * (h - k - M + 1))) * conj;
+    const auto t = D::cmul(a - b, D::load(w + 2 * k));
+    D::store(y + 2 * k, ((a + b) + D::swap(t) * conj) * half);  // -i t = swap(t) (1, -1)
+  };
+  int64_t k = 1;
+  for (; k + L <= h; k += L) bins(C{}, k);
+  for (; k < h; ++k) bins(S{}, k);
+}
+
+/** c2r_twist (fft_kernels.hpp), vectorised like r2c_twist_impl. */
+template <class C, class S, class T>
+void c2r_twist_impl(const T* X, const T* w, T* Z, int64_t h) {
+  constexpr int L = C::lanes;
+  auto bins = [&](auto Cv, int64_t k) {
+    using D = decltype(Cv);
+    constexpr int64_t M = D::lanes;
+    const auto conj = D::bcast(T(1), T(-1));
+    const auto x = D::load(X + 2 * k);
+    const auto y = D::rev(D::load(X + 2 * (h - k - M + 1))) * conj;
+    const auto p = D::cmul(x - y, D::load(w + 2 * k));
+    D::store(Z + 2 * k, (x + y) + D::swap(p) * D::altsign());  // i p = swap(p) (-1, 1)
+  };
+  int64_t k = 1;
+  for (; k + L <= h; k += L) bins(C{}, k);
+  for (; k < h; ++k) bins(S{}, k);
+}
+
 template <class C, class S, class T>
 FftKernels<T> make_kernels(const char* isa) {
   FftKernels<T> k;
@@ -459,6 +496,8 @@ FftKernels<T> make_kernels(const char* isa) {
   k.cmul_sum = &cmul_sum_impl<C, S, T>;
   k.gather_csum_batch = &gather_csum_batch_impl<C, S, T>;
   k.scatter_cdot_batch = &scatter_cdot_batch_impl<C, S, T>;
+  k.r2c_twist = &r2c_twist_impl<C, S, T>;
+  k.c2r_twist = &c2r_twist_impl<C, S, T>;
   k.lanes = C::lanes;
   k.isa = isa;
   return k;
