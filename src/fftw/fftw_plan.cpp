@@ -94,6 +94,11 @@ PlanImpl* PlanImpl::create(const Problem& pb_in, const Arrays& planned, std::str
     }
   }
   const std::vector<abft_fft_dim> ed = engine_dims(dims), el = engine_dims(loops);
+  // The engine chooses decompositions for the thread count the plan is made for, which
+  // it takes from the handle: give it this plan's (the caller holds the planner lock,
+  // and every plan's executions use their own count, set below, not the handle's).
+  const int nthreads = plan_threads(pb.prec);
+  abft_handle_set_threads(runtime().handle(), nthreads);
   const abft_status st =
       abft_fft_plan_guru(&p->eng_, runtime().handle(), pb.prec, pb.kind, rank, ed.data(),
                          int(el.size()), el.empty() ? nullptr : el.data(),
@@ -105,7 +110,7 @@ PlanImpl* PlanImpl::create(const Problem& pb_in, const Arrays& planned, std::str
     delete p;
     return nullptr;
   }
-  abft_fft_set_threads(p->eng_, plan_threads(pb.prec));
+  abft_fft_set_threads(p->eng_, nthreads);
   int64_t units = 0;
   abft_fft_flops(p->eng_, &p->flops_, &units);
   return p;

@@ -447,6 +447,56 @@ TEST(FftwShim, ThreadsAndUtilities) {
   fftw_cleanup();
 }
 
+/** One thread and two choose different decompositions for large lines (one Stockham pass
+ *  vs four-step, fft_kernel1d.hpp): both must give the same transform, and a round trip
+ *  must give the input back. */
+TEST(FftwShim, LargeLinesAgreeAcrossThreadCounts) {
+  for (int n : {1 << 17, 1 << 19}) {
+    fftwf_complex* in = fftwf_alloc_complex(size_t(n));
+    fftwf_complex* a = fftwf_alloc_complex(size_t(n));
+    fftwf_complex* b = fftwf_alloc_complex(size_t(n));
+    float* r = fftwf_alloc_real(size_t(n));
+    std::vector<double> v = random_reals(2 * size_t(n), 11);
+    for (int i = 0; i < n; ++i) { in[i][0] = float(v[2 * size_t(i)]); in[i][1] = float(v[2 * size_t(i) + 1]); }
+    fftwf_plan_with_nthreads(1);
+    fftwf_plan p1 = fftwf_plan_dft_1d(n, in, a, FFTW_FORWARD, FFTW_ESTIMATE);
+    fftwf_plan r1 = fftwf_plan_dft_r2c_1d(n, r, a, FFTW_ESTIMATE);
+    fftwf_plan back = fftwf_plan_dft_1d(n, a, b, FFTW_BACKWARD, FFTW_ESTIMATE);
+    fftwf_plan_with_nthreads(2);
+    fftwf_plan p2 = fftwf_plan_dft_1d(n, in, b, FFTW_FORWARD, FFTW_ESTIMATE);
+    fftwf_plan r2 = fftwf_plan_dft_r2c_1d(n, r, b, FFTW_ESTIMATE);
+    fftwf_plan_with_nthreads(1);
+    ASSERT_TRUE(p1 && p2 && r1 && r2 && back);
+    fftwf_execute(p1);
+    fftwf_execute(p2);
+    double d = 0, m = 0;
+    for (int i = 0; i < n; ++i) {
+      d = std::fmax(d, std::hypot(a[i][0] - b[i][0], a[i][1] - b[i][1]));
+      m = std::fmax(m, std::hypot(a[i][0], a[i][1]));
+    }
+    EXPECT_LT(d / m, 1e-5) << "c2c n=" << n;
+    fftwf_execute(back);  // b = n * in
+    double e = 0;
+    for (int i = 0; i < n; ++i) e = std::fmax(e, std::fabs(b[i][0] / n - in[i][0]) + std::fabs(b[i][1] / n - in[i][1]));
+    EXPECT_LT(e, 1e-5) << "round trip n=" << n;
+    for (int i = 0; i < n; ++i) r[i] = in[i][0];
+    fftwf_execute(r1);
+    fftwf_execute(r2);
+    d = 0;
+    m = 0;
+    for (int i = 0; i <= n / 2; ++i) {
+      d = std::fmax(d, std::hypot(a[i][0] - b[i][0], a[i][1] - b[i][1]));
+      m = std::fmax(m, std::hypot(a[i][0], a[i][1]));
+    }
+    EXPECT_LT(d / m, 1e-5) << "r2c n=" << n;
+    for (fftwf_plan p : {p1, p2, r1, r2, back}) fftwf_destroy_plan(p);
+    fftwf_free(in);
+    fftwf_free(a);
+    fftwf_free(b);
+    fftwf_free(r);
+  }
+}
+
 TEST(FftwShim, FloatInterface) {
   const int n = 100;
   fftwf_complex* in = fftwf_alloc_complex(n);

@@ -366,23 +366,23 @@ template float* fft_tls_buffer<float>(size_t, int);
 template double* fft_tls_buffer<double>(size_t, int);
 
 template <class T>
-int64_t fourstep_split_for(int64_t n) {
-  if (n <= fourstep_threshold<T>() || factor_radices(n).empty()) return 0;
+int64_t fourstep_split_for(int64_t n, int threads) {
+  if (n <= fourstep_threshold<T>(threads) || factor_radices(n).empty()) return 0;
   return fourstep_split(n);
 }
-template int64_t fourstep_split_for<float>(int64_t);
-template int64_t fourstep_split_for<double>(int64_t);
+template int64_t fourstep_split_for<float>(int64_t, int);
+template int64_t fourstep_split_for<double>(int64_t, int);
 
 template <>
-int64_t fourstep_threshold<float>() { return int64_t(1) << 15; }
+int64_t fourstep_threshold<float>(int threads) { return int64_t(1) << (threads == 1 ? 19 : 15); }
 template <>
-int64_t fourstep_threshold<double>() { return int64_t(1) << 14; }
+int64_t fourstep_threshold<double>(int threads) { return int64_t(1) << (threads == 1 ? 18 : 14); }
 
 template <class T>
 std::unique_ptr<Kernel1d<T>> make_kernel(int64_t n, int sign, const FftKernels<T>& K, int threads) {
   std::vector<int> rad = factor_radices(n);
   if (n == 1 || !rad.empty()) {
-    if (n > fourstep_threshold<T>()) {
+    if (n > fourstep_threshold<T>(threads)) {
       const int64_t n1 = fourstep_split(n);
       if (n1 > 0) return make_fourstep_kernel<T>(n, sign, K, threads);
     }

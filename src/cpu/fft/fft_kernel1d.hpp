@@ -97,14 +97,18 @@ std::unique_ptr<Kernel1d<T>> make_kernel(int64_t n, int sign, const FftKernels<T
 template <class T>
 std::unique_ptr<Kernel1d<T>> make_fourstep_kernel(int64_t n, int sign, const FftKernels<T>& K, int threads);
 
-/** Length above which make_kernel uses the four-step decomposition. */
+/** Length above which make_kernel uses the four-step decomposition, for a plan that
+ *  runs on `threads` threads. With several threads the four-step's column and row
+ *  passes share out well from 2^15 (float) / 2^14 (double) on; one thread gains nothing
+ *  from that, and the single Stockham pass is faster up to 2^19 / 2^18 (measured:
+ *  docs/PERFORMANCE.md, "Drop-in FFTW3"). */
 template <class T>
-int64_t fourstep_threshold();
+int64_t fourstep_threshold(int threads);
 
 /** The four-step split n = n1 n2 (n1 nearest sqrt(n), both >= 16) make_kernel
- *  would use for n, or 0 when n is not split. */
+ *  would use for n on `threads` threads, or 0 when n is not split. */
 template <class T>
-int64_t fourstep_split_for(int64_t n);
+int64_t fourstep_split_for(int64_t n, int threads);
 
 /** One thread's scratch buffer `slot` (0..7) of at least `scalars` elements:
  *  0..1 the unchecked kernels, 2..3 four-step lines, 5..7 the plan's lines. */

@@ -26,11 +26,11 @@ LinePlan<T>::LinePlan(abft_fft_kind kind, int64_t n, int sign, const FftKernels<
     : kind_(kind), n_(n), h1_(n / 2 + 1), sign_(sign), K_(K) {
   half_ = (kind != ABFT_FFT_C2C) && (n % 2 == 0);
   const int64_t kn = half_ ? n / 2 : n;
-  if (kind == ABFT_FFT_C2C && allow_fourstep && fourstep_split_for<T>(n) > 0) {
-    init_fourstep(fourstep_split_for<T>(n), threads);
+  if (kind == ABFT_FFT_C2C && allow_fourstep && fourstep_split_for<T>(n, threads) > 0) {
+    init_fourstep(fourstep_split_for<T>(n, threads), threads);
     return;
   }
-  if (kind != ABFT_FFT_C2C && allow_fourstep && fourstep_split_for<T>(kn) > 0)
+  if (kind != ABFT_FFT_C2C && allow_fourstep && fourstep_split_for<T>(kn, threads) > 0)
     sub_ = std::make_unique<LinePlan<T>>(ABFT_FFT_C2C, kn, sign, K, threads);
   else
     kernel_ = make_kernel<T>(kn, sign, K, threads);
