@@ -11,6 +11,8 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <mutex>
+#include <shared_mutex>
 #include <sstream>
 
 #include "abft/checksum/fault_models.hpp"
@@ -311,7 +313,17 @@ abft_status FftPlan<T>::execute(const void* in_v, void* out_v, abft_report* repo
     for (size_t i = 0; i < nf; ++i) cx.applied[i] = 0;
   }
 
-  // Twiddle faults: corrupt a table entry for the duration of this call.
+  // Twiddle faults: corrupt a table entry for the duration of this call. The tables are
+  // the plan's, shared by every execution of it; so that the fault stays this call's
+  // (as abft/fft.h defines it), a call that corrupts one runs alone, and while a handle
+  // injects, every execution of the plan takes the lock shared. Without injection no
+  // lock is taken.
+  bool tw_fault = false;
+  for (size_t i = 0; i < nf; ++i) tw_fault = tw_fault || cx.inj.faults[i].site == ABFT_SITE_FFT_TWIDDLE;
+  std::unique_lock<std::shared_mutex> tw_alone;
+  std::shared_lock<std::shared_mutex> tw_shared;
+  if (tw_fault) tw_alone = std::unique_lock<std::shared_mutex>(tables_mu_);
+  else if (h && (h->injector || h->hook)) tw_shared = std::shared_lock<std::shared_mutex>(tables_mu_);
   struct TwSave { Table<T>* t; size_t idx; T orig, bad; };
   std::vector<TwSave> tw_saves;
   for (size_t i = 0; i < nf; ++i) {

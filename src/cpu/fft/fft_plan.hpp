@@ -6,6 +6,7 @@
 #pragma once
 #include <memory>
 #include <mutex>
+#include <shared_mutex>
 #include <string>
 #include <vector>
 
@@ -65,6 +66,8 @@ class FftPlan final : public abft_fft_plan_s {
   int64_t lines_total_ = 0;
   int64_t in_lo_ = 0, in_hi_ = 0, out_lo_ = 0, out_hi_ = 0;  // array extents, scalars  // lines over all passes (the injector's unit index range)
   std::mutex repair_mu_;
+  /** Executions under injection share it; one that corrupts a table holds it alone. */
+  std::shared_mutex tables_mu_;
 };
 
 }  // namespace abft::cpu::fft
