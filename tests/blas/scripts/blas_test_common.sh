@@ -15,21 +15,19 @@
 #   trace to WORKDIR/ld.<pid>. ABFT_REPORT is always WORKDIR/report.json, so the shim
 #   leaves evidence that it ran inside this very process (and its counters for the tests
 #   under injection). Returns CMD's exit status.
+# shellcheck source=../../common/traced_exec.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../../common/traced_exec.sh"
+
 abft_run_traced() {
   local work="$1" libdir="$2" input="$3"
   shift 3
-  rm -f "$work"/ld.* "$work"/stdout.log "$work"/stderr.log "$work"/report.json
+  traced_clean "$work"
   local status=0
   (
     cd "$work" || exit 125
     export LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-    export LD_DEBUG=libs LD_DEBUG_OUTPUT="$work/ld"
     export ABFT_REPORT="$work/report.json"
-    if [[ "$input" == - ]]; then
-      exec "$@" </dev/null >"$work/stdout.log" 2>"$work/stderr.log"
-    else
-      exec "$@" <"$input" >"$work/stdout.log" 2>"$work/stderr.log"
-    fi
+    traced_exec "$work" "$input" "$@"
   ) || status=$?
   return "$status"
 }

@@ -13,6 +13,9 @@
 #           dfftw_* / sfftw_* symbol the system's libfftw3{,f}{,_threads}.so.3 define.
 # Exit: 0 pass, 1 fail, 77 skipped.
 set -uo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source=tests/fftw/scripts/fftw_test_common.sh
+source "$here/../scripts/fftw_test_common.sh"
 
 mode="" libdir="" work=""
 while [[ $# -gt 0 ]]; do
@@ -41,17 +44,17 @@ while read -r path; do
 done < <(env -u LD_LIBRARY_PATH ldd "$prog" 2>/dev/null |
          awk '$1 ~ /^libfftw3f?(_threads)?\.so\.3$/ && $3 ~ /^\// {print $3}')
 
+libs=(libfftw3.so.3 libfftw3f.so.3 libfftw3_threads.so.3 libfftw3f_threads.so.3)
+export FFTW_BUILD_LIBDIR="$libdir"   # the system run must not see abft's folder
 status=0
 if [[ "$mode" == system ]]; then
-  env -u LD_LIBRARY_PATH LD_DEBUG=libs LD_DEBUG_OUTPUT="$work/ld" \
-    "$prog" >"$work/stdout.log" 2>"$work/stderr.log" || status=$?
+  fftw_run_traced "$work" "" - "$prog" || status=$?
 elif [[ "$mode" == abft ]]; then
-  for so in libfftw3.so.3 libfftw3f.so.3 libfftw3_threads.so.3 libfftw3f_threads.so.3; do
+  for so in "${libs[@]}"; do
     [[ -e "$libdir/$so" ]] || fail+=("$libdir/$so is missing (build abft's FFTW targets)")
   done
   if [[ ${#fail[@]} -gt 0 ]]; then printf 'FAIL: %s\n' "${fail[@]}"; exit 1; fi
-  env LD_LIBRARY_PATH="$libdir" ABFT_REPORT="$work/report.json" LD_DEBUG=libs \
-    LD_DEBUG_OUTPUT="$work/ld" "$prog" >"$work/stdout.log" 2>"$work/stderr.log" || status=$?
+  fftw_run_traced "$work" "$libdir" - "$prog" || status=$?
 else
   echo "run_legacy_fortran: --mode must be system or abft" >&2
   exit 2
@@ -65,25 +68,14 @@ fi
 grep -q '^legacy_fortran: [0-9]* passed, 0 failed$' "$work/stdout.log" ||
   fail+=("the program did not finish with '0 failed'")
 
-# What the loader initialised (LD_DEBUG=libs: "calling init: PATH").
-loaded="$(cat "$work"/ld.* 2>/dev/null | sed -n 's/.*calling init: //p' | sort -u)"
-fftw_loaded="$(grep -E '/libfftw3f?(_threads|_omp)?\.so\.3$' <<<"$loaded" || true)"
-echo "--- FFTW libraries loaded:"
-echo "${fftw_loaded:-(none)}"
-for so in libfftw3.so.3 libfftw3f.so.3 libfftw3_threads.so.3 libfftw3f_threads.so.3; do
-  hit="$(grep -E "/$so\$" <<<"$fftw_loaded" || true)"
-  if [[ -z "$hit" ]]; then
-    fail+=("$so was not loaded")
-  elif [[ "$mode" == abft ]]; then
-    [[ "$(cd "$(dirname "$hit")" && pwd -P)" == "$libdir" ]] || fail+=("$so came from $hit, not $libdir")
-  else
-    [[ "$(cd "$(dirname "$hit")" && pwd -P)" != "$libdir" ]] || fail+=("$so came from abft's $libdir")
-  fi
-done
+# What the loader initialised: the expected four, from the right folder, nothing else.
+if [[ "$mode" == abft ]]; then
+  fftw_check_loaded "$work" "$libdir" "${libs[@]}" || fail+=("the loader trace does not show abft's libraries alone")
+else
+  fftw_check_loaded "$work" "" "${libs[@]}" || fail+=("the loader trace does not show the system FFTW alone")
+fi
 
 if [[ "$mode" == abft ]]; then
-  other="$(grep -vE "^$libdir/" <<<"$fftw_loaded" || true)"
-  [[ -z "$other" ]] || fail+=("other FFTW libraries were loaded: $other")
   if [[ -s "$work/report.json" ]] && grep -q '"library":"abft-fftw3"' "$work/report.json"; then
     grep -qE '"fftw_c2c":\{"calls":[1-9]' "$work/report.json" || fail+=("the report shows no double transforms")
     grep -qE '"fftwf_c2c":\{"calls":[1-9]' "$work/report.json" || fail+=("the report shows no float transforms")

@@ -8,6 +8,9 @@
 # the process really ran on our libfftw3*.so.3, so every run is traced with LD_DEBUG=libs
 # (to files, not mixed into the output) and the trace is checked.
 
+# shellcheck source=../../common/traced_exec.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../../common/traced_exec.sh"
+
 # fftw_run_traced WORKDIR LIBDIR|"" STDIN_FILE|- CMD...
 #   Runs CMD in WORKDIR; stdout to WORKDIR/stdout.log, stderr to WORKDIR/stderr.log, the
 #   loader's trace to WORKDIR/ld.<pid>. With LIBDIR: LIBDIR first on LD_LIBRARY_PATH and
@@ -17,7 +20,7 @@
 fftw_run_traced() {
   local work="$1" libdir="$2" input="$3"
   shift 3
-  rm -f "$work"/ld.* "$work"/stdout.log "$work"/stderr.log "$work"/report.json
+  traced_clean "$work"
   local status=0
   (
     cd "$work" || exit 125
@@ -36,12 +39,7 @@ fftw_run_traced() {
       fi
       unset ABFT_REPORT ABFT_INJECT ABFT_INJECT_RATE ABFT_INJECT_SEED ABFT_INJECT_SITE ABFT_POLICY
     fi
-    export LD_DEBUG=libs LD_DEBUG_OUTPUT="$work/ld"
-    if [[ "$input" == - ]]; then
-      exec "$@" </dev/null >"$work/stdout.log" 2>"$work/stderr.log"
-    else
-      exec "$@" <"$input" >"$work/stdout.log" 2>"$work/stderr.log"
-    fi
+    traced_exec "$work" "$input" "$@"
   ) || status=$?
   return "$status"
 }
