@@ -62,6 +62,9 @@ struct FftKernels {
    *  half-length complex spectrum Z: y_k = ((a + b) - i w_k (a - b)) / 2 with
    *  a = Z_k, b = conj Z_{h-k} (bins 0 and h are the caller's). */
   void (*r2c_twist)(const T* Z, const T* w, T* y, int64_t h) = nullptr;
+  /** r2c_twist in place (y = Z), bins k and h - k computed together from the pair
+   *  (Z_k, Z_{h-k}) they share, for k in [1, h). */
+  void (*r2c_twist_inplace)(T* Z, const T* w, int64_t h) = nullptr;
   /** Its inverse for C2R, k in [1, h): with x = X_k, y = conj X_{h-k},
    *  Z_k = (x + y) + i w_k (x - y) (k = 0 is the caller's). */
   void (*c2r_twist)(const T* X, const T* w, T* Z, int64_t h) = nullptr;

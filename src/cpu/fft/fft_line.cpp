@@ -284,12 +284,15 @@ void LinePlan<T>::compute(const T* in, T* out, T* work, StageHook<T>* hook, abft
   if (kind_ == ABFT_FFT_R2C) {
     if (half_) {
       const int64_t h = n / 2;
-      T* Z = work;
-      kern_run(in, Z, work + 2 * h, hook, pol, rep, st, mu);
-      // Bins 1 .. h-1 from Z_k and conj Z_{h-k} (K_.r2c_twist); bins 0 and h both come
-      // from Z_0 alone (w^0 = 1, w^h = -1). Z is not written, so they may come last.
-      K_.r2c_twist(Z, tw, out, h);
+      // Bins 1 .. h-1 from Z_k and conj Z_{h-k}; bins 0 and h both come from Z_0 alone
+      // (w^0 = 1, w^h = -1). Out of place, the half-length spectrum Z goes straight into
+      // out and is split there (one buffer less to stream through); in place, it needs
+      // the work buffer.
+      T* Z = in == out ? work : out;
+      kern_run(in, Z, in == out ? work + 2 * h : work, hook, pol, rep, st, mu);
       const T z0r = Z[0], z0i = Z[1];
+      if (Z == out) K_.r2c_twist_inplace(out, tw, h);
+      else K_.r2c_twist(Z, tw, out, h);
       out[0] = z0r + z0i;
       out[1] = T(0);
       out[2 * h] = z0r - z0i;

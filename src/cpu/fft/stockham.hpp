@@ -467,6 +467,38 @@ void r2c_twist_impl(const T* Z, const T* w, T* y, int64_t h) {
   for (; k < h; ++k) bins(S{}, k);
 }
 
+/** r2c_twist_inplace (fft_kernels.hpp): L bins from the front and their L mirrors from
+ *  the back per step, until the two blocks would meet; the middle one pair at a time. */
+template <class C, class S, class T>
+void r2c_twist_inplace_impl(T* Z, const T* w, int64_t h) {
+  constexpr int L = C::lanes;
+  // X from a = Z_k and b = conj Z_{h-k}: ((a + b) - i w (a - b)) / 2, -i t = swap(t) (1, -1)
+  auto split = [](auto Cv, auto a, auto b, auto wv) {
+    using D = decltype(Cv);
+    const auto conj = D::bcast(T(1), T(-1));
+    return ((a + b) + D::swap(D::cmul(a - b, wv)) * conj) * D::splat(T(0.5));
+  };
+  int64_t k = 1;
+  for (; k + L <= h - k - L + 1; k += L) {
+    const int64_t m = h - k - L + 1;  // the mirrored block [m, m + L) holds h-k-L+1 .. h-k
+    const auto conj = C::bcast(T(1), T(-1));
+    const auto a = C::load(Z + 2 * k);
+    const auto b = C::rev(C::load(Z + 2 * m));  // lane l: Z_{h-k-l}
+    const auto xa = split(C{}, a, b * conj, C::load(w + 2 * k));
+    const auto xb = split(C{}, b, a * conj, C::rev(C::load(w + 2 * m)));
+    C::store(Z + 2 * k, xa);
+    C::store(Z + 2 * m, C::rev(xb));
+  }
+  const auto conj1 = S::bcast(T(1), T(-1));
+  for (; k <= h - k; ++k) {
+    const auto a = S::load(Z + 2 * k), b = S::load(Z + 2 * (h - k));
+    const auto xa = split(S{}, a, b * conj1, S::load(w + 2 * k));
+    const auto xb = split(S{}, b, a * conj1, S::load(w + 2 * (h - k)));
+    S::store(Z + 2 * k, xa);
+    if (h - k != k) S::store(Z + 2 * (h - k), xb);
+  }
+}
+
 /** c2r_twist (fft_kernels.hpp), vectorised like r2c_twist_impl. */
 template <class C, class S, class T>
 void c2r_twist_impl(const T* X, const T* w, T* Z, int64_t h) {
@@ -497,6 +529,7 @@ FftKernels<T> make_kernels(const char* isa) {
   k.gather_csum_batch = &gather_csum_batch_impl<C, S, T>;
   k.scatter_cdot_batch = &scatter_cdot_batch_impl<C, S, T>;
   k.r2c_twist = &r2c_twist_impl<C, S, T>;
+  k.r2c_twist_inplace = &r2c_twist_inplace_impl<C, S, T>;
   k.c2r_twist = &c2r_twist_impl<C, S, T>;
   k.lanes = C::lanes;
   k.isa = isa;
