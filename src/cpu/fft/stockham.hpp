@@ -448,23 +448,30 @@ uint64_t cmul_sum_impl(T* y, const T* a, const T* b, int64_t n) {
   return s;
 }
 
-/** r2c_twist (fft_kernels.hpp): L bins at a time, the mirrored bins loaded as one
- *  vector and reversed. */
+/** The r2c split of a vector of bins: X = ((a + b) - i w (a - b)) / 2 from a = Z_k and
+ *  b = conj Z_{h-k} (-i t = swap(t) (1, -1)). */
+template <class D, class T>
+inline typename D::V r2c_split(typename D::V a, typename D::V b, typename D::V w) {
+  const auto conj = D::bcast(T(1), T(-1));
+  return ((a + b) + D::swap(D::cmul(a - b, w)) * conj) * D::splat(T(0.5));
+}
+
+/** Bins k in [1, h): C::lanes at a time through f(C{}, k), the rest through f(S{}, k). */
+template <class C, class S, class F>
+inline void each_bin(int64_t h, F f) {
+  int64_t k = 1;
+  for (; k + C::lanes <= h; k += C::lanes) f(C{}, k);
+  for (; k < h; ++k) f(S{}, k);
+}
+
+/** r2c_twist (fft_kernels.hpp): the mirrored bins loaded as one vector and reversed. */
 template <class C, class S, class T>
 void r2c_twist_impl(const T* Z, const T* w, T* y, int64_t h) {
-  constexpr int L = C::lanes;
-  auto bins = [&](auto Cv, int64_t k) {
+  each_bin<C, S>(h, [&](auto Cv, int64_t k) {
     using D = decltype(Cv);
-    constexpr int64_t M = D::lanes;
-    const auto half = D::splat(T(0.5)), conj = D::bcast(T(1), T(-1));
-    const auto a = D::load(Z + 2 * k);
-    const auto b = D::rev(D::load(Z + 2 * (h - k - M + 1))) * conj;
-    const auto t = D::cmul(a - b, D::load(w + 2 * k));
-    D::store(y + 2 * k, ((a + b) + D::swap(t) * conj) * half);  // -i t = swap(t) (1, -1)
-  };
-  int64_t k = 1;
-  for (; k + L <= h; k += L) bins(C{}, k);
-  for (; k < h; ++k) bins(S{}, k);
+    const auto b = D::rev(D::load(Z + 2 * (h - k - D::lanes + 1))) * D::bcast(T(1), T(-1));
+    D::store(y + 2 * k, r2c_split<D, T>(D::load(Z + 2 * k), b, D::load(w + 2 * k)));
+  });
 }
 
 /** r2c_twist_inplace (fft_kernels.hpp): L bins from the front and their L mirrors from
@@ -472,49 +479,37 @@ void r2c_twist_impl(const T* Z, const T* w, T* y, int64_t h) {
 template <class C, class S, class T>
 void r2c_twist_inplace_impl(T* Z, const T* w, int64_t h) {
   constexpr int L = C::lanes;
-  // X from a = Z_k and b = conj Z_{h-k}: ((a + b) - i w (a - b)) / 2, -i t = swap(t) (1, -1)
-  auto split = [](auto Cv, auto a, auto b, auto wv) {
-    using D = decltype(Cv);
-    const auto conj = D::bcast(T(1), T(-1));
-    return ((a + b) + D::swap(D::cmul(a - b, wv)) * conj) * D::splat(T(0.5));
-  };
   int64_t k = 1;
   for (; k + L <= h - k - L + 1; k += L) {
     const int64_t m = h - k - L + 1;  // the mirrored block [m, m + L) holds h-k-L+1 .. h-k
     const auto conj = C::bcast(T(1), T(-1));
     const auto a = C::load(Z + 2 * k);
     const auto b = C::rev(C::load(Z + 2 * m));  // lane l: Z_{h-k-l}
-    const auto xa = split(C{}, a, b * conj, C::load(w + 2 * k));
-    const auto xb = split(C{}, b, a * conj, C::rev(C::load(w + 2 * m)));
+    const auto xa = r2c_split<C, T>(a, b * conj, C::load(w + 2 * k));
+    const auto xb = r2c_split<C, T>(b, a * conj, C::rev(C::load(w + 2 * m)));
     C::store(Z + 2 * k, xa);
     C::store(Z + 2 * m, C::rev(xb));
   }
-  const auto conj1 = S::bcast(T(1), T(-1));
+  const auto conj = S::bcast(T(1), T(-1));
   for (; k <= h - k; ++k) {
     const auto a = S::load(Z + 2 * k), b = S::load(Z + 2 * (h - k));
-    const auto xa = split(S{}, a, b * conj1, S::load(w + 2 * k));
-    const auto xb = split(S{}, b, a * conj1, S::load(w + 2 * (h - k)));
+    const auto xa = r2c_split<S, T>(a, b * conj, S::load(w + 2 * k));
+    const auto xb = r2c_split<S, T>(b, a * conj, S::load(w + 2 * (h - k)));
     S::store(Z + 2 * k, xa);
     if (h - k != k) S::store(Z + 2 * (h - k), xb);
   }
 }
 
-/** c2r_twist (fft_kernels.hpp), vectorised like r2c_twist_impl. */
+/** c2r_twist (fft_kernels.hpp): Z_k = (x + y) + i w (x - y), i p = swap(p) (-1, 1). */
 template <class C, class S, class T>
 void c2r_twist_impl(const T* X, const T* w, T* Z, int64_t h) {
-  constexpr int L = C::lanes;
-  auto bins = [&](auto Cv, int64_t k) {
+  each_bin<C, S>(h, [&](auto Cv, int64_t k) {
     using D = decltype(Cv);
-    constexpr int64_t M = D::lanes;
-    const auto conj = D::bcast(T(1), T(-1));
     const auto x = D::load(X + 2 * k);
-    const auto y = D::rev(D::load(X + 2 * (h - k - M + 1))) * conj;
+    const auto y = D::rev(D::load(X + 2 * (h - k - D::lanes + 1))) * D::bcast(T(1), T(-1));
     const auto p = D::cmul(x - y, D::load(w + 2 * k));
-    D::store(Z + 2 * k, (x + y) + D::swap(p) * D::altsign());  // i p = swap(p) (-1, 1)
-  };
-  int64_t k = 1;
-  for (; k + L <= h; k += L) bins(C{}, k);
-  for (; k < h; ++k) bins(S{}, k);
+    D::store(Z + 2 * k, (x + y) + D::swap(p) * D::altsign());
+  });
 }
 
 template <class C, class S, class T>
