@@ -12,6 +12,7 @@
 
 #include "abft/abft.h"
 #include "abft/fft.h"
+#include "fault_util.hpp"
 
 namespace {
 
@@ -30,11 +31,7 @@ void run_concurrent(abft_fault_model model, abft_site site) {
   abft_injector_t inj = nullptr;
   ASSERT_EQ(abft_handle_create(&h), ABFT_STATUS_SUCCESS);
   ASSERT_EQ(abft_injector_create(7, &inj), ABFT_STATUS_SUCCESS);
-  abft_fault f{};
-  f.site = site;
-  f.model = model;
-  f.bit = -1;
-  f.row = f.col = f.kpos = -1;
+  const abft_fault f = abft_test::make_spec(site, model, -1, -1, -1, -1);  // coordinates drawn per call
   ASSERT_EQ(abft_injector_add(inj, &f), ABFT_STATUS_SUCCESS);
   ASSERT_EQ(abft_injector_set_rate(inj, 0.5), ABFT_STATUS_SUCCESS);  // faulted and clean calls interleave
   ASSERT_EQ(abft_handle_set_injector(h, inj), ABFT_STATUS_SUCCESS);
