@@ -21,7 +21,6 @@ template <class R>
 struct Api {
   static constexpr abft_precision kPrec =
       sizeof(R) == sizeof(float) ? ABFT_PRECISION_FLOAT : ABFT_PRECISION_DOUBLE;
-  static constexpr const char* kPrefix = sizeof(R) == sizeof(float) ? "fftwf_" : "fftw_";
 
   /** Plan a problem: WISDOM_ONLY without wisdom gives NULL quietly, an impossible
    *  problem gives NULL with a message once. */

@@ -30,10 +30,7 @@ Arrays arrays(void* in, void* in_im, void* out, void* out_im) {
 int read_file_char(void* f) { return std::fgetc(static_cast<FILE*>(f)); }
 }  // namespace
 
-#define ABFT_STR2(s) #s
-#define ABFT_STR(s) ABFT_STR2(s)
-
-// X: name prefixer, R: real type, C: complex type, P: plan type, D/D64: iodim types.
+// X: name prefixer (X(plan) is fftw_plan or fftwf_plan), R: real type, C: complex type.
 #define ABFT_FFTW_DEFINE(X, R, C)                                                                    \
   using A_##R = Api<R>;                                                                              \
   extern "C" {                                                                                       \
