@@ -61,7 +61,9 @@ typedef enum abft_kernel {
   ABFT_KERNEL_ZGEMM = 3,  /**< complex double GEMM */
   ABFT_KERNEL_SFFT = 4,   /**< FFT in float (every kind; see abft/fft.h) */
   ABFT_KERNEL_DFFT = 5,   /**< FFT in double */
-  ABFT_KERNEL_COUNT_ = 6
+  ABFT_KERNEL_ATTN_FWD = 6, /**< attention forward, float (abft/attention.h) */
+  ABFT_KERNEL_ATTN_BWD = 7, /**< attention backward, float */
+  ABFT_KERNEL_COUNT_ = 8
 } abft_kernel;
 ABFT_API const char* abft_kernel_name(abft_kernel k);
 
@@ -108,7 +110,17 @@ typedef enum abft_site {
   ABFT_SITE_PACKED_B = 3,     /**< op(B)(kpos,col) in the packed copy (memory fault) */
   ABFT_SITE_FFT_STAGE = 4,    /**< FFT: a value stage `kpos` of unit `row` wrote (see abft/fft.h) */
   ABFT_SITE_FFT_TWIDDLE = 5,  /**< FFT: a twiddle-table entry stage `kpos` reads (memory fault) */
-  ABFT_SITE_COUNT_ = 6
+  /* Attention (coordinates in abft/attention.h; OUTPUT is the stored O there). */
+  ABFT_SITE_ATTN_SCORES = 6,  /**< a score of Q*K^T as computed, before it is summed or softmaxed */
+  ABFT_SITE_ATTN_PROBS = 7,   /**< a probability as stored for the next product */
+  ABFT_SITE_ATTN_ROWSTAT = 8, /**< a query row's running maximum or normalizer */
+  ABFT_SITE_ATTN_ACC = 9,     /**< the output accumulator of P*V between key blocks */
+  ABFT_SITE_ATTN_DP = 10,     /**< backward: dP = dO V^T as computed */
+  ABFT_SITE_ATTN_DS = 11,     /**< backward: dS = P o (dP - D) as stored */
+  ABFT_SITE_ATTN_DQ = 12,     /**< backward: the dQ accumulator between key blocks */
+  ABFT_SITE_ATTN_DK = 13,     /**< backward: the dK accumulator between query blocks */
+  ABFT_SITE_ATTN_DV = 14,     /**< backward: the dV accumulator between query blocks */
+  ABFT_SITE_COUNT_ = 15
 } abft_site;
 
 typedef enum abft_fault_model {
@@ -139,6 +151,7 @@ typedef struct abft_call_info {
   abft_kernel kernel;
   int64_t m, n, k;
   uint64_t call_index;   /**< calls seen by this handle's injector so far */
+  int64_t batch;         /**< attention: batch*heads independent problems; 0 or 1 elsewhere */
 } abft_call_info;
 
 /** Custom injection hook: fill up to `cap` concrete faults (no -1 fields) for

@@ -25,18 +25,66 @@ int type_bits(abft_kernel k) {
   return (k == ABFT_KERNEL_DGEMM || k == ABFT_KERNEL_ZGEMM || k == ABFT_KERNEL_DFFT) ? 64 : 32;
 }
 
+bool is_attention(abft_kernel k) { return k == ABFT_KERNEL_ATTN_FWD || k == ABFT_KERNEL_ATTN_BWD; }
+
+}  // namespace
+
+namespace abft::core {
+
+SiteExtent site_extent(const abft_call_info& c, abft_site site) {
+  if (!is_attention(c.kernel)) {
+    switch (site) {
+      case ABFT_SITE_OUTPUT: return {c.m, c.n, 0};
+      case ABFT_SITE_ACCUMULATOR:
+      case ABFT_SITE_FFT_STAGE:
+      case ABFT_SITE_FFT_TWIDDLE: return {c.m, c.n, c.k};
+      case ABFT_SITE_PACKED_A: return {c.m, 0, c.k};
+      case ABFT_SITE_PACKED_B: return {0, c.n, c.k};
+      default: return {};
+    }
+  }
+  // Attention: batch = batch*heads, m = q_len, n = kv_len, k = head_dim (abft/attention.h).
+  const int64_t bh = c.batch > 0 ? c.batch : 1;
+  const int64_t qrows = bh * c.m, krows = bh * c.n;
+  const bool bwd = c.kernel == ABFT_KERNEL_ATTN_BWD;
+  switch (site) {
+    case ABFT_SITE_ATTN_SCORES:
+    case ABFT_SITE_ATTN_PROBS: return {qrows, c.n, 0};
+    case ABFT_SITE_ATTN_ROWSTAT:
+    case ABFT_SITE_ATTN_ACC:
+    case ABFT_SITE_OUTPUT:
+      if (bwd) return {};
+      return site == ABFT_SITE_ATTN_ROWSTAT ? SiteExtent{qrows, 2, c.n}
+             : site == ABFT_SITE_ATTN_ACC   ? SiteExtent{qrows, c.k, c.n}
+                                            : SiteExtent{qrows, c.k, 0};
+    case ABFT_SITE_ATTN_DP:
+    case ABFT_SITE_ATTN_DS: return bwd ? SiteExtent{qrows, c.n, 0} : SiteExtent{};
+    case ABFT_SITE_ATTN_DQ: return bwd ? SiteExtent{qrows, c.k, c.n} : SiteExtent{};
+    case ABFT_SITE_ATTN_DK:
+    case ABFT_SITE_ATTN_DV: return bwd ? SiteExtent{krows, c.k, c.m} : SiteExtent{};
+    default: return {};
+  }
+}
+
+}  // namespace abft::core
+
+namespace {
+
 /** Resolve the -1 ("random") fields of a spec for one call. */
 abft_fault concretize(const abft_fault& spec, const abft_call_info& call, uint64_t& st) {
   abft_fault f = spec;
   f.applied = 0;
   f.original = f.corrupted = 0.0;
+  const abft::core::SiteExtent ext = abft::core::site_extent(call, f.site);
   if (f.bit < 0) f.bit = int32_t(draw(st, type_bits(call.kernel)));
-  if (f.row < 0) f.row = draw(st, call.m);
-  if (f.col < 0) f.col = draw(st, call.n);
+  // An ignored coordinate (zero range) still draws over the call's own range, so
+  // the random stream, and with it every seeded campaign, stays as it was.
+  if (f.row < 0) f.row = draw(st, ext.rows ? ext.rows : call.m);
+  if (f.col < 0) f.col = draw(st, ext.cols ? ext.cols : call.n);
   if (f.kpos < 0) {
     // ACCUMULATOR: after kpos of k terms, 1 <= kpos < k when k > 1 (a real mid-k fault).
-    f.kpos = (f.site == ABFT_SITE_ACCUMULATOR) ? (call.k > 1 ? 1 + draw(st, call.k - 1) : 0)
-                                               : draw(st, call.k);
+    f.kpos = (f.site == ABFT_SITE_ACCUMULATOR) ? (ext.kpos > 1 ? 1 + draw(st, ext.kpos - 1) : 0)
+                                               : draw(st, ext.kpos ? ext.kpos : call.k);
   }
   if (f.model == ABFT_FAULT_RANDOM) {
     const double mant = (double(splitmix64(st) >> 11) * 0x1.0p-53) * 2.0 - 1.0;
@@ -128,17 +176,9 @@ InjectionPlan plan_injection(abft_handle_t h, const abft_call_info& call_in) {
   // Discard faults outside the problem (a custom hook may ask for anything).
   std::vector<abft_fault> ok;
   for (const abft_fault& f : plan.faults) {
-    const bool in_c = f.row >= 0 && f.row < call.m && f.col >= 0 && f.col < call.n;
-    bool valid = false;
-    switch (f.site) {
-      case ABFT_SITE_OUTPUT: valid = in_c; break;
-      case ABFT_SITE_ACCUMULATOR: valid = in_c && f.kpos >= 0 && f.kpos < call.k; break;
-      case ABFT_SITE_PACKED_A: valid = f.row >= 0 && f.row < call.m && f.kpos >= 0 && f.kpos < call.k; break;
-      case ABFT_SITE_PACKED_B: valid = f.col >= 0 && f.col < call.n && f.kpos >= 0 && f.kpos < call.k; break;
-      case ABFT_SITE_FFT_STAGE:
-      case ABFT_SITE_FFT_TWIDDLE: valid = in_c && f.kpos >= 0 && f.kpos < call.k; break;
-      default: break;
-    }
+    const SiteExtent e = site_extent(call, f.site);
+    auto in = [](int64_t x, int64_t n) { return n == 0 || (x >= 0 && x < n); };
+    const bool valid = e.exists && in(f.row, e.rows) && in(f.col, e.cols) && in(f.kpos, e.kpos);
     if (valid && f.model >= 0 && f.model < ABFT_FAULT_MODEL_COUNT_) ok.push_back(f);
   }
   plan.faults.swap(ok);

@@ -59,6 +59,18 @@ struct InjectionPlan {
   abft_injector_t injector = nullptr;
   bool empty() const { return faults.empty(); }
 };
+/** Coordinate ranges [0, rows) x [0, cols) x [0, kpos) of a site for a call;
+ *  a zero range means the site ignores that coordinate (a random draw gives 0).
+ *  One table for the injector's random draws and for the validity check of
+ *  planned faults. */
+struct SiteExtent {
+  int64_t rows = 0, cols = 0, kpos = 0;
+  bool exists = false;
+  SiteExtent() = default;
+  SiteExtent(int64_t r, int64_t c, int64_t k) : rows(r), cols(c), kpos(k), exists(true) {}
+};
+SiteExtent site_extent(const abft_call_info& call, abft_site site);
+
 InjectionPlan plan_injection(abft_handle_t h, const abft_call_info& call);
 void finish_injection(InjectionPlan& plan);
 

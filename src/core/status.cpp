@@ -29,6 +29,8 @@ extern "C" const char* abft_kernel_name(abft_kernel k) {
     case ABFT_KERNEL_ZGEMM: return "zgemm";
     case ABFT_KERNEL_SFFT: return "sfft";
     case ABFT_KERNEL_DFFT: return "dfft";
+    case ABFT_KERNEL_ATTN_FWD: return "attn_fwd";
+    case ABFT_KERNEL_ATTN_BWD: return "attn_bwd";
     default: return "unknown";
   }
 }

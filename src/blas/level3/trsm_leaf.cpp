@@ -505,7 +505,7 @@ struct Faults {
   std::vector<abft_fault*> acc, out, pa, pb;
 
   Faults(abft_kernel kid, blas_int nb, blas_int cw) {
-    abft_call_info call{kid, nb, cw, nb, 0};
+    abft_call_info call{kid, nb, cw, nb, 0, 1};
     plan = core::plan_injection(shim_handle(), call);
     for (abft_fault& f : plan.faults) {
       switch (f.site) {

@@ -121,7 +121,7 @@ abft_status gemm_entry(abft_kernel kid, abft_handle_t h, abft_policy policy, abf
     P.beta = beta;
     P.policy = core::resolve_policy(h, policy);
     P.threads = core::resolve_threads(h);
-    abft_call_info call{kid, m, n, k, 0};
+    abft_call_info call{kid, m, n, k, 0, 1};
     core::InjectionPlan plan = core::plan_injection(h, call);
     if (!plan.empty()) map_faults(plan.faults, layout == ABFT_COL_MAJOR, P.faults);
     abft_report rep{};

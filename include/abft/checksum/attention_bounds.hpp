@@ -1,0 +1,79 @@
+/** \file attention_bounds.hpp
+ *  \brief Rounding-error bounds of the attention checksums (docs/ABFT.md, "Attention"), in
+ *  the same standard model and gamma_n notation as bounds.hpp, whose GEMM coefficient the
+ *  single-tile checks reuse. Every check is |observed - reference| <= c * X + abs, X a sum
+ *  of magnitudes computed beside the checksum.
+ */
+#pragma once
+#include <cstdint>
+#include <limits>
+
+#include "abft/checksum/bounds.hpp"
+
+namespace abft::checksum {
+
+/** Relative error of a float sum X of nonnegative terms formed with `ops` roundings,
+ *  as a factor that makes the computed X an upper bound of the exact one. */
+template <class T>
+ABFT_HD double magnitude_inflation(double ops) {
+  const double g = gamma(ops, unit_roundoff<T>());
+  return g < 1.0 ? 1.0 / (1.0 - g) : std::numeric_limits<double>::infinity();
+}
+
+/** One product tile checked by its query-side sums: S^T = K_blk Q^T (or dP^T = V_blk dO^T),
+ *  nk keys x head_dim terms, column sums of MR-row register slices added in double, the
+ *  reference (e^T K_blk) Q^T with e^T K_blk summed in double and rounded to T. This is the
+ *  GEMM column check with mb = nk, k = kc = head_dim (bounds.hpp). */
+template <class T>
+ABFT_HD double attn_tile_coefficient(int64_t nk, int64_t head_dim, int64_t mr) {
+  GemmShape s;
+  s.mb = nk;
+  s.k = head_dim;
+  s.kc = head_dim;
+  s.mr = mr;
+  return gemm_column_coefficient<T>(s) * magnitude_inflation<T>(double(head_dim) + 2.0);
+}
+
+/** An accumulated product C += A_t B_t over `chunks` tiles (dV, dK over query blocks; dQ
+ *  over key blocks): each tile is kc FMAs from zero in a register, then one add into C;
+ *  the stored result may be scaled once more (the softmax scale). Observed: column sums
+ *  of the stored C in double over `rows`. Reference per tile: v = e^T A_t summed in T over
+ *  `v_terms` values (|error| <= gamma(v_terms) e^T|A_t|), then v^T B_t in T over kc terms,
+ *  added in double. X = sum_t (e^T|A_t|) |B_t|, formed in T the same way. */
+template <class T>
+ABFT_HD double attn_accumulated_coefficient(int64_t kc, int64_t chunks, int64_t v_terms,
+                                            int64_t rows) {
+  const double u = unit_roundoff<T>(), ud = unit_roundoff<double>();
+  const double g_elem = gamma(double(kc + chunks) + 2.0, u) + u;  // + the final scaling
+  const double g_obs = gamma(double(rows + chunks) + 4.0, ud) * 2.0;
+  const double g_v = gamma(double(v_terms), u);
+  const double g_ref = g_v + gamma(double(kc), u) * (1.0 + g_v);
+  return (g_elem + g_obs + g_ref) * magnitude_inflation<T>(double(kc + v_terms) + 2.0);
+}
+
+/** Forward output check: sum_c O_ic against accv_i / l_i, X = accabs_i / l_i. Each of acc,
+ *  accv, accabs passes through bc FMAs per key block and two roundings per rescale over
+ *  `blocks` key blocks; O = acc / l rounds once, the row sum is in double over head_dim. */
+template <class T>
+ABFT_HD double attn_output_coefficient(int64_t bc, int64_t blocks, int64_t head_dim) {
+  const double u = unit_roundoff<T>(), ud = unit_roundoff<double>();
+  const double ops = double(bc + 2 * blocks) + 4.0;
+  const double g = gamma(ops, u);
+  return (2.0 * g + 3.0 * u + gamma(double(head_dim) + 4.0, ud)) * magnitude_inflation<T>(ops);
+}
+
+/** The normalizer against its re-summed duplicate: the same values in the same order, so
+ *  equal unless corrupted; the bound only absorbs a different association. */
+template <class T>
+ABFT_HD double attn_normalizer_coefficient(int64_t bc, int64_t blocks) {
+  return 2.0 * gamma(double(bc + 2 * blocks) + 2.0, unit_roundoff<T>());
+}
+
+/** Absolute term for underflow in a check over `terms` products (every rounding may add up
+ *  to the smallest normal number of T, covering flush-to-zero too). */
+template <class T>
+ABFT_HD double attn_abs_term(double terms, double scale_abs) {
+  return 4.0 * (terms + 16.0) * (scale_abs + 1.0) * static_cast<double>(std::numeric_limits<T>::min());
+}
+
+}  // namespace abft::checksum

@@ -1,0 +1,478 @@
+/** \file attn_backward.cpp
+ *  \brief Fused backward (FlashAttention-2 order: key blocks outside, query blocks inside,
+ *  scores and probabilities recomputed tile by tile), every product checked
+ *  (docs/ABFT.md, "Attention, backward"):
+ *    S^T = K_t (sQ)^T and dP^T = V_t dO^T  by their query-side sums, tile by tile;
+ *    P = exp(S - lse) and dS = P o (dP - D)  by range / finiteness;
+ *    dV += P^T dO, dK += dS^T Q            by column sums of the finished key block against
+ *                                            sum over tiles of (e^T P^T) dO, (e^T dS^T) Q;
+ *    dQ += dS K                             by column sums of each query block against
+ *                                            sum over key blocks of (e^T dS) K.
+ *  The unit of repair is a task (one KV head's key-block range with every query head of
+ *  its group): a failing task is recomputed from its inputs and re-verified.
+ */
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "abft/checksum/attention_bounds.hpp"
+#include "abft/checksum/fault_models.hpp"
+#include "core/report.hpp"
+#include "cpu/attention/attn_problem.hpp"
+
+namespace abft::cpu::attention {
+namespace {
+
+namespace ck = abft::checksum;
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+float land(AttnFault& a, float v) {
+  const float x = ck::apply_fault<float>(v, a.f->model, a.f->bit, a.f->value);
+  a.f->original = v;
+  a.f->corrupted = x;
+  a.f->applied = 1;
+  return x;
+}
+
+/** Per query head: (sQ)^T and dO^T per query block (D x Br), Q and dO rows padded to Dp,
+ *  D_i = dO_i . O_i, lse over padded lanes (-inf: no contribution), and whether every
+ *  input of the head was finite. */
+struct QPack {
+  std::vector<float> qst, dot, qp, dop, dv, lse;
+  bool finite = true;
+};
+
+QPack pack_q(const Problem& P, int64_t b, int64_t h) {
+  const int64_t Br = kQueryBlock, nqb = P.nqb(), Lp = nqb * Br, D = P.D, Dp = P.Dp;
+  QPack q;
+  q.qst.assign(size_t(nqb * D * Br), 0.0f);
+  q.dot.assign(size_t(nqb * D * Br), 0.0f);
+  q.qp.assign(size_t(Lp * Dp), 0.0f);
+  q.dop.assign(size_t(Lp * Dp), 0.0f);
+  q.dv.assign(size_t(Lp), 0.0f);
+  q.lse.assign(size_t(Lp), -kInf);
+  const int64_t bh = b * P.H + h;
+  for (int64_t i = 0; i < P.Lq; ++i) {
+    const float* qr = P.q.row(b, h, i);
+    const float* dr = P.dO.row(b, h, i);
+    const float* orow = P.o_in.row(b, h, i);
+    const int64_t blk = i / Br, lane = i % Br;
+    float* qt = q.qst.data() + blk * D * Br + lane;
+    float* dt = q.dot.data() + blk * D * Br + lane;
+    double acc = 0.0;
+    for (int64_t c = 0; c < D; ++c) {
+      const float x = qr[c * P.q.s[3]], y = dr[c * P.dO.s[3]], z = orow[c * P.o_in.s[3]];
+      q.qp[size_t(i * Dp + c)] = x;
+      q.dop[size_t(i * Dp + c)] = y;
+      qt[c * Br] = P.scale * x;
+      dt[c * Br] = y;
+      acc += double(y) * double(z);
+      if (!std::isfinite(P.scale * x) || !std::isfinite(y) || !std::isfinite(z)) q.finite = false;
+    }
+    q.dv[size_t(i)] = float(acc);
+    const float l = P.lse_in[bh * P.Lq + i];
+    q.lse[size_t(i)] = l;
+    if (l != l || l == kInf) q.finite = false;
+  }
+  return q;
+}
+
+struct Task {
+  Problem& P;
+  const KvPack& kv;
+  const std::vector<QPack>& qpacks;  // all heads
+  int64_t b, hk, kb0, kb1;
+  float* dqpart;   // G x Lp x Dp
+  double* dqref;   // G x nqb x Dp (ref) then G x nqb x Dp (X)
+  // scratch
+  float *st = nullptr, *dpt = nullptr, *psum = nullptr, *qsum = nullptr, *qabs = nullptr,
+        *ksum = nullptr, *kabs = nullptr, *dvacc = nullptr, *dkacc = nullptr;
+  double *obs = nullptr, *ref = nullptr, *X = nullptr, *vref = nullptr, *vX = nullptr,
+         *kref = nullptr, *kX = nullptr;
+  abft_report rep{};
+  bool taint = false;
+
+  template <class F>
+  void each_fault(abft_site site, int64_t bh, F&& fn) {
+    for (AttnFault& a : P.faults)
+      if (!a.f->applied && a.f->site == site && a.bh == bh) fn(a);
+  }
+
+  /** A product tile's query-side check. */
+  bool tile_check(const float* bsum, const float* babs, const float* bt, int64_t nk, int64_t nq) {
+    if (!P.check || taint) return true;
+    const int64_t Br = kQueryBlock;
+    std::fill(ref, ref + Br, 0.0);
+    std::fill(X, X + Br, 0.0);
+    P.kern->dotabs(P.D, Br, bsum, babs, bt, Br, ref, X);
+    const double coef = ck::attn_tile_coefficient<float>(nk, P.D, P.kern->mr);
+    const double abs_t = ck::attn_abs_term<float>(double(nk) * double(P.D), 0.0);
+    rep.checks += 1;
+    bool ok = true;
+    for (int64_t i = 0; i < nq; ++i) {
+      if (!ck::checkable<float>(X[i] * 4.0)) { taint = true; return true; }
+      const double bound = coef * X[i] + abs_t;
+      if (!ck::residual_ok(obs[i], ref[i], bound)) ok = false;
+      else rep.max_ratio = std::max(rep.max_ratio, std::fabs(obs[i] - ref[i]) / bound);
+    }
+    return ok;
+  }
+
+  /** Column check of a finished accumulation; scale multiplies the stored values. */
+  bool acc_check(const double* o, const double* r, const double* x, int64_t n, double coef,
+                 double abs_t, double scale) {
+    if (!P.check || taint) return true;
+    rep.checks += 1;
+    bool ok = true;
+    for (int64_t c = 0; c < n; ++c) {
+      const double X = std::fabs(scale) * x[c];
+      if (!ck::checkable<float>(X * 4.0)) { taint = true; return true; }
+      const double bound = coef * X + abs_t;
+      if (!ck::residual_ok(o[c], scale * r[c], bound)) ok = false;
+      else rep.max_ratio = std::max(rep.max_ratio, std::fabs(o[c] - scale * r[c]) / bound);
+    }
+    return ok;
+  }
+
+  bool run() {
+    const int64_t Br = kQueryBlock, Bc = kKeyBlock, D = P.D, Dp = P.Dp, G = P.G;
+    const int64_t nqb = P.nqb(), Lp = nqb * Br;
+    const AttnKernels& K = *P.kern;
+    const bool inj = !P.faults.empty();
+    bool ok = true;
+    taint = false;
+    for (int64_t g = 0; g < G; ++g)
+      if (!qpacks[size_t(b * P.H + hk * G + g)].finite) taint = true;
+    std::fill(dqpart, dqpart + G * Lp * Dp, 0.0f);
+    std::fill(dqref, dqref + 2 * G * nqb * Dp, 0.0);
+    for (int64_t t = kb0; t < kb1; ++t) {
+      const int64_t j0 = t * Bc, nk = std::min(Bc, P.Lk - j0);
+      if (!kv.finite[size_t(t)]) taint = true;
+      const float* kp = kv.kp.data() + j0 * Dp;
+      const float* vp = kv.vp.data() + j0 * Dp;
+      std::fill(dvacc, dvacc + nk * Dp, 0.0f);
+      std::fill(dkacc, dkacc + nk * Dp, 0.0f);
+      for (double* p : {vref, vX, kref, kX}) std::fill(p, p + Dp, 0.0);
+      int64_t chunks = 0;
+      for (int64_t g = 0; g < G; ++g) {
+        const int64_t h = hk * G + g, bh = b * P.H + h;
+        const QPack& qp = qpacks[size_t(bh)];
+        for (int64_t qb = 0; qb < nqb; ++qb) {
+          const int64_t i0 = qb * Br, nq = std::min(Br, P.Lq - i0);
+          if (P.causal && i0 + nq - 1 + P.off < j0) continue;  // no query here sees this block
+          ++chunks;
+          const float* qst = qp.qst.data() + qb * D * Br;
+          const float* dot = qp.dot.data() + qb * D * Br;
+          auto in_tile = [&](const AttnFault& a) {
+            return a.r >= i0 && a.r < i0 + nq && a.c >= j0 && a.c < j0 + nk;
+          };
+          // S^T = K_t (sQ)^T
+          ProdArgs pa;
+          pa.M = nk; pa.N = Br; pa.K = D;
+          pa.A = kp; pa.a_rs = Dp; pa.a_ps = 1;
+          pa.B = qst; pa.ldb = Br;
+          pa.C = st; pa.ldc = Br;
+          pa.mode = ProdArgs::kStore;
+          if (P.check) { std::fill(obs, obs + Br, 0.0); pa.colsum = obs; }
+          K.prod(pa);
+          if (inj)
+            each_fault(ABFT_SITE_ATTN_SCORES, bh, [&](AttnFault& a) {
+              if (!in_tile(a)) return;
+              float& s = st[(a.c - j0) * Br + (a.r - i0)];
+              const float x = land(a, s);
+              if (P.check) obs[a.r - i0] += double(x) - double(s);
+              s = x;
+            });
+          if (!tile_check(kv.ksum.data() + t * Dp, kv.kabs.data() + t * Dp, qst, nk, nq)) ok = false;
+          // P^T = exp(S^T + mask - lse)
+          TileGeom gm;
+          gm.nk = nk; gm.br = Br; gm.j0 = j0; gm.i0 = i0; gm.off = P.off;
+          gm.causal = P.causal && j0 + nk - 1 > i0 + P.off;
+          if (P.has_mask) {
+            for (int64_t i = 0; i < Br; ++i) {
+              if (i >= nq) {
+                for (int64_t j = 0; j < nk; ++j) dpt[j * Br + i] = 0.0f;
+                continue;
+              }
+              const float* mr = P.mask.row(b, h, i0 + i);
+              for (int64_t j = 0; j < nk; ++j) {
+                const float x = mr[(j0 + j) * P.mask.s[3]];
+                dpt[j * Br + i] = x;
+                if (!(x < kInf)) taint = true;
+              }
+            }
+            gm.maskT = dpt;  // consumed before dP overwrites it
+          }
+          const bool p_ok = K.probs_bwd(st, gm, qp.lse.data() + i0, psum, P.check && !taint);
+          if (P.check && !taint) {
+            rep.checks += 1;
+            if (!p_ok) ok = false;
+          }
+          if (inj)
+            each_fault(ABFT_SITE_ATTN_PROBS, bh, [&](AttnFault& a) {
+              if (in_tile(a)) st[(a.c - j0) * Br + (a.r - i0)] = land(a, st[(a.c - j0) * Br + (a.r - i0)]);
+            });
+          // dP^T = V_t dO^T
+          pa.A = vp; pa.B = dot; pa.C = dpt;
+          if (P.check) std::fill(obs, obs + Br, 0.0);
+          K.prod(pa);
+          if (inj)
+            each_fault(ABFT_SITE_ATTN_DP, bh, [&](AttnFault& a) {
+              if (!in_tile(a)) return;
+              float& s = dpt[(a.c - j0) * Br + (a.r - i0)];
+              const float x = land(a, s);
+              if (P.check) obs[a.r - i0] += double(x) - double(s);
+              s = x;
+            });
+          if (!tile_check(kv.vsumb.data() + t * Dp, kv.vabsb.data() + t * Dp, dot, nk, nq)) ok = false;
+          // dS^T = P^T o (dP^T - D)
+          const bool s_ok = K.dscore(st, dpt, nk, Br, qp.dv.data() + i0, qsum, qabs, ksum, kabs,
+                                     P.check && !taint);
+          if (P.check && !taint) {
+            rep.checks += 1;
+            if (!s_ok) ok = false;
+          }
+          if (inj)
+            each_fault(ABFT_SITE_ATTN_DS, bh, [&](AttnFault& a) {
+              if (in_tile(a)) dpt[(a.c - j0) * Br + (a.r - i0)] = land(a, dpt[(a.c - j0) * Br + (a.r - i0)]);
+            });
+          // dV += P^T dO, dK += dS^T Q (unscaled; the scale is applied on store)
+          ProdArgs pv;
+          pv.M = nk; pv.N = Dp; pv.K = nq;
+          pv.A = st; pv.a_rs = Br; pv.a_ps = 1;
+          pv.B = qp.dop.data() + i0 * Dp; pv.ldb = Dp;
+          pv.C = dvacc; pv.ldc = Dp;
+          pv.mode = ProdArgs::kAdd;
+          K.prod(pv);
+          pv.A = dpt; pv.B = qp.qp.data() + i0 * Dp; pv.C = dkacc;
+          K.prod(pv);
+          if (P.check) {
+            K.dotabs(nq, Dp, psum, psum, qp.dop.data() + i0 * Dp, Dp, vref, vX);
+            K.dotabs(nq, Dp, qsum, qabs, qp.qp.data() + i0 * Dp, Dp, kref, kX);
+          }
+          // dQ_i += dS K_t
+          float* dq = dqpart + (g * Lp + i0) * Dp;
+          ProdArgs pq;
+          pq.M = nq; pq.N = Dp; pq.K = nk;
+          pq.A = dpt; pq.a_rs = 1; pq.a_ps = Br;
+          pq.B = kp; pq.ldb = Dp;
+          pq.C = dq; pq.ldc = Dp;
+          pq.mode = ProdArgs::kAdd;
+          K.prod(pq);
+          if (P.check) {
+            double* r = dqref + (g * nqb + qb) * Dp;
+            K.dotabs(nk, Dp, ksum, kabs, kp, Dp, r, r + G * nqb * Dp);
+          }
+          if (inj) {
+            const bool last_q = qb + 1 == nqb || (i0 + Br >= P.Lq);
+            auto lands_here = [&](const AttnFault& a) {
+              return a.r >= j0 && a.r < j0 + nk &&
+                     ((a.kpos >= i0 && a.kpos < i0 + nq) || (last_q && a.kpos >= i0 + nq));
+            };
+            each_fault(ABFT_SITE_ATTN_DV, bh, [&](AttnFault& a) {
+              if (lands_here(a)) dvacc[(a.r - j0) * Dp + a.c] = land(a, dvacc[(a.r - j0) * Dp + a.c]);
+            });
+            each_fault(ABFT_SITE_ATTN_DK, bh, [&](AttnFault& a) {
+              if (lands_here(a)) dkacc[(a.r - j0) * Dp + a.c] = land(a, dkacc[(a.r - j0) * Dp + a.c]);
+            });
+            const bool last_k = t + 1 == P.nkb();
+            each_fault(ABFT_SITE_ATTN_DQ, bh, [&](AttnFault& a) {
+              if (a.r >= i0 && a.r < i0 + nq &&
+                  ((a.kpos >= j0 && a.kpos < j0 + nk) || (last_k && a.kpos >= j0 + nk)))
+                dq[(a.r - i0) * Dp + a.c] = land(a, dq[(a.r - i0) * Dp + a.c]);
+            });
+          }
+        }
+      }
+      // Store this key block's dV and dK (scaled), summing what is stored.
+      double* ov = obs;        // Dp <= 256 < 2 * Br doubles? no: use the ref/X arrays
+      double* okk = ref;
+      std::fill(ov, ov + Dp, 0.0);
+      std::fill(okk, okk + Dp, 0.0);
+      for (int64_t j = 0; j < nk; ++j) {
+        float* dvr = P.dv.row(b, hk, j0 + j);
+        float* dkr = P.dk.row(b, hk, j0 + j);
+        for (int64_t c = 0; c < D; ++c) {
+          const float x = dvacc[j * Dp + c], y = P.scale * dkacc[j * Dp + c];
+          dvr[c * P.dv.s[3]] = x;
+          dkr[c * P.dk.s[3]] = y;
+          ov[c] += x;
+          okk[c] += y;
+        }
+      }
+      const double coef = ck::attn_accumulated_coefficient<float>(Br, chunks, nk, nk);
+      const double abs_t = ck::attn_abs_term<float>(double(chunks) * double(Br) + double(nk), 1.0);
+      if (!acc_check(ov, vref, vX, D, coef, abs_t, 1.0)) ok = false;
+      if (!acc_check(okk, kref, kX, D, coef, abs_t * (std::fabs(P.scale) + 1.0), P.scale)) ok = false;
+    }
+    // dQ partials of this task, per (head, query block).
+    if (P.check && !taint) {
+      const int64_t blocks = kb1 - kb0;
+      for (int64_t g = 0; g < G; ++g)
+        for (int64_t qb = 0; qb < nqb; ++qb) {
+          const int64_t i0 = qb * Br, nq = std::min(Br, P.Lq - i0);
+          std::fill(obs, obs + Dp, 0.0);
+          const float* dq = dqpart + (g * Lp + i0) * Dp;
+          for (int64_t i = 0; i < nq; ++i)
+            for (int64_t c = 0; c < D; ++c) obs[c] += dq[i * Dp + c];
+          const double* r = dqref + (g * nqb + qb) * Dp;
+          const double coef = ck::attn_accumulated_coefficient<float>(Bc, blocks, Br, nq);
+          const double abs_t = ck::attn_abs_term<float>(double(blocks) * double(Bc) + double(Br), 1.0);
+          if (!acc_check(obs, r, r + G * nqb * Dp, D, coef, abs_t, 1.0)) ok = false;
+        }
+    }
+    if (P.check && taint) rep.skipped += 1;
+    return ok;
+  }
+};
+
+}  // namespace
+
+abft_status run_backward(Problem& P, abft_report& rep) {
+  const int64_t Br = kQueryBlock, Bc = kKeyBlock, nqb = P.nqb(), nkb = P.nkb();
+  const int64_t Lp = nqb * Br, Dp = P.Dp, G = P.G, heads = P.B * P.H;
+  const std::vector<KvPack> packs = pack_kv(P);
+  std::vector<QPack> qpacks(static_cast<size_t>(heads));
+#pragma omp parallel for schedule(dynamic, 1) num_threads(P.threads) if (heads > 1)
+  for (int64_t bh = 0; bh < heads; ++bh) qpacks[size_t(bh)] = pack_q(P, bh / P.H, bh % P.H);
+
+  // Tasks: (batch, kv head, key-block chunk); more than one chunk per head only when the
+  // heads alone cannot keep the threads busy. Each task owns its dQ partial.
+  const int64_t groups = P.B * P.HK;
+  int64_t nch = 1;
+  if (groups < P.threads && nkb > 1)
+    nch = std::min<int64_t>(nkb, (2 * P.threads + groups - 1) / groups);
+  const int64_t tasks = groups * nch;
+  std::vector<float> dqpart(size_t(tasks * G * Lp * Dp));
+  std::vector<double> dqref(size_t(tasks * 2 * G * nqb * Dp));
+  abft_status status = ABFT_STATUS_SUCCESS;
+  const size_t per = size_t(2 * Bc * Br + 4 * Br + 2 * Bc + 2 * Bc * Dp + 4 * Br + 8 * Dp + 64 * 16);
+#pragma omp parallel num_threads(P.threads) if (tasks > 1)
+  {
+    Scratch sc;
+    sc.buf.assign(per, 0.0f);
+    abft_report mine{};
+    abft_status st_mine = ABFT_STATUS_SUCCESS;
+#pragma omp for schedule(dynamic, 1)
+    for (int64_t t = 0; t < tasks; ++t) {
+      const int64_t grp = t / nch, ch = t % nch;
+      const int64_t b = grp / P.HK, hk = grp % P.HK;
+      const int64_t kb0 = nkb * ch / nch, kb1 = nkb * (ch + 1) / nch;
+      Task tk{P, packs[size_t(grp)], qpacks, b, hk, kb0, kb1,
+              dqpart.data() + t * G * Lp * Dp, dqref.data() + t * 2 * G * nqb * Dp};
+      size_t at = 0;
+      tk.st = sc.take(at, size_t(Bc * Br));
+      tk.dpt = sc.take(at, size_t(Bc * Br));
+      tk.psum = sc.take(at, size_t(Br));
+      tk.qsum = sc.take(at, size_t(Br));
+      tk.qabs = sc.take(at, size_t(Br));
+      tk.ksum = sc.take(at, size_t(Bc));
+      tk.kabs = sc.take(at, size_t(Bc));
+      tk.dvacc = sc.take(at, size_t(Bc * Dp));
+      tk.dkacc = sc.take(at, size_t(Bc * Dp));
+      const size_t dn = size_t(std::max<int64_t>(Br, Dp)) * 2;
+      tk.obs = reinterpret_cast<double*>(sc.take(at, dn));
+      tk.ref = reinterpret_cast<double*>(sc.take(at, dn));
+      tk.X = reinterpret_cast<double*>(sc.take(at, dn));
+      tk.vref = reinterpret_cast<double*>(sc.take(at, size_t(2 * Dp)));
+      tk.vX = reinterpret_cast<double*>(sc.take(at, size_t(2 * Dp)));
+      tk.kref = reinterpret_cast<double*>(sc.take(at, size_t(2 * Dp)));
+      tk.kX = reinterpret_cast<double*>(sc.take(at, size_t(2 * Dp)));
+      if (!tk.run()) {
+        tk.rep.detected += 1;
+        if (!P.correct) {
+          st_mine = core::worse_status(st_mine, ABFT_STATUS_FAULT_DETECTED);
+        } else {
+          tk.rep.recomputed += 1;
+          if (tk.run()) {
+            tk.rep.corrected += 1;
+          } else {
+            tk.rep.uncorrectable += 1;
+            st_mine = core::worse_status(st_mine, ABFT_STATUS_FAULT_UNCORRECTABLE);
+          }
+        }
+      }
+      core::add_report(mine, tk.rep);
+    }
+#pragma omp critical(abft_attention_backward)
+    {
+      core::add_report(rep, mine);
+      status = core::worse_status(status, st_mine);
+    }
+  }
+
+  // dQ = scale * (sum of the task partials), stored with the caller's strides; its column
+  // sums per query block re-checked against the sum of the tasks' references.
+#pragma omp parallel num_threads(P.threads) if (heads * nqb > 1)
+  {
+    const size_t nd = static_cast<size_t>(Dp);
+    std::vector<double> o(nd), r(nd), x(nd);
+    abft_report mine{};
+    abft_status st_mine = ABFT_STATUS_SUCCESS;
+#pragma omp for schedule(dynamic, 4)
+    for (int64_t w = 0; w < heads * nqb; ++w) {
+      const int64_t bh = w / nqb, qb = w % nqb;
+      const int64_t b = bh / P.H, h = bh % P.H, hk = h / G, g = h % G;
+      const int64_t i0 = qb * Br, nq = std::min(Br, P.Lq - i0);
+      const int64_t grp = b * P.HK + hk;
+      for (int attempt = 0; attempt < 2; ++attempt) {
+        std::fill(o.begin(), o.end(), 0.0);
+        std::fill(r.begin(), r.end(), 0.0);
+        std::fill(x.begin(), x.end(), 0.0);
+        for (int64_t i = 0; i < nq; ++i) {
+          float* out = P.dq.row(b, h, i0 + i);
+          for (int64_t c = 0; c < P.D; ++c) {
+            float s = 0.0f;
+            for (int64_t ch = 0; ch < nch; ++ch)
+              s += dqpart[size_t(((grp * nch + ch) * G + g) * Lp * Dp + (i0 + i) * Dp + c)];
+            const float y = P.scale * s;
+            out[c * P.dq.s[3]] = y;
+            o[size_t(c)] += y;
+          }
+        }
+        if (!P.check || nch == 1) break;  // one partial: checked by its task already
+        bool bad = false;
+        for (int64_t ch = 0; ch < nch; ++ch) {
+          const double* rr = dqref.data() + size_t((grp * nch + ch) * 2 * G * nqb * Dp) + size_t((g * nqb + qb) * Dp);
+          for (int64_t c = 0; c < P.D; ++c) {
+            r[size_t(c)] += rr[c];
+            x[size_t(c)] += rr[G * nqb * Dp + c];
+          }
+        }
+        const double coef = ck::attn_accumulated_coefficient<float>(Bc, nkb + nch, Br, nq);
+        const double abs_t = ck::attn_abs_term<float>(double(nkb) * double(Bc) + double(Br), 1.0);
+        for (int64_t c = 0; c < P.D; ++c) {
+          const double X = std::fabs(double(P.scale)) * x[size_t(c)];
+          if (!ck::checkable<float>(X * 4.0)) break;
+          if (!ck::residual_ok(o[size_t(c)], double(P.scale) * r[size_t(c)], coef * X + abs_t)) bad = true;
+        }
+        mine.checks += 1;
+        if (!bad) {
+          if (attempt) mine.corrected += 1;
+          break;
+        }
+        mine.detected += 1;
+        if (!P.correct) {
+          st_mine = core::worse_status(st_mine, ABFT_STATUS_FAULT_DETECTED);
+          break;
+        }
+        if (attempt) {
+          mine.uncorrectable += 1;
+          st_mine = core::worse_status(st_mine, ABFT_STATUS_FAULT_UNCORRECTABLE);
+        } else {
+          mine.recomputed += 1;
+        }
+      }
+    }
+#pragma omp critical(abft_attention_backward_dq)
+    {
+      core::add_report(rep, mine);
+      status = core::worse_status(status, st_mine);
+    }
+  }
+  return status;
+}
+
+}  // namespace abft::cpu::attention

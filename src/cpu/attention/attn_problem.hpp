@@ -1,0 +1,76 @@
+/** \file attn_problem.hpp
+ *  \brief The normalized attention problem the drivers run on (shapes, strided views,
+ *  policy, planned faults) and the per-KV-head packs with their checksum summaries.
+ */
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "abft/attention.h"
+#include "cpu/attention/attn_kernels.hpp"
+
+namespace abft::cpu::attention {
+
+/** A planned fault in engine coordinates: head instance bh = b*heads + h, row index r
+ *  (query i, or key j for dK/dV), column c (key j or head_dim column), reduction point kpos. */
+struct AttnFault {
+  abft_fault* f = nullptr;
+  int64_t bh = 0, r = 0, c = 0, kpos = 0;
+};
+
+/** A 4-D strided view [batch, heads, seq, head_dim]. */
+template <class P>
+struct View {
+  P* data = nullptr;
+  int64_t s[4] = {0, 0, 0, 0};
+  P* row(int64_t b, int64_t h, int64_t i) const { return data + b * s[0] + h * s[1] + i * s[2]; }
+};
+
+struct Problem {
+  int64_t B = 0, H = 0, HK = 0, G = 1, Lq = 0, Lk = 0, D = 0, Dp = 0;
+  float scale = 1.0f;
+  bool causal = false;
+  int64_t off = 0;  ///< Lk - Lq
+  View<const float> q, k, v, mask, o_in, dO;
+  View<float> o, dq, dk, dv;
+  const float* lse_in = nullptr;  ///< [B, H, Lq] contiguous
+  float* lse = nullptr;
+  bool has_mask = false;
+  bool check = true;    ///< policy != OFF
+  bool correct = true;  ///< policy == CORRECT
+  int threads = 1;
+  std::vector<AttnFault> faults;
+  const AttnKernels* kern = nullptr;
+
+  int64_t nqb() const { return (Lq + kQueryBlock - 1) / kQueryBlock; }
+  int64_t nkb() const { return (Lk + kKeyBlock - 1) / kKeyBlock; }
+};
+
+/** K and V of one KV head, packed contiguous with rows padded to Dp (zeros), and the
+ *  checksum summaries formed while packing (GUIDE rule 6):
+ *    per key block t: ksum_t = e^T K_t and kabs_t = e^T |K_t| (head_dim each, summed in
+ *    double, rounded to float), the same for V (vsumb, vabsb: the backward's dP check);
+ *    per key j: vsum_j = sum_c V_jc, vabs_j = sum_c |V_jc| (the forward's checksum column);
+ *    finite[t]: the block's K and V rows are all finite. */
+struct KvPack {
+  std::vector<float> kp, vp, ksum, kabs, vsumb, vabsb, vsum, vabs;
+  std::vector<unsigned char> finite;
+};
+
+/** Packs of every (batch, kv head), built in parallel. */
+std::vector<KvPack> pack_kv(const Problem& P);
+
+/** Packed per-thread scratch (64-byte aligned floats). */
+struct Scratch {
+  std::vector<float> buf;
+  float* take(size_t& at, size_t n) {
+    float* p = buf.data() + at;
+    at += (n + 15) & ~size_t(15);
+    return p;
+  }
+};
+
+abft_status run_forward(Problem& P, abft_report& rep);
+abft_status run_backward(Problem& P, abft_report& rep);
+
+}  // namespace abft::cpu::attention
