@@ -53,9 +53,16 @@ struct FwdBlock {
       if (!a.f->applied && a.f->site == site && a.bh == bh && a.r >= i0 && a.r < i0 + nq) fn(a);
   }
 
+  /** Lanes the block's tiles carry: its queries rounded up to the register tile width
+   *  (a decode step, q_len = 1, runs 16 lanes rather than 64). */
+  int64_t lanes() const {
+    const int64_t nr = P.kern->nr;
+    return std::min<int64_t>(kQueryBlock, (nq + nr - 1) / nr * nr);
+  }
+
   /** One attempt over the whole block; true when every check passed (or was skipped). */
   bool run() {
-    const int64_t Br = kQueryBlock, D = P.D, Dp = P.Dp;
+    const int64_t Br = lanes(), D = P.D, Dp = P.Dp;
     const AttnKernels& K = *P.kern;
     bool ok = true;
     taint = false;
@@ -198,7 +205,7 @@ struct FwdBlock {
 
   /** O = O^T / l stored with the caller's strides, lse, and the row checks. */
   bool finish(int64_t nblocks) {
-    const int64_t Br = kQueryBlock, D = P.D;
+    const int64_t Br = lanes(), D = P.D;
     const bool chk = P.check && !taint;
     const double out_coef = ck::attn_output_coefficient<float>(kKeyBlock, nblocks, D);
     const double norm_coef = ck::attn_normalizer_coefficient<float>(kKeyBlock, nblocks);
@@ -229,7 +236,7 @@ struct FwdBlock {
         continue;
       }
       // The maximum's own term is exp(0) = 1 and later rescales of it are exact: l >= 1.
-      if (!(li >= 1.0f)) ok = false;
+      if (!(li >= 1.0f) || !std::isfinite(li)) ok = false;
       if (!(std::fabs(double(li) - double(l2[i])) <= norm_coef * double(li))) ok = false;
       const double Xo = double(accabs[i]) / double(li);
       if (!ck::checkable<float>(Xo * 4.0)) continue;
