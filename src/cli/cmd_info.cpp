@@ -9,6 +9,7 @@
 #include <string>
 
 #include "abft/abft.h"
+#include "abft/attention.h"
 #include "abft/fft.h"
 #include "commands.hpp"
 #include "core/cpu_features.hpp"
@@ -108,6 +109,7 @@ int cmd_info(int argc, char** argv) {
   std::printf("FFT kernels:\n");
   print_fft_kernel(ABFT_PRECISION_FLOAT);
   print_fft_kernel(ABFT_PRECISION_DOUBLE);
+  std::printf("Attention kernels:\n  attn: %s\n", abft_attention_kernel_info());
   std::printf("OpenMP: max threads %d (OMP_NUM_THREADS=%s)\n", omp_get_max_threads(),
               env_or_unset("OMP_NUM_THREADS"));
   std::printf("Policy: default %s (ABFT_POLICY=%s)\n", policy_name(abft_default_policy()),
