@@ -347,6 +347,7 @@ abft_status run_backward(Problem& P, abft_report& rep) {
   const int64_t tasks = groups * nch;
   std::vector<float> dqpart(size_t(tasks * G * Lp * Dp));
   std::vector<double> dqref(size_t(tasks * 2 * G * nqb * Dp));
+  std::vector<unsigned char> tainted(size_t(tasks), 0);  // a task saw non-finite inputs
   abft_status status = ABFT_STATUS_SUCCESS;
   const size_t per = size_t(2 * Bc * Br + 4 * Br + 2 * Bc + 2 * Bc * Dp + 4 * Br + 8 * Dp + 64 * 16);
 #pragma omp parallel num_threads(P.threads) if (tasks > 1)
@@ -394,6 +395,7 @@ abft_status run_backward(Problem& P, abft_report& rep) {
           }
         }
       }
+      tainted[size_t(t)] = tk.taint ? 1 : 0;
       core::add_report(mine, tk.rep);
     }
 #pragma omp critical(abft_attention_backward)
@@ -432,7 +434,9 @@ abft_status run_backward(Problem& P, abft_report& rep) {
             o[size_t(c)] += y;
           }
         }
-        if (!P.check || nch == 1) break;  // one partial: checked by its task already
+        bool skip = !P.check;
+        for (int64_t ch = 0; ch < nch; ++ch) skip = skip || tainted[size_t(grp * nch + ch)];
+        if (skip) break;
         bool bad = false;
         for (int64_t ch = 0; ch < nch; ++ch) {
           const double* rr = dqref.data() + size_t((grp * nch + ch) * 2 * G * nqb * Dp) + size_t((g * nqb + qb) * Dp);
