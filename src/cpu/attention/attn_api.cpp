@@ -67,6 +67,7 @@ void fill_problem(Problem& P, const abft_attention_desc* d, abft_handle_t h, abf
   P.Lk = d->kv_len;
   P.D = d->head_dim;
   P.Dp = (P.D + 15) / 16 * 16;
+  P.Dv = (P.D + 2 + 15) / 16 * 16;
   P.scale = d->scale;
   P.causal = d->causal != 0;
   P.off = P.Lk - P.Lq;

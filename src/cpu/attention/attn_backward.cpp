@@ -151,7 +151,7 @@ struct Task {
       const int64_t j0 = t * Bc, nk = std::min(Bc, P.Lk - j0);
       if (!kv.finite[size_t(t)]) taint = true;
       const float* kp = kv.kp.data() + j0 * Dp;
-      const float* vp = kv.vp.data() + j0 * Dp;
+      const float* vp = kv.vp.data() + j0 * P.Dv;
       std::fill(dvacc, dvacc + nk * Dp, 0.0f);
       std::fill(dkacc, dkacc + nk * Dp, 0.0f);
       for (double* p : {vref, vX, kref, kX}) std::fill(p, p + Dp, 0.0);
@@ -215,7 +215,7 @@ struct Task {
               if (in_tile(a)) st[(a.c - j0) * Br + (a.r - i0)] = land(a, st[(a.c - j0) * Br + (a.r - i0)]);
             });
           // dP^T = V_t dO^T
-          pa.A = vp; pa.B = dot; pa.C = dpt;
+          pa.A = vp; pa.a_rs = P.Dv; pa.B = dot; pa.C = dpt;
           if (P.check) std::fill(obs, obs + Br, 0.0);
           K.prod(pa);
           if (inj)
@@ -287,7 +287,7 @@ struct Task {
         }
       }
       // Store this key block's dV and dK (scaled), summing what is stored.
-      double* ov = obs;        // Dp <= 256 < 2 * Br doubles? no: use the ref/X arrays
+      double* ov = obs;  // both hold max(Br, Dp) doubles
       double* okk = ref;
       std::fill(ov, ov + Dp, 0.0);
       std::fill(okk, okk + Dp, 0.0);

@@ -4,8 +4,8 @@
  *    1. S^T = K_t (scale Q)^T: query-side sums of the stored tile against (e^T K_t) (sQ)^T;
  *    2. softmax: a duplicate running maximum checked before each use, probabilities in
  *       [0, 1], the normalizer l against a re-sum l2 of the stored probabilities;
- *    3. O^T = V^T P^T with V's row sums (and |V|'s) carried through the same rescaling:
- *       the stored O row sums against accv / l.
+ *    3. O^T = V^T P^T with V's row sums (and |V|'s) as two more rows of V^T, carried
+ *       through the same rescaling: the stored O row sums against accv / l.
  *  A failing block is recomputed and re-verified (policy CORRECT).
  */
 #include <omp.h>
@@ -41,7 +41,7 @@ struct FwdBlock {
   int64_t b, h, bh, i0, nq;
   // scratch
   float *qst = nullptr, *st = nullptr, *ot = nullptr, *maskT = nullptr, *m = nullptr, *m2 = nullptr,
-        *l = nullptr, *l2 = nullptr, *accv = nullptr, *accabs = nullptr, *corr = nullptr;
+        *l = nullptr, *l2 = nullptr, *corr = nullptr;
   double *obs = nullptr, *ref = nullptr, *X = nullptr;
   abft_report rep{};
   bool taint = false;
@@ -83,13 +83,11 @@ struct FwdBlock {
     std::fill(m2, m2 + Br, -kInf);
     std::fill(l, l + Br, 0.0f);
     std::fill(l2, l2 + Br, 0.0f);
-    std::fill(accv, accv + Br, 0.0f);
-    std::fill(accabs, accabs + Br, 0.0f);
-    std::fill(ot, ot + D * Br, 0.0f);
+    std::fill(ot, ot + (D + 2) * Br, 0.0f);
     const int64_t jend = P.causal ? std::min(P.Lk, i0 + nq + P.off) : P.Lk;
     const int64_t nblocks = jend > 0 ? (jend + kKeyBlock - 1) / kKeyBlock : 0;
     const double tile_coef = ck::attn_tile_coefficient<float>(kKeyBlock, D, K.mr);
-    SoftmaxState ss{m, m2, l, accv, accabs, corr};
+    SoftmaxState ss{m, m2, l, corr};
     const bool inj = !P.faults.empty();
     for (int64_t t = 0; t < nblocks; ++t) {
       const int64_t j0 = t * kKeyBlock, nk = std::min(kKeyBlock, P.Lk - j0);
@@ -157,8 +155,7 @@ struct FwdBlock {
         }
         g.maskT = maskT;
       }
-      const bool sm_ok = K.softmax_fwd(st, g, kv.vsum.data() + j0, kv.vabs.data() + j0, ss,
-                                       P.check && !taint);
+      const bool sm_ok = K.softmax_fwd(st, g, ss, P.check && !taint);
       if (P.check && !taint) {
         rep.checks += 1;
         if (!sm_ok) ok = false;
@@ -169,14 +166,16 @@ struct FwdBlock {
           float& p = st[(a.c - j0) * Br + (a.r - i0)];
           p = land(a, p);
         });
-      // 3. O^T = corr * O^T + V_t^T P^T, then the re-sum of the stored probabilities.
+      // 3. O^T = corr * O^T + V_t^T P^T over head_dim + 2 rows: the last two are V's
+      //    checksum columns (sum_c V_jc, sum_c |V_jc|), rescaled with the output. Then the
+      //    re-sum of the stored probabilities.
       ProdArgs pv;
-      pv.M = D;
+      pv.M = P.check ? D + 2 : D;
       pv.N = Br;
       pv.K = nk;
-      pv.A = kv.vp.data() + j0 * Dp;
+      pv.A = kv.vp.data() + j0 * P.Dv;
       pv.a_rs = 1;
-      pv.a_ps = Dp;
+      pv.a_ps = P.Dv;
       pv.B = st;
       pv.ldb = Br;
       pv.C = ot;
@@ -238,11 +237,11 @@ struct FwdBlock {
       // The maximum's own term is exp(0) = 1 and later rescales of it are exact: l >= 1.
       if (!(li >= 1.0f) || !std::isfinite(li)) ok = false;
       if (!(std::fabs(double(li) - double(l2[i])) <= norm_coef * double(li))) ok = false;
-      const double Xo = double(accabs[i]) / double(li);
+      const double Xo = double(ot[(D + 1) * Br + i]) / double(li);
       if (!ck::checkable<float>(Xo * 4.0)) continue;
       const double bound =
           out_coef * Xo + ck::attn_abs_term<float>(double(P.Lk + D), 0.0) / double(li);
-      const double refo = double(accv[i]) / double(li);
+      const double refo = double(ot[D * Br + i]) / double(li);
       if (!ck::residual_ok(obs_i, refo, bound)) ok = false;
       else rep.max_ratio = std::max(rep.max_ratio, std::fabs(obs_i - refo) / bound);
     }
@@ -257,7 +256,7 @@ struct FwdBlock {
 abft_status run_forward(Problem& P, abft_report& rep) {
   const std::vector<KvPack> packs = pack_kv(P);
   const int64_t Br = kQueryBlock, nqb = P.nqb(), tasks = P.B * P.H * nqb;
-  const size_t per = size_t(P.D * Br * 2 + kKeyBlock * Br * 2 + 16 * Br + 64 * 16);
+  const size_t per = size_t((P.D + 1) * Br * 2 + kKeyBlock * Br * 2 + 16 * Br + 64 * 16);
   abft_status status = ABFT_STATUS_SUCCESS;
 #pragma omp parallel num_threads(P.threads) if (tasks > 1)
   {
@@ -273,10 +272,10 @@ abft_status run_forward(Problem& P, abft_report& rep) {
                   std::min(Br, P.Lq - qb * Br)};
       size_t at = 0;
       fb.qst = sc.take(at, size_t(P.D * Br));
-      fb.ot = sc.take(at, size_t(P.D * Br));
+      fb.ot = sc.take(at, size_t((P.D + 2) * Br));
       fb.st = sc.take(at, size_t(kKeyBlock * Br));
       fb.maskT = sc.take(at, size_t(kKeyBlock * Br));
-      for (float** p : {&fb.m, &fb.m2, &fb.l, &fb.l2, &fb.accv, &fb.accabs, &fb.corr})
+      for (float** p : {&fb.m, &fb.m2, &fb.l, &fb.l2, &fb.corr})
         *p = sc.take(at, size_t(Br));
       fb.obs = reinterpret_cast<double*>(sc.take(at, size_t(2 * Br)));
       fb.ref = reinterpret_cast<double*>(sc.take(at, size_t(2 * Br)));

@@ -37,8 +37,6 @@ struct SoftmaxState {
   float* m;       ///< running maximum
   float* m2;      ///< its duplicate, updated independently (checked before every use)
   float* l;       ///< normalizer, from the probabilities as computed
-  float* accv;    ///< P * (row sums of V): the checksum column of V through the rescaling
-  float* accabs;  ///< P * (row sums of |V|): the magnitude the output bound scales with
   float* corr;    ///< out: this tile's rescale factor exp(m_old - m_new)
 };
 
@@ -62,10 +60,9 @@ struct AttnKernels {
   void (*dotabs)(int64_t K, int64_t N, const float* v, const float* w, const float* B,
                  int64_t ldb, double* ref, double* X);
   /// Forward softmax of one S^T tile in place (S^T -> P^T). With `check`, also the
-  /// duplicate max, the V-checksum accumulators and the range test (returns false when a
-  /// probability left [0, 1 + 8u] or the duplicate max disagreed).
-  bool (*softmax_fwd)(float* st, const TileGeom& g, const float* vsum, const float* vabs,
-                      SoftmaxState& s, bool check);
+  /// duplicate max and the range test (returns false when a probability left [0, 1 + 8u]
+  /// or the duplicate max disagreed).
+  bool (*softmax_fwd)(float* st, const TileGeom& g, SoftmaxState& s, bool check);
   /// l2 = l2 * corr + column sums of the stored P^T (nk rows x br lanes).
   void (*resum)(const float* pt, int64_t nk, int64_t br, const float* corr, float* l2);
   /// Backward: S^T -> P^T = exp(S^T + mask - lse) in place, psum[i] = sum_j P(j, i).

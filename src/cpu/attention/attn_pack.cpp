@@ -9,17 +9,15 @@ namespace abft::cpu::attention {
 
 std::vector<KvPack> pack_kv(const Problem& P) {
   std::vector<KvPack> packs(size_t(P.B * P.HK));
-  const int64_t nkb = P.nkb(), Dp = P.Dp, D = P.D;
+  const int64_t nkb = P.nkb(), Dp = P.Dp, Dv = P.Dv, D = P.D;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(P.threads) if (P.B * P.HK > 1)
   for (int64_t t = 0; t < P.B * P.HK; ++t) {
     const int64_t b = t / P.HK, hk = t % P.HK;
     KvPack& kv = packs[size_t(t)];
     kv.kp.assign(size_t(P.Lk * Dp), 0.0f);
-    kv.vp.assign(size_t(P.Lk * Dp), 0.0f);
+    kv.vp.assign(size_t(P.Lk * Dv), 0.0f);
     kv.ksum.assign(size_t(nkb * Dp), 0.0f);
     kv.kabs = kv.vsumb = kv.vabsb = kv.ksum;
-    kv.vsum.assign(size_t(P.Lk), 0.0f);
-    kv.vabs = kv.vsum;
     kv.finite.assign(size_t(nkb), 1);
     std::vector<double> ks(size_t(2 * D)), vs(size_t(2 * D));
     for (int64_t blk = 0; blk < nkb; ++blk) {
@@ -31,7 +29,7 @@ std::vector<KvPack> pack_kv(const Problem& P) {
         const float* kr = P.k.row(b, hk, j);
         const float* vr = P.v.row(b, hk, j);
         float* kd = kv.kp.data() + j * Dp;
-        float* vd = kv.vp.data() + j * Dp;
+        float* vd = kv.vp.data() + j * Dv;
         double rs = 0.0, ra = 0.0;
         for (int64_t c = 0; c < D; ++c) {
           const float x = kr[c * P.k.s[3]], y = vr[c * P.v.s[3]];
@@ -45,8 +43,8 @@ std::vector<KvPack> pack_kv(const Problem& P) {
           ra += std::fabs(y);
           fin = fin && std::isfinite(x) && std::isfinite(y);
         }
-        kv.vsum[size_t(j)] = float(rs);
-        kv.vabs[size_t(j)] = float(ra);
+        vd[D] = float(rs);
+        vd[D + 1] = float(ra);
       }
       for (int64_t c = 0; c < D; ++c) {
         kv.ksum[size_t(blk * Dp + c)] = float(ks[size_t(c)]);

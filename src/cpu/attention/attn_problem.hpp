@@ -28,6 +28,7 @@ struct View {
 
 struct Problem {
   int64_t B = 0, H = 0, HK = 0, G = 1, Lq = 0, Lk = 0, D = 0, Dp = 0;
+  int64_t Dv = 0;  ///< row stride of the V pack: head_dim + the two checksum columns, padded
   float scale = 1.0f;
   bool causal = false;
   int64_t off = 0;  ///< Lk - Lq
@@ -46,14 +47,15 @@ struct Problem {
   int64_t nkb() const { return (Lk + kKeyBlock - 1) / kKeyBlock; }
 };
 
-/** K and V of one KV head, packed contiguous with rows padded to Dp (zeros), and the
- *  checksum summaries formed while packing (GUIDE rule 6):
+/** K and V of one KV head, packed contiguous (K rows padded to Dp, V rows to Dv, zeros),
+ *  and the checksum summaries formed while packing (GUIDE rule 6):
  *    per key block t: ksum_t = e^T K_t and kabs_t = e^T |K_t| (head_dim each, summed in
  *    double, rounded to float), the same for V (vsumb, vabsb: the backward's dP check);
- *    per key j: vsum_j = sum_c V_jc, vabs_j = sum_c |V_jc| (the forward's checksum column);
+ *    per key j, in V's row after its head_dim values: sum_c V_jc and sum_c |V_jc| (the
+ *    checksum columns the forward's P*V product carries through its rescaling);
  *    finite[t]: the block's K and V rows are all finite. */
 struct KvPack {
-  std::vector<float> kp, vp, ksum, kabs, vsumb, vabsb, vsum, vabs;
+  std::vector<float> kp, vp, ksum, kabs, vsumb, vabsb;
   std::vector<unsigned char> finite;
 };
 

@@ -29,13 +29,14 @@ inline bool vany_bits_ne(float a, float b) { return std::memcmp(&a, &b, sizeof a
 /** Horizontal sum. */
 inline float vhsum(float a) { return a; }
 
-/** exp for x <= ~88; exp(0) == 1 exactly, exp(-inf) == 0, NaN -> NaN. Cody-Waite reduction
- *  x = n ln2 + r, |r| <= ln2/2, then a degree-6 polynomial: under 2 ulp over the range the
- *  softmax uses. The same algorithm as the vector versions, so every ISA agrees closely. */
+/** exp for the softmax: x <= 0 in use (larger x is clamped at 88.3). Cody-Waite reduction
+ *  x = n ln2 + r, |r| <= ln2/2, and Cephes' degree-6 polynomial in Horner form: under 2 ulp
+ *  for normal results. exp(0) == 1 exactly; results below FLT_MIN (x < -87.33) flush to 0,
+ *  so exp(-inf) == 0; NaN propagates. The vector versions compute the same thing. */
 inline float vexp(float x) {
   if (x != x) return x;
-  if (x < -103.9f) return 0.0f;
-  if (x > 88.7f) x = 88.7f;
+  if (x < -87.33f) return 0.0f;
+  if (x > 88.3f) x = 88.3f;
   const float n = std::nearbyint(x * 1.44269504088896341f);
   float r = std::fma(n, -0.693359375f, x);
   r = std::fma(n, 2.12194440e-4f, r);
@@ -45,7 +46,8 @@ inline float vexp(float x) {
   p = std::fma(p, r, 4.1665795894e-2f);
   p = std::fma(p, r, 1.6666665459e-1f);
   p = std::fma(p, r, 5.0000001201e-1f);
-  p = std::fma(p, r * r, r) + 1.0f;
+  p = std::fma(p, r, 1.0f);
+  p = std::fma(p, r, 1.0f);
   return std::ldexp(p, static_cast<int>(n));
 }
 
@@ -73,16 +75,13 @@ inline float vhsum(__m256 a) {
 }
 
 inline __m256 vexp(__m256 x) {
-  const __m256 isnan = _mm256_cmp_ps(x, x, _CMP_UNORD_Q);
-  const __m256 x0 = x;
-  const __m256 lo = _mm256_set1_ps(-103.9f);
-  // Lanes below the range give exactly 0 (masked scores: x = -inf).
-  const __m256 under = _mm256_cmp_ps(x, lo, _CMP_LT_OQ);
-  x = _mm256_min_ps(x, _mm256_set1_ps(88.7f));
-  const __m256 xc = _mm256_max_ps(x, lo);  // NaN lanes: maxps returns lo; restored below
-  const __m256 n = _mm256_round_ps(_mm256_mul_ps(xc, _mm256_set1_ps(1.44269504088896341f)),
+  const __m256 lo = _mm256_set1_ps(-87.33f);
+  const __m256 under = _mm256_cmp_ps(x, lo, _CMP_LT_OQ);  // false for NaN
+  // min/max return their second operand when either is NaN: NaN flows through.
+  x = _mm256_max_ps(lo, _mm256_min_ps(_mm256_set1_ps(88.3f), x));
+  const __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
                                    _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  __m256 r = _mm256_fmadd_ps(n, _mm256_set1_ps(-0.693359375f), xc);
+  __m256 r = _mm256_fmadd_ps(n, _mm256_set1_ps(-0.693359375f), x);
   r = _mm256_fmadd_ps(n, _mm256_set1_ps(2.12194440e-4f), r);
   __m256 p = _mm256_set1_ps(1.9875691500e-4f);
   p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
@@ -90,16 +89,11 @@ inline __m256 vexp(__m256 x) {
   p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
   p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
   p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
-  p = _mm256_add_ps(_mm256_fmadd_ps(p, _mm256_mul_ps(r, r), r), _mm256_set1_ps(1.0f));
-  // 2^n in two halves (n in [-150, 128]) so that subnormal results stay exact-ish.
-  const __m256i ni = _mm256_cvtps_epi32(n);
-  const __m256i h1 = _mm256_srai_epi32(ni, 1);
-  const __m256i h2 = _mm256_sub_epi32(ni, h1);
-  const __m256 s1 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(h1, _mm256_set1_epi32(127)), 23));
-  const __m256 s2 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(h2, _mm256_set1_epi32(127)), 23));
-  __m256 y = _mm256_mul_ps(_mm256_mul_ps(p, s1), s2);
-  y = _mm256_andnot_ps(under, y);
-  return _mm256_blendv_ps(y, x0, isnan);
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
+  // 2^n for n in [-126, 127].
+  const __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
+  return _mm256_andnot_ps(under, _mm256_mul_ps(p, _mm256_castsi256_ps(e)));
 }
 #endif
 

@@ -191,8 +191,7 @@ typename S::V masked_score(typename S::V s, const TileGeom& g, int64_t j, int64_
 }
 
 template <class S>
-bool softmax_fwd(float* __restrict st, const TileGeom& g, const float* __restrict vsum,
-                 const float* __restrict vabs, SoftmaxState& s, bool check) {
+bool softmax_fwd(float* __restrict st, const TileGeom& g, SoftmaxState& s, bool check) {
   using V = typename S::V;
   constexpr int W = S::W;
   const float inf = std::numeric_limits<float>::infinity();
@@ -220,25 +219,21 @@ bool softmax_fwd(float* __restrict st, const TileGeom& g, const float* __restric
     // A row with nothing admissible so far keeps m = -inf: exponentiate against 0 instead
     // (every P is then exp(-inf) = 0, and so is the rescale of the empty accumulators).
     const V m_use = vsel_eq(m_new, S::set1(-inf), S::zero(), m_new);
-    const V corr = vexp(S::add(m_old, S::mul(m_use, S::set1(-1.0f))));
+    const V neg = S::mul(m_use, S::set1(-1.0f));
+    const V corr = vexp(S::add(m_old, neg));
     S::storeu(s.corr + c, corr);
     V rs = S::zero();
-    const V neg = S::mul(m_use, S::set1(-1.0f));
     if (check) {
-      V pmax = S::zero(), pmin = S::zero(), av = S::zero(), aa = S::zero();
+      V pmax = S::zero(), pmin = S::zero();
       for (int64_t j = 0; j < g.nk; ++j) {
         const V p = vexp(S::add(S::loadu(st + j * g.br + c), neg));
         S::storeu(st + j * g.br + c, p);
         rs = S::add(rs, p);
         pmax = vmax(pmax, p);
         pmin = vmin(pmin, p);
-        av = S::fma(p, S::set1(vsum[j]), av);
-        aa = S::fma(p, S::set1(vabs[j]), aa);
       }
       // exp of a value <= 0 is at most 1 (exp(0) == 1 exactly in vexp); 8u of slack.
       if (vany_gt(pmax, S::set1(1.0f + 4.8e-7f)) || vany_gt(S::zero(), pmin)) ok = false;
-      S::storeu(s.accv + c, S::fma(S::loadu(s.accv + c), corr, av));
-      S::storeu(s.accabs + c, S::fma(S::loadu(s.accabs + c), corr, aa));
     } else {
       for (int64_t j = 0; j < g.nk; ++j) {
         const V p = vexp(S::add(S::loadu(st + j * g.br + c), neg));
