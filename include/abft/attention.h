@@ -21,8 +21,9 @@
  *  (every key masked by -inf, or causal with q_len > kv_len) gets O = 0,
  *  lse = -inf and zero gradients.
  *
- *  Compute is float. Statistics go to ABFT_KERNEL_ATTN_FWD / _BWD; the policy,
- *  the handle and the injection hook work as for GEMM (abft.h).
+ *  Compute is float. Outputs must not overlap inputs (a repair re-reads the
+ *  inputs). Statistics go to ABFT_KERNEL_ATTN_FWD / _BWD; the policy, the
+ *  handle and the injection hook work as for GEMM (abft.h).
  */
 #pragma once
 #include "abft/abft.h"
