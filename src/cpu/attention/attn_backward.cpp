@@ -87,7 +87,7 @@ struct Task {
   float* dqpart;   // G x Lp x Dp
   double* dqref;   // G x nqb x Dp (ref) then G x nqb x Dp (X)
   // scratch
-  float *st = nullptr, *dpt = nullptr, *psum = nullptr, *qsum = nullptr, *qabs = nullptr,
+  float *st = nullptr, *dpt = nullptr, *psum = nullptr, *psum2 = nullptr, *qsum = nullptr, *qabs = nullptr,
         *ksum = nullptr, *kabs = nullptr, *dvacc = nullptr, *dkacc = nullptr;
   double *obs = nullptr, *ref = nullptr, *X = nullptr, *vref = nullptr, *vX = nullptr,
          *kref = nullptr, *kX = nullptr;
@@ -264,6 +264,14 @@ struct Task {
           if (P.check) {
             double* r = dqref + (g * nqb + qb) * Dp;
             K.dotabs(nk, Dp, ksum, kabs, kp, Dp, r, r + G * nqb * Dp);
+            // The stored probabilities, now consumed by dS and dV, re-summed in the order
+            // probs_bwd summed them: equal bit for bit unless one changed in between.
+            if (!taint) {
+              K.resum(st, nk, Br, nullptr, psum2);
+              for (int64_t i = 0; i < nq; ++i)
+                if (!(psum2[i] == psum[i])) ok = false;
+              rep.checks += 1;
+            }
           }
           if (inj) {
             const bool last_q = qb + 1 == nqb || (i0 + Br >= P.Lq);
@@ -349,7 +357,11 @@ abft_status run_backward(Problem& P, abft_report& rep) {
   std::vector<double> dqref(size_t(tasks * 2 * G * nqb * Dp));
   std::vector<unsigned char> tainted(size_t(tasks), 0);  // a task saw non-finite inputs
   abft_status status = ABFT_STATUS_SUCCESS;
-  const size_t per = size_t(2 * Bc * Br + 4 * Br + 2 * Bc + 2 * Bc * Dp + 4 * Br + 8 * Dp + 64 * 16);
+  // Scratch per thread: the 17 takes below (st, dpt; psum, psum2, qsum, qabs; ksum, kabs;
+  // dvacc, dkacc; obs, ref, X; vref, vX, kref, kX), each rounded up to 16 floats.
+  const size_t dn = size_t(std::max<int64_t>(Br, Dp)) * 2;
+  const size_t per = size_t(2 * Bc * Br + 4 * Br + 2 * Bc + 2 * Bc * Dp) + 3 * dn +
+                     size_t(4 * 2 * Dp) + 20 * 16;
 #pragma omp parallel num_threads(P.threads) if (tasks > 1)
   {
     Scratch sc;
@@ -367,13 +379,13 @@ abft_status run_backward(Problem& P, abft_report& rep) {
       tk.st = sc.take(at, size_t(Bc * Br));
       tk.dpt = sc.take(at, size_t(Bc * Br));
       tk.psum = sc.take(at, size_t(Br));
+      tk.psum2 = sc.take(at, size_t(Br));
       tk.qsum = sc.take(at, size_t(Br));
       tk.qabs = sc.take(at, size_t(Br));
       tk.ksum = sc.take(at, size_t(Bc));
       tk.kabs = sc.take(at, size_t(Bc));
       tk.dvacc = sc.take(at, size_t(Bc * Dp));
       tk.dkacc = sc.take(at, size_t(Bc * Dp));
-      const size_t dn = size_t(std::max<int64_t>(Br, Dp)) * 2;
       tk.obs = reinterpret_cast<double*>(sc.take(at, dn));
       tk.ref = reinterpret_cast<double*>(sc.take(at, dn));
       tk.X = reinterpret_cast<double*>(sc.take(at, dn));

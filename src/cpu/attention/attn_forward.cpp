@@ -231,7 +231,10 @@ struct FwdBlock {
       if (!chk) continue;
       if (std::memcmp(&m[i], &m2[i], sizeof(float)) != 0) ok = false;
       if (empty) {
-        if (!(l[i] == 0.0f && l2[i] == 0.0f)) ok = false;
+        // Nothing admissible: the stored row must be exactly zero.
+        double mag = 0.0;
+        for (int64_t c = 0; c < D; ++c) mag += std::fabs(double(orow[c * os]));
+        if (!(l[i] == 0.0f && l2[i] == 0.0f && mag == 0.0)) ok = false;
         continue;
       }
       // The maximum's own term is exp(0) = 1 and later rescales of it are exact: l >= 1.

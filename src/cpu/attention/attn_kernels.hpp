@@ -63,7 +63,8 @@ struct AttnKernels {
   /// duplicate max and the range test (returns false when a probability left [0, 1 + 8u]
   /// or the duplicate max disagreed).
   bool (*softmax_fwd)(float* st, const TileGeom& g, SoftmaxState& s, bool check);
-  /// l2 = l2 * corr + column sums of the stored P^T (nk rows x br lanes).
+  /// l2 = l2 * corr + column sums of the stored P^T (nk rows x br lanes), summed in the
+  /// order softmax_fwd / probs_bwd sum them; corr == nullptr: l2 = the column sums.
   void (*resum)(const float* pt, int64_t nk, int64_t br, const float* corr, float* l2);
   /// Backward: S^T -> P^T = exp(S^T + mask - lse) in place, psum[i] = sum_j P(j, i).
   /// Returns false when a probability is negative or not finite (check only).

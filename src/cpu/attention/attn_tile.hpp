@@ -254,7 +254,7 @@ void resum(const float* __restrict pt, int64_t nk, int64_t br, const float* __re
   for (int64_t c = 0; c < br; c += W) {
     V rs = S::zero();
     for (int64_t j = 0; j < nk; ++j) rs = S::add(rs, S::loadu(pt + j * br + c));
-    S::storeu(l2 + c, S::fma(S::loadu(l2 + c), S::loadu(corr + c), rs));
+    S::storeu(l2 + c, corr ? S::fma(S::loadu(l2 + c), S::loadu(corr + c), rs) : rs);
   }
 }
 
