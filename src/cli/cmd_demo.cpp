@@ -1,6 +1,7 @@
 /** \file cmd_demo.cpp
  *  \brief `abft demo` (the main job): protected GEMMs with injected faults, each checked against a
- *  clean run; then the FFT part (cmd_demo_fft.cpp).
+ *  clean run; then the FFT part (cmd_demo_fft.cpp) and the attention part
+ *  (cmd_demo_attention.cpp).
  *
  *  For every shape and type the demo first computes C with protection off and
  *  no injector (the clean reference), then repeats the same call on a handle
@@ -18,6 +19,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "abft/abft.hpp"
@@ -193,15 +195,16 @@ int parse_options(int argc, char** argv, DemoOptions& opt) {
       }
     } else if (!std::strcmp(a, "--only") || !std::strncmp(a, "--only=", 7)) {
       const char* v = a[6] == '=' ? a + 7 : (i + 1 < argc ? argv[++i] : nullptr);
-      if (!v || (std::strcmp(v, "gemm") && std::strcmp(v, "fft"))) {
-        std::fprintf(stderr, "abft demo: --only needs 'gemm' or 'fft', got '%s'\n",
+      if (!v || (std::strcmp(v, "gemm") && std::strcmp(v, "fft") && std::strcmp(v, "attention"))) {
+        std::fprintf(stderr, "abft demo: --only needs 'gemm', 'fft' or 'attention', got '%s'\n",
                      v ? v : "(nothing)");
         return 2;
       }
       opt.gemm = !std::strcmp(v, "gemm");
-      opt.fft = !opt.gemm;
+      opt.fft = !std::strcmp(v, "fft");
+      opt.attention = !std::strcmp(v, "attention");
     } else if (!std::strcmp(a, "--help") || !std::strcmp(a, "-h")) {
-      std::printf("usage: abft demo [--seed N] [--quick] [--verbose] [--only gemm|fft]\n");
+      std::printf("usage: abft demo [--seed N] [--quick] [--verbose] [--only gemm|fft|attention]\n");
       return 0;
     } else {
       std::fprintf(stderr, "abft demo: unknown option '%s'\n", a);
@@ -219,26 +222,37 @@ int cmd_demo(int argc, char** argv) {
   const int rc = parse_options(argc, argv, opt);
   if (rc >= 0) return rc;
 
-  Handle prot;  // protected runs of both parts: policy correct, statistics
+  Handle prot;  // protected runs of every part: policy correct, statistics
   prot.set_policy(Policy::Correct);
 
+  std::string parts;
+  for (const auto& [on, name] : {std::pair{opt.gemm, "GEMM"}, std::pair{opt.fft, "FFT"},
+                                 std::pair{opt.attention, "attention"}})
+    if (on) parts += std::string(parts.empty() ? "" : ", ") + name;
+  const size_t last = parts.rfind(", ");
+  if (last != std::string::npos) parts.replace(last, 2, " and ");
   std::printf("abft %s demo: protected %s (policy correct) with injected faults vs a clean run\n",
-              abft_version(), opt.gemm && opt.fft ? "GEMM and FFT" : opt.gemm ? "GEMM" : "FFT");
+              abft_version(), parts.c_str());
   std::printf("seed %llu, %s shapes\n\n", static_cast<unsigned long long>(opt.seed),
               opt.quick ? "quick" : "full");
 
-  DemoTally gemm, fft;
+  DemoTally gemm, fft, attn;
   if (opt.gemm) demo_gemm(opt, prot, gemm);
   if (opt.gemm && opt.fft) std::printf("\n");
   if (opt.fft) demo_fft(opt, prot, fft);
+  if ((opt.gemm || opt.fft) && opt.attention) std::printf("\n");
+  if (opt.attention) demo_attention(opt, prot, attn);
 
   std::printf("\nerror statistics of the protected handle:\n%s\n", prot.stats_text().c_str());
-  if (gemm.masked + fft.masked)
+  const int masked = gemm.masked + fft.masked + attn.masked;
+  if (masked)
     std::printf("(%d of the matches are MASKED: an undetected fault below the checksum bound)\n",
-                gemm.masked + fft.masked);
+                masked);
   if (opt.gemm) std::printf("demo: %d/%d GEMMs match the clean run\n", gemm.matches, gemm.runs);
   if (opt.fft) std::printf("demo: %d/%d FFTs match the clean run\n", fft.matches, fft.runs);
-  return gemm.matches == gemm.runs && fft.matches == fft.runs ? 0 : 1;
+  if (opt.attention)
+    std::printf("demo: %d/%d attention calls match the clean run\n", attn.matches, attn.runs);
+  return gemm.matches == gemm.runs && fft.matches == fft.runs && attn.matches == attn.runs ? 0 : 1;
 }
 
 }  // namespace abft::cli

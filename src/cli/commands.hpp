@@ -16,7 +16,8 @@ namespace abft::cli {
  *  argv holds the arguments after the command name. Returns the process exit code. */
 int cmd_info(int argc, char** argv);
 
-/** `abft demo`: protected GEMMs and FFTs with injected faults, compared with clean runs. */
+/** `abft demo`: protected GEMMs, FFTs and attention calls with injected faults, compared with
+ *  clean runs. */
 int cmd_demo(int argc, char** argv);
 
 /** Options of `abft demo`. */
@@ -24,8 +25,9 @@ struct DemoOptions {
   uint64_t seed = 42;
   bool quick = false;
   bool verbose = false;
-  bool gemm = true;  ///< run the GEMM part (--only fft clears it)
-  bool fft = true;   ///< run the FFT part (--only gemm clears it)
+  bool gemm = true;       ///< run the GEMM part (--only fft|attention clears it)
+  bool fft = true;        ///< run the FFT part (--only gemm|attention clears it)
+  bool attention = true;  ///< run the attention part (--only gemm|fft clears it)
 };
 
 /** Protected calls of one demo part: run, matching the clean run, and of those
@@ -38,6 +40,11 @@ struct DemoTally {
  *  (policy correct) with faults from a seeded injector it attaches for the part,
  *  each run compared bitwise with a clean run of the same plan. Prints its table. */
 void demo_fft(const DemoOptions& opt, abft::Handle& prot, DemoTally& tally);
+
+/** The attention part of `abft demo` (cmd_demo_attention.cpp): protected forward and
+ *  backward calls on `prot` (policy correct) with faults from a seeded injector it attaches
+ *  for the part, each compared bitwise with a clean run of the same call. Prints its table. */
+void demo_attention(const DemoOptions& opt, abft::Handle& prot, DemoTally& tally);
 
 /** Usage text of the whole tool. */
 void print_usage(std::FILE* out);

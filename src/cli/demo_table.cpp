@@ -27,6 +27,15 @@ const char* site_name(abft_site s) {
     case ABFT_SITE_PACKED_B: return "pB";
     case ABFT_SITE_FFT_STAGE: return "stage";
     case ABFT_SITE_FFT_TWIDDLE: return "twid";
+    case ABFT_SITE_ATTN_SCORES: return "scores";
+    case ABFT_SITE_ATTN_PROBS: return "probs";
+    case ABFT_SITE_ATTN_ROWSTAT: return "rowstat";
+    case ABFT_SITE_ATTN_ACC: return "oacc";
+    case ABFT_SITE_ATTN_DP: return "dP";
+    case ABFT_SITE_ATTN_DS: return "dS";
+    case ABFT_SITE_ATTN_DQ: return "dQ";
+    case ABFT_SITE_ATTN_DK: return "dK";
+    case ABFT_SITE_ATTN_DV: return "dV";
     default: return "?";
   }
 }
@@ -65,13 +74,13 @@ InjectedFaults last_faults(Injector& inj) {
 
 void report_clean_failure(const char* kernel, const std::string& what, Status status,
                           size_t scenarios, DemoTally& tally) {
-  std::printf("    %-5s %-26s clean run failed: %s\n", kernel, what.c_str(),
+  std::printf("    %-8s %-26s clean run failed: %s\n", kernel, what.c_str(),
               abft_status_string(status));
   tally.runs += static_cast<int>(scenarios);
 }
 
 void print_table_header(const char* kernel, const char* what) {
-  std::printf("  # %-5s %-26s %-20s %-4s %-19s %3s %3s %3s %3s  %8s  %s\n", kernel, what,
+  std::printf("  # %-8s %-26s %-21s %-4s %-19s %3s %3s %3s %3s  %8s  %s\n", kernel, what,
               "faults", "inj", "status", "det", "cor", "rec", "unc", "max rel", "result");
 }
 
@@ -88,7 +97,7 @@ void report_run(const DemoRun& run, const DemoOptions& opt, const char* const co
                        : !match    ? "MISMATCH"
                        : run.masked ? "MASKED"
                                     : "OK";
-  std::printf("%3d %-5s %-26s %-20s %d/%-2zu %-19s %3llu %3llu %3llu %3llu  %8.1e  %s\n",
+  std::printf("%3d %-8s %-26s %-21s %d/%-2zu %-19s %3llu %3llu %3llu %3llu  %8.1e  %s\n",
               tally.runs, run.kernel, run.what.c_str(), sc.label.c_str(), run.injected.applied,
               sc.faults.size(), short_status(run.status).c_str(),
               static_cast<unsigned long long>(rep.detected),

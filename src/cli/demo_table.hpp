@@ -1,6 +1,6 @@
 /** \file demo_table.hpp
- *  \brief What both parts of `abft demo` (GEMM in cmd_demo.cpp, FFT in cmd_demo_fft.cpp)
- *  share: fault specs and their names, labelled scenarios, the faults the injector
+ *  \brief What the parts of `abft demo` (GEMM in cmd_demo.cpp, FFT in cmd_demo_fft.cpp,
+ *  attention in cmd_demo_attention.cpp) share: fault specs and their names, labelled scenarios, the faults the injector
  *  reports back, and the result table (header, one row per protected run, the tally).
  */
 #pragma once
@@ -22,7 +22,8 @@ struct Scenario {
 /** A fault spec at `site` with `model` (and `bit`); coordinates drawn from the seed per call. */
 abft_fault fault_spec(abft_site site, abft_fault_model model, int bit = -1);
 
-/** Short site name for the table: out, acc, pA, pB, stage, twid. */
+/** Short site name for the table: out, acc, pA, pB, stage, twid; attention: scores, probs,
+ *  rowstat, oacc (the output accumulator), dP, dS, dQ, dK, dV. */
 const char* site_name(abft_site s);
 
 /** Short model name: flip<bit>, flip<bit>+<bit+1>, random, zero, NaN, +Inf, -Inf. */
