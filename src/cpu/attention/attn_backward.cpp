@@ -93,11 +93,27 @@ struct Task {
          *kref = nullptr, *kX = nullptr;
   abft_report rep{};
   bool taint = false;
+  bool failed = false;  ///< a check of this attempt failed
 
   template <class F>
   void each_fault(abft_site site, int64_t bh, F&& fn) {
     for (AttnFault& a : P.faults)
       if (!a.f->applied && a.f->site == site && a.bh == bh) fn(a);
+  }
+
+  /** A magnitude sum X that float cannot bound (overflow risk, or non-finite). From
+   *  finite inputs this is legitimate scale only while nothing has failed yet: the
+   *  first check a fault reaches has an X made of inputs alone (S, dP tiles) or of sums
+   *  taken before the fault's site, so a non-finite X after a failure is the fault's
+   *  echo, not data, and must not turn the attempt's checks off or count as skipped. */
+  bool fail() {
+    failed = true;
+    return false;
+  }
+
+  bool unscalable() {
+    if (!failed) taint = true;
+    return true;
   }
 
   /** A product tile's query-side check. */
@@ -112,7 +128,7 @@ struct Task {
     rep.checks += 1;
     bool ok = true;
     for (int64_t i = 0; i < nq; ++i) {
-      if (!ck::checkable<float>(X[i] * 4.0)) { taint = true; return true; }
+      if (!ck::checkable<float>(X[i] * 4.0)) return unscalable();
       const double bound = coef * X[i] + abs_t;
       if (!ck::residual_ok(obs[i], ref[i], bound)) ok = false;
       else rep.max_ratio = std::max(rep.max_ratio, std::fabs(obs[i] - ref[i]) / bound);
@@ -128,7 +144,7 @@ struct Task {
     bool ok = true;
     for (int64_t c = 0; c < n; ++c) {
       const double X = std::fabs(scale) * x[c];
-      if (!ck::checkable<float>(X * 4.0)) { taint = true; return true; }
+      if (!ck::checkable<float>(X * 4.0)) return unscalable();
       const double bound = coef * X + abs_t;
       if (!ck::residual_ok(o[c], scale * r[c], bound)) ok = false;
       else rep.max_ratio = std::max(rep.max_ratio, std::fabs(o[c] - scale * r[c]) / bound);
@@ -143,6 +159,7 @@ struct Task {
     const bool inj = !P.faults.empty();
     bool ok = true;
     taint = false;
+    failed = false;
     for (int64_t g = 0; g < G; ++g)
       if (!qpacks[size_t(b * P.H + hk * G + g)].finite) taint = true;
     std::fill(dqpart, dqpart + G * Lp * Dp, 0.0f);
@@ -185,7 +202,7 @@ struct Task {
               if (P.check) obs[a.r - i0] += double(x) - double(s);
               s = x;
             });
-          if (!tile_check(kv.ksum.data() + t * Dp, kv.kabs.data() + t * Dp, qst, nk, nq)) ok = false;
+          if (!tile_check(kv.ksum.data() + t * Dp, kv.kabs.data() + t * Dp, qst, nk, nq)) ok = fail();
           // P^T = exp(S^T + mask - lse)
           TileGeom gm;
           gm.nk = nk; gm.br = Br; gm.j0 = j0; gm.i0 = i0; gm.off = P.off;
@@ -208,7 +225,7 @@ struct Task {
           const bool p_ok = K.probs_bwd(st, gm, qp.lse.data() + i0, psum, P.check && !taint);
           if (P.check && !taint) {
             rep.checks += 1;
-            if (!p_ok) ok = false;
+            if (!p_ok) ok = fail();
           }
           if (inj)
             each_fault(ABFT_SITE_ATTN_PROBS, bh, [&](AttnFault& a) {
@@ -226,13 +243,13 @@ struct Task {
               if (P.check) obs[a.r - i0] += double(x) - double(s);
               s = x;
             });
-          if (!tile_check(kv.vsumb.data() + t * Dp, kv.vabsb.data() + t * Dp, dot, nk, nq)) ok = false;
+          if (!tile_check(kv.vsumb.data() + t * Dp, kv.vabsb.data() + t * Dp, dot, nk, nq)) ok = fail();
           // dS^T = P^T o (dP^T - D)
           const bool s_ok = K.dscore(st, dpt, nk, Br, qp.dv.data() + i0, qsum, qabs, ksum, kabs,
                                      P.check && !taint);
           if (P.check && !taint) {
             rep.checks += 1;
-            if (!s_ok) ok = false;
+            if (!s_ok) ok = fail();
           }
           if (inj)
             each_fault(ABFT_SITE_ATTN_DS, bh, [&](AttnFault& a) {
@@ -269,7 +286,7 @@ struct Task {
             if (!taint) {
               K.resum(st, nk, Br, nullptr, psum2);
               for (int64_t i = 0; i < nq; ++i)
-                if (!(psum2[i] == psum[i])) ok = false;
+                if (!(psum2[i] == psum[i])) ok = fail();
               rep.checks += 1;
             }
           }
@@ -312,8 +329,8 @@ struct Task {
       }
       const double coef = ck::attn_accumulated_coefficient<float>(Br, chunks, nk, nk);
       const double abs_t = ck::attn_abs_term<float>(double(chunks) * double(Br) + double(nk), 1.0);
-      if (!acc_check(ov, vref, vX, D, coef, abs_t, 1.0)) ok = false;
-      if (!acc_check(okk, kref, kX, D, coef, abs_t * (std::fabs(P.scale) + 1.0), P.scale)) ok = false;
+      if (!acc_check(ov, vref, vX, D, coef, abs_t, 1.0)) ok = fail();
+      if (!acc_check(okk, kref, kX, D, coef, abs_t * (std::fabs(P.scale) + 1.0), P.scale)) ok = fail();
     }
     // dQ partials of this task, per (head, query block).
     if (P.check && !taint) {
@@ -328,7 +345,7 @@ struct Task {
           const double* r = dqref + (g * nqb + qb) * Dp;
           const double coef = ck::attn_accumulated_coefficient<float>(Bc, blocks, Br, nq);
           const double abs_t = ck::attn_abs_term<float>(double(blocks) * double(Bc) + double(Br), 1.0);
-          if (!acc_check(obs, r, r + G * nqb * Dp, D, coef, abs_t, 1.0)) ok = false;
+          if (!acc_check(obs, r, r + G * nqb * Dp, D, coef, abs_t, 1.0)) ok = fail();
         }
     }
     if (P.check && taint) rep.skipped += 1;
