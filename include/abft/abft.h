@@ -30,7 +30,7 @@ typedef enum abft_status {
   ABFT_STATUS_FAULT_UNCORRECTABLE = 2,
 
   ABFT_STATUS_INVALID_VALUE = -1,    /**< unknown enum value or bad parameter */
-  ABFT_STATUS_INVALID_SIZE = -2,     /**< negative dimension */
+  ABFT_STATUS_INVALID_SIZE = -2,     /**< negative or inconsistent dimension */
   ABFT_STATUS_INVALID_LD = -3,       /**< leading dimension too small */
   ABFT_STATUS_NULL_POINTER = -4,     /**< null pointer where data is needed */
   ABFT_STATUS_ALLOC_FAILED = -5,     /**< workspace allocation failed */

@@ -70,7 +70,12 @@ ABFT_API abft_status abft_attention_desc_init(abft_attention_desc* d, int64_t ba
 /** Forward: O (and lse when not NULL) from Q, K, V and the optional additive
  *  mask (-inf entries mask a key out). h may be NULL; policy DEFAULT defers to
  *  the handle; report may be NULL. Nothing is written when an argument is
- *  rejected. */
+ *  rejected:
+ *    NULL_POINTER   d, or a tensor the call reads or writes (mask and lse may be NULL);
+ *    INVALID_VALUE  policy, causal not 0/1, a non-finite scale;
+ *    INVALID_SIZE   a negative size, head_dim 0 or above ABFT_ATTENTION_MAX_HEAD_DIM,
+ *                   heads not a multiple of kv_heads (kv_heads 0 with heads > 0);
+ *    INVALID_LD     a zero stride on a dimension of size > 1 of Q, K, V or O. */
 ABFT_API abft_status abft_attention_forward(abft_handle_t h, abft_policy policy,
                                             const abft_attention_desc* d, const float* Q,
                                             const float* K, const float* V, const float* mask,
@@ -78,7 +83,8 @@ ABFT_API abft_status abft_attention_forward(abft_handle_t h, abft_policy policy,
 
 /** Backward: dQ, dK, dV (overwritten) from the forward's inputs, its O and
  *  lse, and the output gradient dO. The scores and probabilities are
- *  recomputed tile by tile (nothing seq x seq is stored). */
+ *  recomputed tile by tile (nothing seq x seq is stored). Errors as for the
+ *  forward; lse is required. */
 ABFT_API abft_status abft_attention_backward(abft_handle_t h, abft_policy policy,
                                              const abft_attention_desc* d, const float* Q,
                                              const float* K, const float* V, const float* mask,
