@@ -5,6 +5,7 @@
  */
 #pragma once
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #if defined(__AVX2__) && defined(__FMA__)
@@ -28,6 +29,25 @@ inline bool vany_ne(float a, float b) { return a != b; }
 inline bool vany_bits_ne(float a, float b) { return std::memcmp(&a, &b, sizeof a) != 0; }
 /** Horizontal sum. */
 inline float vhsum(float a) { return a; }
+/** Lane-wise max of the bit patterns read as unsigned integers. For a value x >= +0
+ *  the pattern grows with x; every negative value (sign bit) and every NaN lies above
+ *  +inf's. One max per vector then bounds a whole tile: x in [0, lim] for every lane
+ *  iff the max pattern is <= lim's. */
+inline float vbits_umax(float a, float b) {
+  uint32_t x, y;
+  std::memcpy(&x, &a, 4);
+  std::memcpy(&y, &b, 4);
+  x = x > y ? x : y;
+  std::memcpy(&a, &x, 4);
+  return a;
+}
+/** True when some lane's bit pattern (unsigned) exceeds that of lim (lim >= 0). */
+inline bool vbits_any_above(float a, float lim) {
+  uint32_t x, y;
+  std::memcpy(&x, &a, 4);
+  std::memcpy(&y, &lim, 4);
+  return x > y;
+}
 
 /** exp for the softmax: x <= 0 in use (larger x is clamped at 88.3). Cody-Waite reduction
  *  x = n ln2 + r, |r| <= ln2/2, and Cephes' degree-6 polynomial in Horner form: under 2 ulp
@@ -65,6 +85,14 @@ inline bool vany_gt(__m256 a, __m256 b) { return _mm256_movemask_ps(_mm256_cmp_p
 inline bool vany_ne(__m256 a, __m256 b) { return _mm256_movemask_ps(_mm256_cmp_ps(a, b, _CMP_NEQ_UQ)) != 0; }
 inline bool vany_bits_ne(__m256 a, __m256 b) {
   const __m256i e = _mm256_cmpeq_epi32(_mm256_castps_si256(a), _mm256_castps_si256(b));
+  return _mm256_movemask_epi8(e) != -1;
+}
+inline __m256 vbits_umax(__m256 a, __m256 b) {
+  return _mm256_castsi256_ps(_mm256_max_epu32(_mm256_castps_si256(a), _mm256_castps_si256(b)));
+}
+inline bool vbits_any_above(__m256 a, float lim) {
+  const __m256i l = _mm256_castps_si256(_mm256_set1_ps(lim));
+  const __m256i e = _mm256_cmpeq_epi32(_mm256_max_epu32(_mm256_castps_si256(a), l), l);
   return _mm256_movemask_epi8(e) != -1;
 }
 inline float vhsum(__m256 a) {

@@ -224,16 +224,16 @@ bool softmax_fwd(float* __restrict st, const TileGeom& g, SoftmaxState& s, bool 
     S::storeu(s.corr + c, corr);
     V rs = S::zero();
     if (check) {
-      V pmax = S::zero(), pmin = S::zero();
+      V pbits = S::zero();
       for (int64_t j = 0; j < g.nk; ++j) {
         const V p = vexp(S::add(S::loadu(st + j * g.br + c), neg));
         S::storeu(st + j * g.br + c, p);
         rs = S::add(rs, p);
-        pmax = vmax(pmax, p);
-        pmin = vmin(pmin, p);
+        pbits = vbits_umax(pbits, p);
       }
-      // exp of a value <= 0 is at most 1 (exp(0) == 1 exactly in vexp); 8u of slack.
-      if (vany_gt(pmax, S::set1(1.0f + 4.8e-7f)) || vany_gt(S::zero(), pmin)) ok = false;
+      // Every P in [0, 1 + 8u]: exp of a value <= 0 is at most 1 (exp(0) == 1 exactly in
+      // vexp). A negative or NaN P has a larger unsigned pattern than any in range.
+      if (vbits_any_above(pbits, 1.0f + 4.8e-7f)) ok = false;
     } else {
       for (int64_t j = 0; j < g.nk; ++j) {
         const V p = vexp(S::add(S::loadu(st + j * g.br + c), neg));
@@ -271,19 +271,18 @@ bool probs_bwd(float* __restrict st, const TileGeom& g, const float* __restrict 
     const V l = S::loadu(lse + c);
     // lse = -inf (no admissible key): subtract +inf so that every P is 0.
     const V neg = S::mul(vsel_eq(l, S::set1(-inf), S::set1(inf), l), S::set1(-1.0f));
-    V rs = S::zero(), pmin = S::zero();
+    V rs = S::zero(), pbits = S::zero();
     for (int64_t j = 0; j < g.nk; ++j) {
       V x = S::loadu(st + j * g.br + c);
       if (masked) x = masked_score<S>(x, g, j, c, iota);
       const V p = vexp(S::add(x, neg));
       S::storeu(st + j * g.br + c, p);
       rs = S::add(rs, p);
-      if (check) pmin = vmin(pmin, p);
+      if (check) pbits = vbits_umax(pbits, p);
     }
     S::storeu(psum + c, rs);
-    // rs - rs is 0 for a finite sum, NaN otherwise.
-    if (check && (vany_gt(S::zero(), pmin) || vany_ne(S::add(rs, S::mul(rs, S::set1(-1.0f))), S::zero())))
-      ok = false;
+    // Every P finite and >= 0 (patterns above FLT_MAX's: negative, Inf, NaN).
+    if (check && vbits_any_above(pbits, std::numeric_limits<float>::max())) ok = false;
   }
   return ok;
 }
