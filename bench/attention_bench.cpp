@@ -44,10 +44,13 @@
  *              max |engine - naive| / max |naive|, from the first timed round:
  *              fast garbage would show here (the naive path is the reference)
  *    checks    checksum verifications of one protected call (its abft_report)
- *    gemm_GFLOP/s  forward rows: our square 2048 sgemm (policy off), timed once
- *              just before and once just after the row's loop, the faster of
- *              the two: the GEMM reference of the same minutes, as load on a
- *              shared machine drifts (ABFT_BENCH_GEMM_REF=0: not measured)
+ *    gemm_GFLOP/s  forward rows: our square 2048 sgemm (policy off), timed
+ *              once right after the row's loop: the GEMM reference of the same
+ *              minutes, as load on a shared machine drifts
+ *              (ABFT_BENCH_GEMM_REF=0: not measured)
+ *    other_load  mean number of CPUs that other processes kept busy during the
+ *              row's timed loop (/proc/stat minus this process's getrusage):
+ *              above ~0.2 the row's figures are contaminated (also gemm rows)
  *  Time column: one round (every variant once); gemm rows: off and correct.
  *  GEMM rows: off_GFLOP/s, prot_GFLOP/s (policy correct), vs_off, same pairing.
  *
@@ -76,11 +79,15 @@
  */
 #include <benchmark/benchmark.h>
 #include <omp.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <limits>
 #include <string>
 #include <vector>
@@ -344,6 +351,38 @@ abft_status naive_backward(const Shape& s, const float* Q, const float* K, const
   return ABFT_STATUS_SUCCESS;
 }
 
+// ------------------------------------------------------------------ load probe
+
+/** CPU seconds all CPUs spent busy (/proc/stat, steal included: a vCPU kept
+ *  from running) and CPU seconds this process used, at one instant. */
+struct CpuSample {
+  double busy = -1, self = 0, wall = 0;
+};
+
+CpuSample cpu_sample() {
+  CpuSample c;
+  c.wall = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  rusage ru{};
+  if (getrusage(RUSAGE_SELF, &ru) == 0)
+    c.self = double(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+             1e-6 * double(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+  std::ifstream in("/proc/stat");
+  std::string cpu;
+  unsigned long long v[8] = {};  // user nice system idle iowait irq softirq steal
+  if (in >> cpu && cpu == "cpu" && in >> v[0] >> v[1] >> v[2] >> v[3] >> v[4] >> v[5] >> v[6] >> v[7]) {
+    const double hz = double(sysconf(_SC_CLK_TCK));
+    c.busy = double(v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / (hz > 0 ? hz : 100.0);
+  }
+  return c;
+}
+
+/** Mean number of CPUs other processes kept busy between a and b (-1 if unknown):
+ *  above ~0.2 on this 2-core machine, the row's timings are contaminated. */
+double other_load(const CpuSample& a, const CpuSample& b) {
+  if (a.busy < 0 || b.busy < 0 || b.wall <= a.wall) return -1.0;
+  return std::max(0.0, ((b.busy - a.busy) - (b.self - a.self)) / (b.wall - a.wall));
+}
+
 // ------------------------------------------------------------------ in-row GEMM reference
 
 constexpr int64_t kGemmRefN = 2048;
@@ -527,13 +566,9 @@ void bench_attention(benchmark::State& state, const Shape& s, Direction dir) {
   }
   g.warmed[dir] = true;
 
-  // Forward rows bracket their timed loop with one square sgemm each side:
-  // the GEMM rate of the same minutes (the machine is shared), best of two.
-  double gemm_t = -1.0;
-  if (dir == kFwd && g_gemm_ref) gemm_t = gemm_ref_seconds();
-
   std::vector<double> times[kVariants], vs_off, naive_vs_off;
   size_t first = 0;
+  const CpuSample c0 = cpu_sample();
   for (auto _ : state) {
     double dt[kVariants] = {};
     round(first, dt);
@@ -547,12 +582,15 @@ void bench_attention(benchmark::State& state, const Shape& s, Direction dir) {
       if (g_naive) naive_vs_off.push_back(dt[kNaive] / dt[kOff]);
     }
   }
+  const CpuSample c1 = cpu_sample();
   if (st != ABFT_STATUS_SUCCESS)
     return state.SkipWithError(status_message(variant_fn(dir, failed), st).c_str());
-  if (gemm_t > 0) {
-    const double t2 = gemm_ref_seconds();
-    if (t2 > 0) gemm_t = std::min(gemm_t, t2);
-    state.counters["gemm_GFLOP/s"] = 2e-9 * std::pow(double(kGemmRefN), 3) / gemm_t;
+  state.counters["other_load"] = other_load(c0, c1);
+  // Forward rows then time one square sgemm: our GEMM rate of the same minutes
+  // (the machine is shared).
+  if (dir == kFwd && g_gemm_ref) {
+    const double t = gemm_ref_seconds();
+    if (t > 0) state.counters["gemm_GFLOP/s"] = 2e-9 * std::pow(double(kGemmRefN), 3) / t;
   }
   if (dir == kFwd) g.have_ref = true;
   if (rep.checks) g.checks[dir] = rep.checks;
@@ -621,6 +659,7 @@ void bench_gemm(benchmark::State& state, const GemmCase& c) {
     st = run(pol[w]);
   std::vector<double> t[2], ratio;
   int first = 0;
+  const CpuSample c0 = cpu_sample();
   for (auto _ : state) {
     if (st != ABFT_STATUS_SUCCESS) break;
     double dt[2] = {};
@@ -634,7 +673,9 @@ void bench_gemm(benchmark::State& state, const GemmCase& c) {
     if (dt[1] > 0) ratio.push_back(dt[0] / dt[1]);
     state.SetIterationTime(dt[0] + dt[1]);
   }
+  const CpuSample c1 = cpu_sample();
   if (st != ABFT_STATUS_SUCCESS) return state.SkipWithError(status_message("abft_sgemm", st).c_str());
+  state.counters["other_load"] = other_load(c0, c1);
   const double tp = median(t[0]), to = median(t[1]);
   state.counters["prot_s"] = tp;
   state.counters["off_s"] = to;

@@ -8,10 +8,10 @@
 #
 # Usage: scripts/bench_attention.sh [--quick | --full] [--no-build] [-- EXTRA BENCHMARK ARGS...]
 #   (default)  heads {12,16} x head_dim {64,128} x seq 128 ... 4096 x causal {0,1}, plus seq 8192
-#              at heads 16, head_dim 128; 1 repetition, each row iterated for >= 2 s of rounds
-#              (about 10 minutes on the 2-core dev VM)
+#              at heads 16, head_dim 128; 1 repetition, each row iterated for >= 1 s of rounds
+#              (about 8 minutes on the idle 2-core dev VM)
 #   --quick    h12 d64 s {256,1024,4096} and h16 d128 s {1024,2048}, causal {0,1}; 2 repetitions
-#              of >= 0.5 s (about 2-3 minutes)
+#              of >= 0.5 s (about 2 minutes)
 #   --full     the whole grid (seq 8192 for every heads/head_dim: 30+ minutes)
 #
 # Environment:
@@ -19,7 +19,7 @@
 #   ABFT_BUILD_JOBS       parallel build jobs (default: nproc)
 #   ABFT_BENCH_THREADS    threads for every variant (default: OpenMP's default, all cores)
 #   ABFT_BENCH_REPS       repetitions (default 1; --quick 2); medians are reported
-#   ABFT_BENCH_MIN_TIME   seconds of rounds per row and repetition (default 2; --quick 0.5)
+#   ABFT_BENCH_MIN_TIME   seconds of rounds per row and repetition (default 1; --quick 0.5)
 #   ABFT_BENCH_FILTER     --benchmark_filter regex (default: every row of the set)
 #   ABFT_BENCH_MAX_SEQ    drop shapes with a longer sequence
 #   ABFT_BENCH_NAIVE=0    no naive baseline (a third less time)
@@ -58,7 +58,7 @@ fi
 mkdir -p "$out"
 
 if [ $set = quick ]; then reps=${ABFT_BENCH_REPS:-2} min_time=${ABFT_BENCH_MIN_TIME:-0.5}
-else reps=${ABFT_BENCH_REPS:-1} min_time=${ABFT_BENCH_MIN_TIME:-2}; fi
+else reps=${ABFT_BENCH_REPS:-1} min_time=${ABFT_BENCH_MIN_TIME:-1}; fi
 suffix=""
 [ $set != default ] && suffix=_$set
 json=$out/attention$suffix.json
@@ -83,11 +83,12 @@ start=$(date +%s)
 log "run: ABFT_BENCH_SET=$set $bin ${args[*]} ${extra[*]}"
 ABFT_BENCH_SET=$set "$bin" "${args[@]}" "${extra[@]}" >&2
 rc=$?
-log "benchmark took $(( $(date +%s) - start )) s; load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+took=$(( $(date +%s) - start )) load_end=$(cut -d' ' -f1-3 /proc/loadavg)
+log "benchmark took $took s; load at the end: $load_end"
 [ $rc -ne 0 ] && log "abft_bench_attention exited with status $rc"
 [ -s "$json" ] || { log "no results in $json"; exit 1; }
 
-notes=()
+notes=(--note "the run took $took s; load average at the end: $load_end")
 [ $rc -ne 0 ] && notes+=(--note "abft_bench_attention exited with status $rc: the results may be partial")
 python3 "$root/scripts/bench_attention_table.py" "${notes[@]}" "$json" | tee "$table"
 log "table also in $table; JSON: $json"

@@ -17,7 +17,9 @@ minutes: the machine is shared) when present. Then our GEMM
 rows, the outputs' agreement with the naive baseline, and the bar:
 "ABFT overhead <= 10 % forward and backward; fused forward at seq >= 1024
 reaches >= 50 % of our GEMM GFLOP/s", judged on the medians over the shapes
-(the worst shape is printed next to it).
+(the worst shape is printed next to it). Rows measured while other processes
+kept more than 0.2 CPUs busy (counter other_load) are marked ⚠; when some rows
+are clean the bar is judged on those, and given over all rows too.
 
 GFLOP/s: forward 4 * b * h * d * (admissible query-key pairs: s^2, causal
 s(s+1)/2), backward 2.5 x forward. Figures are medians over repetitions (the
@@ -34,11 +36,12 @@ BAR_OVERHEAD = 10.0   # % protected vs off, forward and backward
 BAR_FRACTION = 50.0   # % of our GEMM GFLOP/s, fused forward, seq >= BAR_MIN_SEQ
 BAR_MIN_SEQ = 1024
 ERR_WARN = 1e-4       # engine vs naive, relative to the output's largest magnitude
+LOAD_WARN = 0.2       # CPUs kept busy by other processes during a row: its figures are suspect
 GEMM_REF = ("gemm", "n:2048")
 
 FIELDS = {k: k for k in ("prot_GFLOP/s", "off_GFLOP/s", "naive_GFLOP/s", "prot_s", "off_s",
                          "naive_s", "vs_off", "naive_vs_off", "err_off", "err_prot", "checks",
-                         "detected", "flop", "gemm_GFLOP/s")}
+                         "detected", "flop", "gemm_GFLOP/s", "other_load")}
 
 
 def split_name(run_name):
@@ -151,7 +154,7 @@ def print_attention(table, order):
         att = gemm_rate(table, ("gemm_attn", "s:%d,d:%d" % (p["s"], p["d"])))
         fr_sq, fr_att = fraction(f, gemm_ref(f, table) if f else sq), fraction(f, att)
         print("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-            shape_text(p), fmt(f, "prot_GFLOP/s"), fmt(f, "off_GFLOP/s"), fmt(f, "naive_GFLOP/s"),
+            shape_text(p) + (" ⚠" if loaded(f) or loaded(b) else ""), fmt(f, "prot_GFLOP/s"), fmt(f, "off_GFLOP/s"), fmt(f, "naive_GFLOP/s"),
             pct(f["vs_off"]) if ok(f, "vs_off") else "—", speedup(f),
             fmt(b, "prot_GFLOP/s"), fmt(b, "off_GFLOP/s"), fmt(b, "naive_GFLOP/s"),
             pct(b["vs_off"]) if ok(b, "vs_off") else "—", speedup(b),
@@ -175,7 +178,8 @@ def print_gemm(table, order):
         if case[0] not in ("gemm", "gemm_attn"):
             continue
         cell = table.get(case, {}).get("row")
-        print("| %s/%s | %s | %s | %s |" % (case[0], case[1], fmt(cell, "off_GFLOP/s"),
+        print("| %s/%s%s | %s | %s | %s |" % (case[0], case[1], " ⚠" if loaded(cell) else "",
+                                              fmt(cell, "off_GFLOP/s"),
                                             fmt(cell, "prot_GFLOP/s"),
                                             pct(cell["vs_off"]) if ok(cell, "vs_off") else "—"))
         if cell and cell.get("error"):
@@ -206,6 +210,12 @@ def print_checks(rows):
         if alarms:
             lines.append("%s: **faults detected on clean data (false positives)** at %s"
                          % (kind, ", ".join(alarms)))
+    busy = ["%s %s (%.1f)" % (k, shape_text(r[0]), r[idx]["other_load"]) for r in rows
+            for k, idx in (("fwd", 1), ("bwd", 2)) if loaded(r[idx])]
+    if busy:
+        lines.append("⚠ measured while other processes kept more than %.1f CPUs busy (mean CPUs "
+                     "in brackets; the figures of these rows are suspect): %s"
+                     % (LOAD_WARN, ", ".join(busy)))
     slower = ["%s %s" % (k, shape_text(r[0])) for r in rows for k, idx in (("fwd", 1), ("bwd", 2))
               if ok(r[idx], "naive_vs_off") and r[idx]["naive_vs_off"] < 1.0]
     if slower:
@@ -226,57 +236,88 @@ def med_worst(values, worst_is_max):
     return med, worst
 
 
-def print_bar(table, rows):
-    sq_off, sq_cor = gemm_rate(table, GEMM_REF), gemm_rate(table, GEMM_REF, "prot_GFLOP/s")
+def loaded(cell):
+    """True when other processes kept more than LOAD_WARN CPUs busy during the row."""
+    return ok(cell, "other_load") and cell["other_load"] > LOAD_WARN
+
+
+def row_loaded(r):
+    return loaded(r[1]) or loaded(r[2])
+
+
+def show_ovh(mw):
+    med, worst = mw
+    if med is None:
+        return "n/a"
+    return "median %+.1f %% (worst %+.1f %% at %s)" % (med, worst[0], shape_text(worst[1]))
+
+
+def show_frac(mw):
+    med, worst = mw
+    if med is None:
+        return "n/a"
+    return "median %.0f %% (lowest %.0f %% at %s)" % (med, worst[0], shape_text(worst[1]))
+
+
+def attn_gemm_rate(table, p):
+    return gemm_rate(table, ("gemm_attn", "s:%d,d:%d" % (p["s"], p["d"])))
+
+
+def bar_figures(table, rows):
+    """Medians and worst shapes of the bar over rows."""
     ovh = {}
     for kind, idx in (("forward", 1), ("backward", 2)):
         ovh[kind] = med_worst([((r[idx]["vs_off"] - 1.0) * 100.0, r[0]) for r in rows
                                if ok(r[idx], "vs_off")], True)
-    long_rows = [r for r in rows if r[0]["s"] >= BAR_MIN_SEQ]
-    frac_vals = [(fraction(r[1], gemm_ref(r[1], table)), r[0]) for r in long_rows
-                 if r[1] and fraction(r[1], gemm_ref(r[1], table)) is not None]
-    in_row = [r[1]["gemm_GFLOP/s"] for r in long_rows if ok(r[1], "gemm_GFLOP/s")]
-    n_long = len(frac_vals)
-    frac = med_worst(frac_vals, False)
-    frac_prot = med_worst([(fraction(r[1], sq_cor, "prot_GFLOP/s"), r[0]) for r in long_rows
-                           if fraction(r[1], sq_cor, "prot_GFLOP/s") is not None], False)
-    frac_att = med_worst([(fraction(r[1], gemm_rate(table, ("gemm_attn", "s:%d,d:%d"
-                                                             % (r[0]["s"], r[0]["d"])))), r[0])
-                          for r in long_rows
-                          if fraction(r[1], gemm_rate(table, ("gemm_attn", "s:%d,d:%d"
-                                                                 % (r[0]["s"], r[0]["d"])))) is not None],
-                         False)
+    long_rows = [r for r in rows if r[0]["s"] >= BAR_MIN_SEQ and r[1]]
+    sq_cor = gemm_rate(table, GEMM_REF, "prot_GFLOP/s")
 
-    def show_ovh(mw):
-        med, worst = mw
-        if med is None:
-            return "n/a"
-        return "median %+.1f %% (worst %+.1f %% at %s)" % (med, worst[0], shape_text(worst[1]))
+    def fr(pairs):
+        return med_worst([(v, p) for v, p in pairs if v is not None], False)
+    frac = fr((fraction(r[1], gemm_ref(r[1], table)), r[0]) for r in long_rows)
+    frac_prot = fr((fraction(r[1], sq_cor, "prot_GFLOP/s"), r[0]) for r in long_rows)
+    frac_att = fr((fraction(r[1], attn_gemm_rate(table, r[0])), r[0]) for r in long_rows)
+    n_long = len([r for r in long_rows if fraction(r[1], gemm_ref(r[1], table)) is not None])
+    return ovh, frac, frac_prot, frac_att, n_long
 
-    def show_frac(mw):
-        med, worst = mw
-        if med is None:
-            return "n/a"
-        return "median %.0f %% (lowest %.0f %% at %s)" % (med, worst[0], shape_text(worst[1]))
 
+def print_bar_lines(table, rows, what):
+    ovh, frac, frac_prot, frac_att, n_long = bar_figures(table, rows)
     met_ovh = all(ovh[k][0] is not None and ovh[k][0] <= BAR_OVERHEAD for k in ovh)
     met_frac = frac[0] is not None and frac[0] >= BAR_FRACTION
-    print("### Bar\n")
-    print("**ABFT overhead <= %.0f %% forward and backward; fused forward at seq >= %d reaches "
-          ">= %.0f %% of our GEMM GFLOP/s**\n" % (BAR_OVERHEAD, BAR_MIN_SEQ, BAR_FRACTION))
-    print("- Overhead (protected / off - 1, over %d shapes): forward %s; backward %s — **%s**"
-          % (len(rows), show_ovh(ovh["forward"]), show_ovh(ovh["backward"]),
+    sq_off, sq_cor = gemm_rate(table, GEMM_REF), gemm_rate(table, GEMM_REF, "prot_GFLOP/s")
+    in_row = [r[1]["gemm_GFLOP/s"] for r in rows
+              if r[0]["s"] >= BAR_MIN_SEQ and ok(r[1], "gemm_GFLOP/s")]
+    print("- Overhead (protected / off - 1, %s, %d shapes): forward %s; backward %s — **%s**"
+          % (what, len(rows), show_ovh(ovh["forward"]), show_ovh(ovh["backward"]),
              "met" if met_ovh else ("n/a" if any(v[0] is None for v in ovh.values()) else "miss")))
     ref_txt = ("measured in each row: %.1f ... %.1f GFLOP/s; separate row: %s"
                % (min(in_row), max(in_row), "—" if sq_off is None else "%.1f" % sq_off)) \
         if in_row else ("separate row: %s GFLOP/s" % ("—" if sq_off is None else "%.1f" % sq_off))
-    print("- Fused forward (off) at seq >= %d vs our GEMM (square 2048, off; %s), over %d "
-          "shapes: %s — **%s**" % (BAR_MIN_SEQ, ref_txt, n_long, show_frac(frac),
+    print("- Fused forward (off) at seq >= %d vs our GEMM (square 2048, off; %s), %s, %d "
+          "shapes: %s — **%s**" % (BAR_MIN_SEQ, ref_txt, what, n_long, show_frac(frac),
                                    "met" if met_frac else ("n/a" if frac[0] is None else "miss")))
-    print("- Also: protected forward vs GEMM correct (separate row, %s GFLOP/s): %s; off forward vs the "
-          "attention-shaped GEMM pair of the same s and d: %s"
-          % ("—" if sq_cor is None else "%.1f" % sq_cor, show_frac(frac_prot),
+    print("- Also (%s): protected forward vs GEMM correct (separate row, %s GFLOP/s): %s; off "
+          "forward vs the attention-shaped GEMM pair of the same s and d: %s"
+          % (what, "—" if sq_cor is None else "%.1f" % sq_cor, show_frac(frac_prot),
              show_frac(frac_att)))
+
+
+def print_bar(table, rows):
+    print("### Bar\n")
+    print("**ABFT overhead <= %.0f %% forward and backward; fused forward at seq >= %d reaches "
+          ">= %.0f %% of our GEMM GFLOP/s** (judged on the medians over the shapes)\n"
+          % (BAR_OVERHEAD, BAR_MIN_SEQ, BAR_FRACTION))
+    clean = [r for r in rows if not row_loaded(r)]
+    if len(clean) == len(rows):
+        print_bar_lines(table, rows, "all shapes")
+    elif clean:
+        print_bar_lines(table, clean, "shapes measured without other load")
+        print_bar_lines(table, rows, "all shapes, loaded ones included")
+    else:
+        print("- **Every row was measured while other processes kept > %.1f CPUs busy: the "
+              "figures below are unreliable**" % LOAD_WARN)
+        print_bar_lines(table, rows, "all shapes")
     print()
 
 
