@@ -15,7 +15,8 @@
  *  uniform random values in [-1, 1).
  *
  *  One benchmark row per shape and direction times every variant, in a
- *  rotating order (each goes first in turn), inside each iteration:
+ *  rotating order (each goes first in turn, across iterations and across
+ *  repetitions), inside each iteration:
  *    prot   the engine with ABFT_POLICY_CORRECT
  *    off    the engine with ABFT_POLICY_OFF
  *    naive  per head: S = scale Q K^T (abft_sgemm, policy off), a row softmax
@@ -41,8 +42,9 @@
  *    naive_vs_off  median of naive time / off time (> 1: the fused engine is faster)
  *    flop      flops of one call (below)
  *    err_off, err_prot  max over the outputs (O and lse; dQ, dK and dV) of
- *              max |engine - naive| / max |naive|, from the first timed round:
- *              fast garbage would show here (the naive path is the reference)
+ *              max |engine - naive| / max |naive|, from the outputs of the
+ *              row's timed rounds (once per shape and direction): fast garbage
+ *              would show here (the naive path is the reference)
  *    checks    checksum verifications of one protected call (its abft_report)
  *    gemm_GFLOP/s  forward rows: our square 2048 sgemm (policy off), timed
  *              once right after the row's loop: the GEMM reference of the same
@@ -74,7 +76,10 @@
  *    ABFT_BENCH_MAX_SEQ    drop shapes with a longer sequence
  *    ABFT_BENCH_NAIVE=0    no naive variant (a third less time)
  *    ABFT_BENCH_WARMUP_GFLOP  an untimed round first when one call of the row
- *                          does fewer flops than this (default 8)
+ *                          does fewer flops than this (default 32: rows
+ *                          whose round lasts up to about 2 s on 2 cores);
+ *                          the first call of a shape pays for page faults
+ *                          and the engine's first workspace allocation
  *    ABFT_BENCH_GEMM_REF=0 no in-row GEMM reference (gemm_GFLOP/s)
  */
 #include <benchmark/benchmark.h>
@@ -89,6 +94,7 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -107,7 +113,7 @@ enum Direction { kFwd = 0, kBwd = 1 };
 abft_handle_t g_handle = nullptr;
 int g_threads = 1;
 bool g_naive = true;
-double g_warmup_gflop = 8.0;
+double g_warmup_gflop = 32.0;
 constexpr int64_t kCausalBlock = 128;  // query rows per block of the naive causal path
 
 struct Shape {
@@ -567,7 +573,10 @@ void bench_attention(benchmark::State& state, const Shape& s, Direction dir) {
   g.warmed[dir] = true;
 
   std::vector<double> times[kVariants], vs_off, naive_vs_off;
-  size_t first = 0;
+  // The variant that goes first rotates over iterations and, as large rows run
+  // one iteration per repetition, over the runs of the row too.
+  static std::map<std::string, size_t> next_first;
+  size_t first = next_first[s.label() + (dir == kFwd ? "/fwd" : "/bwd")]++ % order.size();
   const CpuSample c0 = cpu_sample();
   for (auto _ : state) {
     double dt[kVariants] = {};
@@ -658,7 +667,8 @@ void bench_gemm(benchmark::State& state, const GemmCase& c) {
   for (int w = 0; w < 2 && st == ABFT_STATUS_SUCCESS; ++w)  // warm-up: workspace, page faults
     st = run(pol[w]);
   std::vector<double> t[2], ratio;
-  int first = 0;
+  static std::map<std::string, int> next_first;  // rotates across runs too
+  int first = next_first[c.label()]++ % 2;
   const CpuSample c0 = cpu_sample();
   for (auto _ : state) {
     if (st != ABFT_STATUS_SUCCESS) break;
@@ -764,7 +774,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   g_naive = env_string("ABFT_BENCH_NAIVE", "1") != "0";
-  g_warmup_gflop = env_double("ABFT_BENCH_WARMUP_GFLOP", 8.0);
+  g_warmup_gflop = env_double("ABFT_BENCH_WARMUP_GFLOP", 32.0);
   g_gemm_ref = env_string("ABFT_BENCH_GEMM_REF", "1") != "0";
   std::string set = env_string("ABFT_BENCH_SET", "default");
   if (env_string("ABFT_BENCH_QUICK", "0") == "1") set = "quick";
