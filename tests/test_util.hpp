@@ -51,6 +51,15 @@ inline const char* site_tag(abft_site s) {
     case ABFT_SITE_PACKED_B: return "PackedB";
     case ABFT_SITE_FFT_STAGE: return "Stage";
     case ABFT_SITE_FFT_TWIDDLE: return "Twiddle";
+    case ABFT_SITE_ATTN_SCORES: return "Scores";
+    case ABFT_SITE_ATTN_PROBS: return "Probs";
+    case ABFT_SITE_ATTN_ROWSTAT: return "RowStat";
+    case ABFT_SITE_ATTN_ACC: return "Acc";
+    case ABFT_SITE_ATTN_DP: return "dP";
+    case ABFT_SITE_ATTN_DS: return "dS";
+    case ABFT_SITE_ATTN_DQ: return "dQ";
+    case ABFT_SITE_ATTN_DK: return "dK";
+    case ABFT_SITE_ATTN_DV: return "dV";
     default: return "?";
   }
 }

@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "test_util.hpp"
+
 #include "abft/abft.h"
 #include "abft/attention.h"
 #include "attn_reference.hpp"
@@ -434,33 +436,10 @@ inline ::testing::AssertionResult compare(const std::string& what, const std::ve
 }
 
 // ------------------------------------------------------------------ names
-inline const char* site_tag(abft_site s) {
-  switch (s) {
-    case ABFT_SITE_OUTPUT: return "Output";
-    case ABFT_SITE_ATTN_SCORES: return "Scores";
-    case ABFT_SITE_ATTN_PROBS: return "Probs";
-    case ABFT_SITE_ATTN_ROWSTAT: return "RowStat";
-    case ABFT_SITE_ATTN_ACC: return "Acc";
-    case ABFT_SITE_ATTN_DP: return "dP";
-    case ABFT_SITE_ATTN_DS: return "dS";
-    case ABFT_SITE_ATTN_DQ: return "dQ";
-    case ABFT_SITE_ATTN_DK: return "dK";
-    case ABFT_SITE_ATTN_DV: return "dV";
-    default: return "?";
-  }
-}
-inline const char* model_tag(abft_fault_model m) {
-  switch (m) {
-    case ABFT_FAULT_BITFLIP: return "BitFlip";
-    case ABFT_FAULT_BITFLIP2: return "BitFlip2";
-    case ABFT_FAULT_RANDOM: return "Random";
-    case ABFT_FAULT_ZERO: return "Zero";
-    case ABFT_FAULT_NAN: return "NaN";
-    case ABFT_FAULT_POS_INF: return "PosInf";
-    case ABFT_FAULT_NEG_INF: return "NegInf";
-    default: return "?";
-  }
-}
+// site_tag and model_tag are the shared tests' (test_util.hpp).
+using abft_test::model_tag;
+using abft_test::site_tag;
+
 inline std::string report_str(const abft_report& r) {
   std::ostringstream os;
   os << "{checks " << r.checks << ", detected " << r.detected << ", corrected " << r.corrected

@@ -18,7 +18,6 @@
 #include <limits>
 
 #include "abft/checksum/attention_bounds.hpp"
-#include "abft/checksum/fault_models.hpp"
 #include "core/report.hpp"
 #include "cpu/attention/attn_problem.hpp"
 
@@ -27,14 +26,6 @@ namespace {
 
 namespace ck = abft::checksum;
 constexpr float kInf = std::numeric_limits<float>::infinity();
-
-float land(AttnFault& a, float v) {
-  const float x = ck::apply_fault<float>(v, a.f->model, a.f->bit, a.f->value);
-  a.f->original = v;
-  a.f->corrupted = x;
-  a.f->applied = 1;
-  return x;
-}
 
 /** Per query head: (sQ)^T and dO^T per query block (D x Br), Q and dO rows padded to Dp,
  *  D_i = dO_i . O_i, lse over padded lanes (-inf: no contribution), and whether every
@@ -197,10 +188,7 @@ struct Task {
           if (inj)
             each_fault(ABFT_SITE_ATTN_SCORES, bh, [&](AttnFault& a) {
               if (!in_tile(a)) return;
-              float& s = st[(a.c - j0) * Br + (a.r - i0)];
-              const float x = land(a, s);
-              if (P.check) obs[a.r - i0] += double(x) - double(s);
-              s = x;
+              land_computed(a, st[(a.c - j0) * Br + (a.r - i0)], P.check ? obs + (a.r - i0) : nullptr);
             });
           if (!tile_check(kv.ksum.data() + t * Dp, kv.kabs.data() + t * Dp, qst, nk, nq)) ok = fail();
           // P^T = exp(S^T + mask - lse)
@@ -238,10 +226,7 @@ struct Task {
           if (inj)
             each_fault(ABFT_SITE_ATTN_DP, bh, [&](AttnFault& a) {
               if (!in_tile(a)) return;
-              float& s = dpt[(a.c - j0) * Br + (a.r - i0)];
-              const float x = land(a, s);
-              if (P.check) obs[a.r - i0] += double(x) - double(s);
-              s = x;
+              land_computed(a, dpt[(a.c - j0) * Br + (a.r - i0)], P.check ? obs + (a.r - i0) : nullptr);
             });
           if (!tile_check(kv.vsumb.data() + t * Dp, kv.vabsb.data() + t * Dp, dot, nk, nq)) ok = fail();
           // dS^T = P^T o (dP^T - D)
@@ -410,20 +395,7 @@ abft_status run_backward(Problem& P, abft_report& rep) {
       tk.vX = reinterpret_cast<double*>(sc.take(at, size_t(2 * Dp)));
       tk.kref = reinterpret_cast<double*>(sc.take(at, size_t(2 * Dp)));
       tk.kX = reinterpret_cast<double*>(sc.take(at, size_t(2 * Dp)));
-      if (!tk.run()) {
-        tk.rep.detected += 1;
-        if (!P.correct) {
-          st_mine = core::worse_status(st_mine, ABFT_STATUS_FAULT_DETECTED);
-        } else {
-          tk.rep.recomputed += 1;
-          if (tk.run()) {
-            tk.rep.corrected += 1;
-          } else {
-            tk.rep.uncorrectable += 1;
-            st_mine = core::worse_status(st_mine, ABFT_STATUS_FAULT_UNCORRECTABLE);
-          }
-        }
-      }
+      st_mine = core::worse_status(st_mine, run_repaired(tk, P.correct));
       tainted[size_t(t)] = tk.taint ? 1 : 0;
       core::add_report(mine, tk.rep);
     }

@@ -16,7 +16,6 @@
 #include <limits>
 
 #include "abft/checksum/attention_bounds.hpp"
-#include "abft/checksum/fault_models.hpp"
 #include "core/report.hpp"
 #include "cpu/attention/attn_problem.hpp"
 
@@ -25,15 +24,6 @@ namespace {
 
 namespace ck = abft::checksum;
 constexpr float kInf = std::numeric_limits<float>::infinity();
-
-/** Land one fault on a float, recording what it did. */
-float land(AttnFault& a, float v) {
-  const float x = ck::apply_fault<float>(v, a.f->model, a.f->bit, a.f->value);
-  a.f->original = v;
-  a.f->corrupted = x;
-  a.f->applied = 1;
-  return x;
-}
 
 struct FwdBlock {
   Problem& P;
@@ -113,10 +103,7 @@ struct FwdBlock {
       if (inj)
         each_fault(ABFT_SITE_ATTN_SCORES, [&](AttnFault& a) {
           if (a.c < j0 || a.c >= j0 + nk) return;
-          float& s = st[(a.c - j0) * Br + (a.r - i0)];
-          const float x = land(a, s);
-          if (P.check) obs[a.r - i0] += double(x) - double(s);
-          s = x;
+          land_computed(a, st[(a.c - j0) * Br + (a.r - i0)], P.check ? obs + (a.r - i0) : nullptr);
         });
       if (P.check && !taint) {
         std::fill(ref, ref + Br, 0.0);
@@ -223,9 +210,7 @@ struct FwdBlock {
       if (!P.faults.empty())
         each_fault(ABFT_SITE_OUTPUT, [&](AttnFault& a) {
           if (a.r != i0 + i) return;
-          const float x0 = orow[a.c * os], x = land(a, x0);
-          orow[a.c * os] = x;
-          obs_i += double(x) - double(x0);
+          land_computed(a, orow[a.c * os], &obs_i);
         });
       if (P.lse) P.lse[bh * P.Lq + i0 + i] = empty ? -kInf : m[i] + std::log(li);
       if (!chk) continue;
@@ -283,20 +268,7 @@ abft_status run_forward(Problem& P, abft_report& rep) {
       fb.obs = reinterpret_cast<double*>(sc.take(at, size_t(2 * Br)));
       fb.ref = reinterpret_cast<double*>(sc.take(at, size_t(2 * Br)));
       fb.X = reinterpret_cast<double*>(sc.take(at, size_t(2 * Br)));
-      if (!fb.run()) {
-        fb.rep.detected += 1;
-        if (!P.correct) {
-          st_mine = core::worse_status(st_mine, ABFT_STATUS_FAULT_DETECTED);
-        } else {
-          fb.rep.recomputed += 1;
-          if (fb.run()) {
-            fb.rep.corrected += 1;
-          } else {
-            fb.rep.uncorrectable += 1;
-            st_mine = core::worse_status(st_mine, ABFT_STATUS_FAULT_UNCORRECTABLE);
-          }
-        }
-      }
+      st_mine = core::worse_status(st_mine, run_repaired(fb, P.correct));
       core::add_report(mine, fb.rep);
     }
 #pragma omp critical(abft_attention_forward)

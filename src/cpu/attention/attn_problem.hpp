@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "abft/attention.h"
+#include "abft/checksum/fault_models.hpp"
 #include "cpu/attention/attn_kernels.hpp"
 
 namespace abft::cpu::attention {
@@ -17,6 +18,42 @@ struct AttnFault {
   abft_fault* f = nullptr;
   int64_t bh = 0, r = 0, c = 0, kpos = 0;
 };
+
+/** Land a planned fault on a float (the shared fault models), recording what it did. */
+inline float land(AttnFault& a, float v) {
+  const float x = checksum::apply_fault<float>(v, a.f->model, a.f->bit, a.f->value);
+  a.f->original = v;
+  a.f->corrupted = x;
+  a.f->applied = 1;
+  return x;
+}
+
+/** A fault on a value as computed, before the kernel summed it into an observed
+ *  checksum: the corrupted value is stored and its change added to that sum (obs may be
+ *  null when nothing is checked). */
+inline void land_computed(AttnFault& a, float& v, double* obs) {
+  const float x = land(a, v);
+  if (obs) *obs += double(x) - double(v);
+  v = x;
+}
+
+/** Run one unit of repair (a forward query block, a backward task: anything with
+ *  `bool run()` and an `abft_report rep`). A failed check counts a detection; under
+ *  CORRECT the unit runs once more from its inputs (a landed fault does not land again)
+ *  and is corrected, or uncorrectable when the re-run fails too. */
+template <class Unit>
+abft_status run_repaired(Unit& u, bool correct) {
+  if (u.run()) return ABFT_STATUS_SUCCESS;
+  u.rep.detected += 1;
+  if (!correct) return ABFT_STATUS_FAULT_DETECTED;
+  u.rep.recomputed += 1;
+  if (u.run()) {
+    u.rep.corrected += 1;
+    return ABFT_STATUS_SUCCESS;
+  }
+  u.rep.uncorrectable += 1;
+  return ABFT_STATUS_FAULT_UNCORRECTABLE;
+}
 
 /** A 4-D strided view [batch, heads, seq, head_dim]. */
 template <class P>
