@@ -192,24 +192,8 @@ struct Task {
             });
           if (!tile_check(kv.ksum.data() + t * Dp, kv.kabs.data() + t * Dp, qst, nk, nq)) ok = fail();
           // P^T = exp(S^T + mask - lse)
-          TileGeom gm;
-          gm.nk = nk; gm.br = Br; gm.j0 = j0; gm.i0 = i0; gm.off = P.off;
-          gm.causal = P.causal && j0 + nk - 1 > i0 + P.off;
-          if (P.has_mask) {
-            for (int64_t i = 0; i < Br; ++i) {
-              if (i >= nq) {
-                for (int64_t j = 0; j < nk; ++j) dpt[j * Br + i] = 0.0f;
-                continue;
-              }
-              const float* mr = P.mask.row(b, h, i0 + i);
-              for (int64_t j = 0; j < nk; ++j) {
-                const float x = mr[(j0 + j) * P.mask.s[3]];
-                dpt[j * Br + i] = x;
-                if (!(x < kInf)) taint = true;
-              }
-            }
-            gm.maskT = dpt;  // consumed before dP overwrites it
-          }
+          TileGeom gm;  // the mask tile goes to dpt: consumed before dP overwrites it
+          if (!score_tile(P, b, h, i0, nq, Br, j0, nk, dpt, gm)) taint = true;
           const bool p_ok = K.probs_bwd(st, gm, qp.lse.data() + i0, psum, P.check && !taint);
           if (P.check && !taint) {
             rep.checks += 1;

@@ -121,27 +121,7 @@ struct FwdBlock {
       }
       // 2. Mask tile (transposed), then the online softmax.
       TileGeom g;
-      g.nk = nk;
-      g.br = Br;
-      g.j0 = j0;
-      g.i0 = i0;
-      g.off = P.off;
-      g.causal = P.causal && j0 + nk - 1 > i0 + P.off;  // only tiles crossing the diagonal
-      if (P.has_mask) {
-        for (int64_t i = 0; i < Br; ++i) {
-          if (i >= nq) {
-            for (int64_t j = 0; j < nk; ++j) maskT[j * Br + i] = 0.0f;
-            continue;
-          }
-          const float* mr = P.mask.row(b, h, i0 + i);
-          for (int64_t j = 0; j < nk; ++j) {
-            const float x = mr[(j0 + j) * P.mask.s[3]];
-            maskT[j * Br + i] = x;
-            if (!(x < kInf)) taint = true;
-          }
-        }
-        g.maskT = maskT;
-      }
+      if (!score_tile(P, b, h, i0, nq, Br, j0, nk, maskT, g)) taint = true;
       const bool sm_ok = K.softmax_fwd(st, g, ss, P.check && !taint);
       if (P.check && !taint) {
         rep.checks += 1;

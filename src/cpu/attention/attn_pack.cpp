@@ -1,7 +1,9 @@
 /** \file attn_pack.cpp
  *  \brief Packing K and V per KV head with the checksum summaries the checks reference.
  */
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "cpu/attention/attn_problem.hpp"
 
@@ -56,6 +58,33 @@ std::vector<KvPack> pack_kv(const Problem& P) {
     }
   }
   return packs;
+}
+
+bool score_tile(const Problem& P, int64_t b, int64_t h, int64_t i0, int64_t nq, int64_t br,
+                int64_t j0, int64_t nk, float* maskT, TileGeom& g) {
+  g = TileGeom{};
+  g.nk = nk;
+  g.br = br;
+  g.j0 = j0;
+  g.i0 = i0;
+  g.off = P.off;
+  g.causal = P.causal && j0 + nk - 1 > i0 + P.off;  // only tiles crossing the diagonal
+  if (!P.has_mask) return true;
+  bool finite = true;
+  for (int64_t i = 0; i < br; ++i) {
+    if (i >= nq) {
+      for (int64_t j = 0; j < nk; ++j) maskT[j * br + i] = 0.0f;
+      continue;
+    }
+    const float* mr = P.mask.row(b, h, i0 + i);
+    for (int64_t j = 0; j < nk; ++j) {
+      const float x = mr[(j0 + j) * P.mask.s[3]];
+      maskT[j * br + i] = x;
+      if (!(x < std::numeric_limits<float>::infinity())) finite = false;
+    }
+  }
+  g.maskT = maskT;
+  return finite;
 }
 
 }  // namespace abft::cpu::attention

@@ -99,6 +99,13 @@ struct KvPack {
 /** Packs of every (batch, kv head), built in parallel. */
 std::vector<KvPack> pack_kv(const Problem& P);
 
+/** The geometry of the score tile of keys [j0, j0 + nk) x the `br` lanes of the query
+ *  block at i0 (nq real queries) for head (b, h); with a mask, its transposed tile is
+ *  copied into maskT (nk x br, padded lanes 0). Returns false when the mask tile holds
+ *  +inf or NaN (data the checks must skip; -inf is ordinary masking). */
+bool score_tile(const Problem& P, int64_t b, int64_t h, int64_t i0, int64_t nq, int64_t br,
+                int64_t j0, int64_t nk, float* maskT, TileGeom& g);
+
 /** Packed per-thread scratch (64-byte aligned floats). */
 struct Scratch {
   std::vector<float> buf;
