@@ -41,18 +41,13 @@ while [ $# -gt 0 ]; do
   shift
 done
 
-build=${ABFT_BUILD_DIR:-$root/build}
-[[ "$build" == /* ]] || build=$PWD/$build
+# shellcheck source=bench_lib.sh
+source "$root/scripts/bench_lib.sh"
+build=$(bench_build_dir)
 out=$build/bench
 bin=$out/abft_bench_attention
 if [ $build_it = 1 ]; then
-  btype=""
-  [ -f "$build/CMakeCache.txt" ] && btype=$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$build/CMakeCache.txt")
-  if [ "$btype" != Release ]; then
-    [ -n "$btype" ] && log "reconfiguring $build as Release (was $btype)"
-    cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DABFT_BUILD_BENCH=ON >&2 || exit 1
-  fi
-  cmake --build "$build" -j"${ABFT_BUILD_JOBS:-$(nproc)}" --target abft_bench_attention >&2 || exit 1
+  bench_release_build "$build" abft_bench_attention || exit 1
 fi
 [ -x "$bin" ] || { log "no $bin (build it, or drop --no-build)"; exit 1; }
 mkdir -p "$out"

@@ -36,22 +36,16 @@ while [ $# -gt 0 ]; do
   shift
 done
 
-build=${ABFT_BUILD_DIR:-$root/build}
-[[ "$build" == /* ]] || build=$PWD/$build
+# shellcheck source=bench_lib.sh
+source "$root/scripts/bench_lib.sh"
+build=$(bench_build_dir)
 out=$build/bench
 bin=$out/abft_bench_fftw
 if [ $build_it = 1 ]; then
-  btype=""
-  [ -f "$build/CMakeCache.txt" ] && btype=$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$build/CMakeCache.txt")
-  if [ "$btype" != Release ]; then
-    [ -n "$btype" ] && log "reconfiguring $build as Release (was $btype)"
-    cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DABFT_BUILD_BENCH=ON >&2 || exit 1
-  fi
-  jobs=${ABFT_BUILD_JOBS:-$(nproc)}
-  cmake --build "$build" -j"$jobs" --target abft_bench_fftw >&2 || exit 1
+  bench_release_build "$build" abft_bench_fftw || exit 1
   # Our library: only when the default path is used (an override may point anywhere).
   if [ -z "${ABFT_FFTW_BENCH_OURS:-}" ]; then
-    cmake --build "$build" -j"$jobs" --target abft_fftw3 >&2 ||
+    bench_release_build "$build" abft_fftw3 ||
       log "building abft_fftw3 failed: the abft rows will report the missing library"
   fi
 fi
