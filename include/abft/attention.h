@@ -61,8 +61,10 @@ ABFT_API abft_status abft_attention_desc_init(abft_attention_desc* d, int64_t ba
  *        ACC, OUTPUT, DQ, DK, DV: the head_dim column c
  *   kpos ACC, ROWSTAT, DQ: the fault lands after the key block holding key kpos was
  *        accumulated; DK, DV: after head h's query block holding query kpos was
- *        accumulated; other sites ignore it.
- * SCORES and PROBS also fire in the backward, which recomputes them. */
+ *        accumulated; PACKED_A: the head_dim column; other sites ignore it.
+ * SCORES and PROBS also fire in the backward, which recomputes them. PACKED_A is a
+ * memory fault in the packed copy of (scale * Q) that every key block reads (col is
+ * ignored): caught by the copy's exact fingerprint, repaired by re-packing. */
 
 /** Largest head_dim the engine takes. */
 #define ABFT_ATTENTION_MAX_HEAD_DIM 256

@@ -48,6 +48,7 @@ SiteExtent site_extent(const abft_call_info& c, abft_site site) {
   const int64_t qrows = bh * c.m, krows = bh * c.n;
   const bool bwd = c.kernel == ABFT_KERNEL_ATTN_BWD;
   switch (site) {
+    case ABFT_SITE_PACKED_A: return {qrows, 0, c.k};  // the packed (scale Q)^T: row, head_dim kpos
     case ABFT_SITE_ATTN_SCORES:
     case ABFT_SITE_ATTN_PROBS: return {qrows, c.n, 0};
     case ABFT_SITE_ATTN_ROWSTAT:

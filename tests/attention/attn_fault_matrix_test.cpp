@@ -82,9 +82,10 @@ std::vector<SiteCfg> site_cfgs() {
     for (abft_site s : {ABFT_SITE_ATTN_SCORES, ABFT_SITE_ATTN_PROBS}) v.push_back({false, s, -2, causal, mask});
     v.push_back({false, ABFT_SITE_ATTN_ROWSTAT, 0, causal, mask});
     v.push_back({false, ABFT_SITE_ATTN_ROWSTAT, 1, causal, mask});
-    for (abft_site s : {ABFT_SITE_ATTN_ACC, ABFT_SITE_OUTPUT}) v.push_back({false, s, -2, causal, mask});
+    for (abft_site s : {ABFT_SITE_ATTN_ACC, ABFT_SITE_OUTPUT, ABFT_SITE_PACKED_A})
+      v.push_back({false, s, -2, causal, mask});
     for (abft_site s : {ABFT_SITE_ATTN_SCORES, ABFT_SITE_ATTN_PROBS, ABFT_SITE_ATTN_DP, ABFT_SITE_ATTN_DS,
-                        ABFT_SITE_ATTN_DQ, ABFT_SITE_ATTN_DK, ABFT_SITE_ATTN_DV})
+                        ABFT_SITE_ATTN_DQ, ABFT_SITE_ATTN_DK, ABFT_SITE_ATTN_DV, ABFT_SITE_PACKED_A})
       v.push_back({true, s, -2, causal, mask});
   }
   return v;
@@ -118,6 +119,9 @@ std::vector<Coord> fixed_coords(const SiteCfg& s) {
               {qrow(1, 1), 29, 7}};
     case ABFT_SITE_OUTPUT:
       return {{qrow(0, 0), 0, 0}, {qrow(1, 69), 63, 0}, {qrow(1, 33), 31, 0}, {qrow(0, 50), 5, 0}, {qrow(1, 1), 29, 0}};
+    case ABFT_SITE_PACKED_A:  // (query row, -, head_dim column kpos) of the packed (scale Q)^T
+      return {{qrow(0, 0), 0, 0}, {qrow(1, 69), 0, 63}, {qrow(1, 33), 0, 17}, {qrow(0, 50), 0, 5},
+              {qrow(1, 1), 0, 29}};
     case ABFT_SITE_ATTN_DK:
     case ABFT_SITE_ATTN_DV:  // ((head, key j) row, column c, after head h's block of query kpos)
       return {{krow(0, 0), 0, 0}, {krow(1, 129), 63, 69}, {krow(0, 64), 20, 40}, {krow(1, 100), 7, 10}};

@@ -18,6 +18,7 @@
 #include <limits>
 
 #include "abft/checksum/attention_bounds.hpp"
+#include "abft/checksum/fingerprint.hpp"
 #include "core/report.hpp"
 #include "cpu/attention/attn_problem.hpp"
 
@@ -33,6 +34,19 @@ constexpr float kInf = std::numeric_limits<float>::infinity();
 struct QPack {
   std::vector<float> qst, dot, qp, dop, dv, lse;
   bool finite = true;
+  /// Exact fingerprint of the four packed operands (qst, dot, qp, dop) as packed: every
+  /// product of a tile and its reference read the same copy, so only this sees a memory
+  /// fault in one. Tasks compare it when they finish.
+  checksum::Fingerprint fp;
+  checksum::Fingerprint fingerprint() const {
+    checksum::Fingerprint f;
+    for (const std::vector<float>* v : {&qst, &dot, &qp, &dop}) {
+      const checksum::Fingerprint g = checksum::fingerprint(v->data(), int64_t(v->size()));
+      f.s0 = f.s0 * 0x9E3779B97F4A7C15ull + g.s0;
+      f.s1 = f.s1 * 0x9E3779B97F4A7C15ull + g.s1;
+    }
+    return f;
+  }
 };
 
 QPack pack_q(const Problem& P, int64_t b, int64_t h) {
@@ -67,13 +81,16 @@ QPack pack_q(const Problem& P, int64_t b, int64_t h) {
     q.lse[size_t(i)] = l;
     if (l != l || l == kInf) q.finite = false;
   }
+  if (P.check) q.fp = q.fingerprint();
   return q;
 }
 
 struct Task {
   Problem& P;
   const KvPack& kv;
-  const std::vector<QPack>& qpacks;  // all heads
+  const std::vector<QPack>* qpacks;  // all heads (a repair may point it at private re-packs)
+  std::vector<QPack> own;            // this task's re-packed heads (b, hk*G .. hk*G+G-1)
+  bool packs_bad = false;            // a fingerprint disagreed: re-pack before the next run
   int64_t b, hk, kb0, kb1;
   float* dqpart;   // G x Lp x Dp
   double* dqref;   // G x nqb x Dp (ref) then G x nqb x Dp (X)
@@ -143,7 +160,16 @@ struct Task {
     return ok;
   }
 
+  const QPack& qpack(int64_t g) const {
+    return own.empty() ? (*qpacks)[size_t(b * P.H + hk * P.G + g)] : own[size_t(g)];
+  }
+
   bool run() {
+    if (packs_bad) {  // a memory fault in the shared packs: this task re-packs its own
+      own.clear();
+      for (int64_t g = 0; g < P.G; ++g) own.push_back(pack_q(P, b, hk * P.G + g));
+      packs_bad = false;
+    }
     const int64_t Br = kQueryBlock, Bc = kKeyBlock, D = P.D, Dp = P.Dp, G = P.G;
     const int64_t nqb = P.nqb(), Lp = nqb * Br;
     const AttnKernels& K = *P.kern;
@@ -152,7 +178,7 @@ struct Task {
     taint = false;
     failed = false;
     for (int64_t g = 0; g < G; ++g)
-      if (!qpacks[size_t(b * P.H + hk * G + g)].finite) taint = true;
+      if (!qpack(g).finite) taint = true;
     std::fill(dqpart, dqpart + G * Lp * Dp, 0.0f);
     std::fill(dqref, dqref + 2 * G * nqb * Dp, 0.0);
     for (int64_t t = kb0; t < kb1; ++t) {
@@ -166,7 +192,7 @@ struct Task {
       int64_t chunks = 0;
       for (int64_t g = 0; g < G; ++g) {
         const int64_t h = hk * G + g, bh = b * P.H + h;
-        const QPack& qp = qpacks[size_t(bh)];
+        const QPack& qp = qpack(g);
         for (int64_t qb = 0; qb < nqb; ++qb) {
           const int64_t i0 = qb * Br, nq = std::min(Br, P.Lq - i0);
           if (P.causal && i0 + nq - 1 + P.off < j0) continue;  // no query here sees this block
@@ -317,6 +343,14 @@ struct Task {
           if (!acc_check(obs, r, r + G * nqb * Dp, D, coef, abs_t, 1.0)) ok = fail();
         }
     }
+    if (P.check) {
+      rep.checks += 1;
+      for (int64_t g = 0; g < G; ++g)
+        if (qpack(g).fingerprint() != qpack(g).fp) {
+          packs_bad = true;
+          ok = fail();
+        }
+    }
     if (P.check && taint) rep.skipped += 1;
     return ok;
   }
@@ -331,6 +365,12 @@ abft_status run_backward(Problem& P, abft_report& rep) {
   std::vector<QPack> qpacks(static_cast<size_t>(heads));
 #pragma omp parallel for schedule(dynamic, 1) num_threads(P.threads) if (heads > 1)
   for (int64_t bh = 0; bh < heads; ++bh) qpacks[size_t(bh)] = pack_q(P, bh / P.H, bh % P.H);
+  // A memory fault in a packed (scale Q)^T (injection): it lands after the fingerprint.
+  for (AttnFault& a : P.faults)
+    if (!a.f->applied && a.f->site == ABFT_SITE_PACKED_A) {
+      float& x = qpacks[size_t(a.bh)].qst[size_t((a.r / Br) * P.D * Br + a.kpos * Br + a.r % Br)];
+      x = land(a, x);
+    }
 
   // Tasks: (batch, kv head, key-block chunk); more than one chunk per head only when the
   // heads alone cannot keep the threads busy. Each task owns its dQ partial.
@@ -359,7 +399,7 @@ abft_status run_backward(Problem& P, abft_report& rep) {
       const int64_t grp = t / nch, ch = t % nch;
       const int64_t b = grp / P.HK, hk = grp % P.HK;
       const int64_t kb0 = nkb * ch / nch, kb1 = nkb * (ch + 1) / nch;
-      Task tk{P, packs[size_t(grp)], qpacks, b, hk, kb0, kb1,
+      Task tk{P, packs[size_t(grp)], &qpacks, {}, false, b, hk, kb0, kb1,
               dqpart.data() + t * G * Lp * Dp, dqref.data() + t * 2 * G * nqb * Dp};
       size_t at = 0;
       tk.st = sc.take(at, size_t(Bc * Br));

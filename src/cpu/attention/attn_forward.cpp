@@ -5,7 +5,8 @@
  *    2. softmax: a duplicate running maximum checked before each use, probabilities in
  *       [0, 1], the normalizer l against a re-sum l2 of the stored probabilities;
  *    3. O^T = V^T P^T with V's row sums (and |V|'s) as two more rows of V^T, carried
- *       through the same rescaling: the stored O row sums against accv / l.
+ *       through the same rescaling: the stored O row sums against accv / l;
+ *    4. the packed (scale Q)^T, which both sides of check 1 read, by an exact fingerprint.
  *  A failing block is recomputed and re-verified (policy CORRECT).
  */
 #include <omp.h>
@@ -16,6 +17,7 @@
 #include <limits>
 
 #include "abft/checksum/attention_bounds.hpp"
+#include "abft/checksum/fingerprint.hpp"
 #include "core/report.hpp"
 #include "cpu/attention/attn_problem.hpp"
 
@@ -69,6 +71,16 @@ struct FwdBlock {
         for (int64_t c = 0; c < D; ++c) qst[c * Br + i] = 0.0f;
       }
     }
+    // The packed copy is read by every key block's product and by its reference: a memory
+    // fault in it would agree with both. An exact fingerprint, taken now and compared after
+    // the last key block, catches it (GUIDE §4, packed operands; ABFT.md §4).
+    checksum::Fingerprint fq;
+    if (P.check) fq = checksum::fingerprint(qst, D * Br);
+    if (!P.faults.empty())
+      each_fault(ABFT_SITE_PACKED_A, [&](AttnFault& a) {
+        float& x = qst[a.kpos * Br + (a.r - i0)];
+        x = land(a, x);
+      });
     std::fill(m, m + Br, -kInf);
     std::fill(m2, m2 + Br, -kInf);
     std::fill(l, l + Br, 0.0f);
@@ -165,6 +177,10 @@ struct FwdBlock {
           v[a.r - i0] = land(a, v[a.r - i0]);
         });
       }
+    }
+    if (P.check) {
+      rep.checks += 1;
+      if (checksum::fingerprint(qst, D * Br) != fq) ok = false;
     }
     return finish(nblocks) && ok;
   }
