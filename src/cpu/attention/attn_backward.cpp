@@ -88,7 +88,7 @@ QPack pack_q(const Problem& P, int64_t b, int64_t h) {
 struct Task {
   Problem& P;
   const KvPack& kv;
-  const std::vector<QPack>* qpacks;  // all heads (a repair may point it at private re-packs)
+  const std::vector<QPack>* qpacks;  // every head's packs, shared by the tasks
   std::vector<QPack> own;            // this task's re-packed heads (b, hk*G .. hk*G+G-1)
   bool packs_bad = false;            // a fingerprint disagreed: re-pack before the next run
   int64_t b, hk, kb0, kb1;
@@ -109,16 +109,17 @@ struct Task {
       if (!a.f->applied && a.f->site == site && a.bh == bh) fn(a);
   }
 
-  /** A magnitude sum X that float cannot bound (overflow risk, or non-finite). From
-   *  finite inputs this is legitimate scale only while nothing has failed yet: the
-   *  first check a fault reaches has an X made of inputs alone (S, dP tiles) or of sums
-   *  taken before the fault's site, so a non-finite X after a failure is the fault's
-   *  echo, not data, and must not turn the attempt's checks off or count as skipped. */
+  /** A check of this attempt failed. */
   bool fail() {
     failed = true;
     return false;
   }
 
+  /** A magnitude sum X that float cannot bound (overflow risk, or non-finite). From
+   *  finite inputs this is legitimate scale only while nothing has failed yet: the
+   *  first check a fault reaches has an X made of inputs alone (S, dP tiles) or of sums
+   *  taken before the fault's site, so a non-finite X after a failure is the fault's
+   *  echo, not data, and must not turn the attempt's checks off or count as skipped. */
   bool unscalable() {
     if (!failed) taint = true;
     return true;
