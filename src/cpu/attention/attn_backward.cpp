@@ -383,53 +383,40 @@ abft_status run_backward(Problem& P, abft_report& rep) {
   std::vector<float> dqpart(size_t(tasks * G * Lp * Dp));
   std::vector<double> dqref(size_t(tasks * 2 * G * nqb * Dp));
   std::vector<unsigned char> tainted(size_t(tasks), 0);  // a task saw non-finite inputs
-  abft_status status = ABFT_STATUS_SUCCESS;
   // Scratch per thread: the 17 takes below (st, dpt; psum, psum2, qsum, qabs; ksum, kabs;
   // dvacc, dkacc; obs, ref, X; vref, vX, kref, kX), each rounded up to 16 floats.
   const size_t dn = size_t(std::max<int64_t>(Br, Dp)) * 2;
   const size_t per = size_t(2 * Bc * Br + 4 * Br + 2 * Bc + 2 * Bc * Dp) + 3 * dn +
                      size_t(4 * 2 * Dp) + 20 * 16;
-#pragma omp parallel num_threads(P.threads) if (tasks > 1)
-  {
-    Scratch sc;
-    sc.buf.assign(per, 0.0f);
-    abft_report mine{};
-    abft_status st_mine = ABFT_STATUS_SUCCESS;
-#pragma omp for schedule(dynamic, 1)
-    for (int64_t t = 0; t < tasks; ++t) {
-      const int64_t grp = t / nch, ch = t % nch;
-      const int64_t b = grp / P.HK, hk = grp % P.HK;
-      const int64_t kb0 = nkb * ch / nch, kb1 = nkb * (ch + 1) / nch;
-      Task tk{P, packs[size_t(grp)], &qpacks, {}, false, b, hk, kb0, kb1,
-              dqpart.data() + t * G * Lp * Dp, dqref.data() + t * 2 * G * nqb * Dp};
-      size_t at = 0;
-      tk.st = sc.take(at, size_t(Bc * Br));
-      tk.dpt = sc.take(at, size_t(Bc * Br));
-      tk.psum = sc.take(at, size_t(Br));
-      tk.psum2 = sc.take(at, size_t(Br));
-      tk.qsum = sc.take(at, size_t(Br));
-      tk.qabs = sc.take(at, size_t(Br));
-      tk.ksum = sc.take(at, size_t(Bc));
-      tk.kabs = sc.take(at, size_t(Bc));
-      tk.dvacc = sc.take(at, size_t(Bc * Dp));
-      tk.dkacc = sc.take(at, size_t(Bc * Dp));
-      tk.obs = reinterpret_cast<double*>(sc.take(at, dn));
-      tk.ref = reinterpret_cast<double*>(sc.take(at, dn));
-      tk.X = reinterpret_cast<double*>(sc.take(at, dn));
-      tk.vref = reinterpret_cast<double*>(sc.take(at, size_t(2 * Dp)));
-      tk.vX = reinterpret_cast<double*>(sc.take(at, size_t(2 * Dp)));
-      tk.kref = reinterpret_cast<double*>(sc.take(at, size_t(2 * Dp)));
-      tk.kX = reinterpret_cast<double*>(sc.take(at, size_t(2 * Dp)));
-      st_mine = core::worse_status(st_mine, run_repaired(tk, P.correct));
-      tainted[size_t(t)] = tk.taint ? 1 : 0;
-      core::add_report(mine, tk.rep);
-    }
-#pragma omp critical(abft_attention_backward)
-    {
-      core::add_report(rep, mine);
-      status = core::worse_status(status, st_mine);
-    }
-  }
+  abft_status status = run_units(P, tasks, per, rep, [&](int64_t t, Scratch& sc, abft_report& mine) {
+    const int64_t grp = t / nch, ch = t % nch;
+    const int64_t b = grp / P.HK, hk = grp % P.HK;
+    const int64_t kb0 = nkb * ch / nch, kb1 = nkb * (ch + 1) / nch;
+    Task tk{P, packs[size_t(grp)], &qpacks, {}, false, b, hk, kb0, kb1,
+            dqpart.data() + t * G * Lp * Dp, dqref.data() + t * 2 * G * nqb * Dp};
+    size_t at = 0;
+    tk.st = sc.take(at, size_t(Bc * Br));
+    tk.dpt = sc.take(at, size_t(Bc * Br));
+    tk.psum = sc.take(at, size_t(Br));
+    tk.psum2 = sc.take(at, size_t(Br));
+    tk.qsum = sc.take(at, size_t(Br));
+    tk.qabs = sc.take(at, size_t(Br));
+    tk.ksum = sc.take(at, size_t(Bc));
+    tk.kabs = sc.take(at, size_t(Bc));
+    tk.dvacc = sc.take(at, size_t(Bc * Dp));
+    tk.dkacc = sc.take(at, size_t(Bc * Dp));
+    tk.obs = reinterpret_cast<double*>(sc.take(at, dn));
+    tk.ref = reinterpret_cast<double*>(sc.take(at, dn));
+    tk.X = reinterpret_cast<double*>(sc.take(at, dn));
+    tk.vref = reinterpret_cast<double*>(sc.take(at, size_t(2 * Dp)));
+    tk.vX = reinterpret_cast<double*>(sc.take(at, size_t(2 * Dp)));
+    tk.kref = reinterpret_cast<double*>(sc.take(at, size_t(2 * Dp)));
+    tk.kX = reinterpret_cast<double*>(sc.take(at, size_t(2 * Dp)));
+    const abft_status st = run_repaired(tk, P.correct);
+    tainted[size_t(t)] = tk.taint ? 1 : 0;
+    core::add_report(mine, tk.rep);
+    return st;
+  });
 
   // dQ = scale * (sum of the task partials), stored with the caller's strides; its column
   // sums per query block re-checked against the sum of the tasks' references.

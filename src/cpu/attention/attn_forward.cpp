@@ -241,39 +241,24 @@ abft_status run_forward(Problem& P, abft_report& rep) {
   const std::vector<KvPack> packs = pack_kv(P);
   const int64_t Br = kQueryBlock, nqb = P.nqb(), tasks = P.B * P.H * nqb;
   const size_t per = size_t((P.D + 1) * Br * 2 + kKeyBlock * Br * 2 + 16 * Br + 64 * 16);
-  abft_status status = ABFT_STATUS_SUCCESS;
-#pragma omp parallel num_threads(P.threads) if (tasks > 1)
-  {
-    Scratch sc;
-    sc.buf.assign(per, 0.0f);
-    abft_report mine{};
-    abft_status st_mine = ABFT_STATUS_SUCCESS;
-#pragma omp for schedule(dynamic, 1)
-    for (int64_t t = 0; t < tasks; ++t) {
-      const int64_t bh = t / nqb, qb = t % nqb;
-      const int64_t b = bh / P.H, h = bh % P.H;
-      FwdBlock fb{P, packs[size_t(b * P.HK + h / P.G)], b, h, bh, qb * Br,
-                  std::min(Br, P.Lq - qb * Br)};
-      size_t at = 0;
-      fb.qst = sc.take(at, size_t(P.D * Br));
-      fb.ot = sc.take(at, size_t((P.D + 2) * Br));
-      fb.st = sc.take(at, size_t(kKeyBlock * Br));
-      fb.maskT = sc.take(at, size_t(kKeyBlock * Br));
-      for (float** p : {&fb.m, &fb.m2, &fb.l, &fb.l2, &fb.corr})
-        *p = sc.take(at, size_t(Br));
-      fb.obs = reinterpret_cast<double*>(sc.take(at, size_t(2 * Br)));
-      fb.ref = reinterpret_cast<double*>(sc.take(at, size_t(2 * Br)));
-      fb.X = reinterpret_cast<double*>(sc.take(at, size_t(2 * Br)));
-      st_mine = core::worse_status(st_mine, run_repaired(fb, P.correct));
-      core::add_report(mine, fb.rep);
-    }
-#pragma omp critical(abft_attention_forward)
-    {
-      core::add_report(rep, mine);
-      status = core::worse_status(status, st_mine);
-    }
-  }
-  return status;
+  return run_units(P, tasks, per, rep, [&](int64_t t, Scratch& sc, abft_report& mine) {
+    const int64_t bh = t / nqb, qb = t % nqb;
+    const int64_t b = bh / P.H, h = bh % P.H;
+    FwdBlock fb{P, packs[size_t(b * P.HK + h / P.G)], b, h, bh, qb * Br,
+                std::min(Br, P.Lq - qb * Br)};
+    size_t at = 0;
+    fb.qst = sc.take(at, size_t(P.D * Br));
+    fb.ot = sc.take(at, size_t((P.D + 2) * Br));
+    fb.st = sc.take(at, size_t(kKeyBlock * Br));
+    fb.maskT = sc.take(at, size_t(kKeyBlock * Br));
+    for (float** p : {&fb.m, &fb.m2, &fb.l, &fb.l2, &fb.corr}) *p = sc.take(at, size_t(Br));
+    fb.obs = reinterpret_cast<double*>(sc.take(at, size_t(2 * Br)));
+    fb.ref = reinterpret_cast<double*>(sc.take(at, size_t(2 * Br)));
+    fb.X = reinterpret_cast<double*>(sc.take(at, size_t(2 * Br)));
+    const abft_status st = run_repaired(fb, P.correct);
+    core::add_report(mine, fb.rep);
+    return st;
+  });
 }
 
 }  // namespace abft::cpu::attention

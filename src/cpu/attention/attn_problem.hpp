@@ -8,6 +8,7 @@
 
 #include "abft/attention.h"
 #include "abft/checksum/fault_models.hpp"
+#include "core/report.hpp"
 #include "cpu/attention/attn_kernels.hpp"
 
 namespace abft::cpu::attention {
@@ -115,6 +116,30 @@ struct Scratch {
     return p;
   }
 };
+
+/** The parallel loop both directions run: `n` units over P.threads OpenMP threads
+ *  (dynamic schedule), each thread with a scratch of `scratch` floats and a report of its
+ *  own; body(t, scratch, report) runs unit t and returns its status. The reports add up
+ *  into rep and the worst status is returned. */
+template <class Body>
+abft_status run_units(const Problem& P, int64_t n, size_t scratch, abft_report& rep, Body&& body) {
+  abft_status status = ABFT_STATUS_SUCCESS;
+#pragma omp parallel num_threads(P.threads) if (n > 1)
+  {
+    Scratch sc;
+    sc.buf.assign(scratch, 0.0f);
+    abft_report mine{};
+    abft_status st_mine = ABFT_STATUS_SUCCESS;
+#pragma omp for schedule(dynamic, 1)
+    for (int64_t t = 0; t < n; ++t) st_mine = core::worse_status(st_mine, body(t, sc, mine));
+#pragma omp critical(abft_attention_units)
+    {
+      core::add_report(rep, mine);
+      status = core::worse_status(status, st_mine);
+    }
+  }
+  return status;
+}
 
 abft_status run_forward(Problem& P, abft_report& rep);
 abft_status run_backward(Problem& P, abft_report& rep);
