@@ -396,4 +396,21 @@ TEST(AttnArgs, PolicyOffRunsNoChecks) {
   EXPECT_EQ(rep.detected, 0u);
 }
 
+// Workspace that cannot be allocated is a status, not an abort: the packs are
+// allocated inside OpenMP regions, where an escaping exception would terminate.
+TEST(AttnArgs, UnallocatableWorkspaceGivesAllocFailed) {
+  std::vector<float> q(64, 1.0f), k(64, 1.0f), v(64, 1.0f), o(64, 0.0f), l(1, 0.0f);
+  std::vector<float> dq(64, 0.0f), dk(64, 0.0f), dv(64, 0.0f);
+  abft_attention_desc d;
+  ASSERT_EQ(abft_attention_desc_init(&d, 1, 1, 1, 1, int64_t(1) << 40, 64), ABFT_STATUS_SUCCESS);
+  EXPECT_EQ(abft_attention_forward(nullptr, ABFT_POLICY_CORRECT, &d, q.data(), k.data(), v.data(),
+                                   nullptr, o.data(), l.data(), nullptr),
+            ABFT_STATUS_ALLOC_FAILED);
+  ASSERT_EQ(abft_attention_desc_init(&d, 1, 1, 1, int64_t(1) << 40, 1, 64), ABFT_STATUS_SUCCESS);
+  EXPECT_EQ(abft_attention_backward(nullptr, ABFT_POLICY_CORRECT, &d, q.data(), k.data(), v.data(),
+                                    nullptr, o.data(), o.data(), l.data(), dq.data(), dk.data(),
+                                    dv.data(), nullptr),
+            ABFT_STATUS_ALLOC_FAILED);
+}
+
 }  // namespace

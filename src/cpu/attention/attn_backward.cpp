@@ -364,8 +364,11 @@ abft_status run_backward(Problem& P, abft_report& rep) {
   const int64_t Lp = nqb * Br, Dp = P.Dp, G = P.G, heads = P.B * P.H;
   const std::vector<KvPack> packs = pack_kv(P);
   std::vector<QPack> qpacks(static_cast<size_t>(heads));
+  std::atomic<bool> failed{false};
 #pragma omp parallel for schedule(dynamic, 1) num_threads(P.threads) if (heads > 1)
-  for (int64_t bh = 0; bh < heads; ++bh) qpacks[size_t(bh)] = pack_q(P, bh / P.H, bh % P.H);
+  for (int64_t bh = 0; bh < heads; ++bh)
+    guarded(failed, [&] { qpacks[size_t(bh)] = pack_q(P, bh / P.H, bh % P.H); });
+  if (failed) throw std::bad_alloc();
   // A memory fault in a packed (scale Q)^T (injection): it lands after the fingerprint.
   for (AttnFault& a : P.faults)
     if (!a.f->applied && a.f->site == ABFT_SITE_PACKED_A) {
@@ -423,11 +426,13 @@ abft_status run_backward(Problem& P, abft_report& rep) {
 #pragma omp parallel num_threads(P.threads) if (heads * nqb > 1)
   {
     const size_t nd = static_cast<size_t>(Dp);
-    std::vector<double> o(nd), r(nd), x(nd);
+    std::vector<double> o, r, x;
+    guarded(failed, [&] { o.assign(nd, 0.0), r.assign(nd, 0.0), x.assign(nd, 0.0); });
     abft_report mine{};
     abft_status st_mine = ABFT_STATUS_SUCCESS;
 #pragma omp for schedule(dynamic, 4)
     for (int64_t w = 0; w < heads * nqb; ++w) {
+      if (failed) continue;  // this thread's sums could not be allocated
       const int64_t bh = w / nqb, qb = w % nqb;
       const int64_t b = bh / P.H, h = bh % P.H, hk = h / G, g = h % G;
       const int64_t i0 = qb * Br, nq = std::min(Br, P.Lq - i0);
@@ -489,6 +494,7 @@ abft_status run_backward(Problem& P, abft_report& rep) {
       status = core::worse_status(status, st_mine);
     }
   }
+  if (failed) throw std::bad_alloc();
   return status;
 }
 

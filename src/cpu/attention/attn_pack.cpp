@@ -12,8 +12,9 @@ namespace abft::cpu::attention {
 std::vector<KvPack> pack_kv(const Problem& P) {
   std::vector<KvPack> packs(size_t(P.B * P.HK));
   const int64_t nkb = P.nkb(), Dp = P.Dp, Dv = P.Dv, D = P.D;
+  std::atomic<bool> failed{false};
 #pragma omp parallel for schedule(dynamic, 1) num_threads(P.threads) if (P.B * P.HK > 1)
-  for (int64_t t = 0; t < P.B * P.HK; ++t) {
+  for (int64_t t = 0; t < P.B * P.HK; ++t) guarded(failed, [&] {
     const int64_t b = t / P.HK, hk = t % P.HK;
     KvPack& kv = packs[size_t(t)];
     kv.kp.assign(size_t(P.Lk * Dp), 0.0f);
@@ -56,7 +57,8 @@ std::vector<KvPack> pack_kv(const Problem& P) {
       }
       kv.finite[size_t(blk)] = fin ? 1 : 0;
     }
-  }
+  });
+  if (failed) throw std::bad_alloc();
   return packs;
 }
 

@@ -3,7 +3,9 @@
  *  policy, planned faults) and the per-KV-head packs with their checksum summaries.
  */
 #pragma once
+#include <atomic>
 #include <cstdint>
+#include <new>
 #include <vector>
 
 #include "abft/attention.h"
@@ -117,6 +119,19 @@ struct Scratch {
   }
 };
 
+/** Exceptions must not leave an OpenMP region (the runtime would terminate the caller's
+ *  process). Code in a region runs under guarded(), which records any exception (only an
+ *  allocation can throw here) in `failed`; after the region the caller throws
+ *  std::bad_alloc, which the entry point returns as ABFT_STATUS_ALLOC_FAILED. */
+template <class Fn>
+void guarded(std::atomic<bool>& failed, Fn&& fn) {
+  try {
+    fn();
+  } catch (...) {
+    failed = true;
+  }
+}
+
 /** The parallel loop both directions run: `n` units over P.threads OpenMP threads
  *  (dynamic schedule), each thread with a scratch of `scratch` floats and a report of its
  *  own; body(t, scratch, report) runs unit t and returns its status. The reports add up
@@ -124,20 +139,25 @@ struct Scratch {
 template <class Body>
 abft_status run_units(const Problem& P, int64_t n, size_t scratch, abft_report& rep, Body&& body) {
   abft_status status = ABFT_STATUS_SUCCESS;
+  std::atomic<bool> failed{false};
 #pragma omp parallel num_threads(P.threads) if (n > 1)
   {
     Scratch sc;
-    sc.buf.assign(scratch, 0.0f);
+    guarded(failed, [&] { sc.buf.assign(scratch, 0.0f); });
     abft_report mine{};
     abft_status st_mine = ABFT_STATUS_SUCCESS;
 #pragma omp for schedule(dynamic, 1)
-    for (int64_t t = 0; t < n; ++t) st_mine = core::worse_status(st_mine, body(t, sc, mine));
+    for (int64_t t = 0; t < n; ++t) {
+      if (failed) continue;  // nothing more is computed once an allocation failed
+      guarded(failed, [&] { st_mine = core::worse_status(st_mine, body(t, sc, mine)); });
+    }
 #pragma omp critical(abft_attention_units)
     {
       core::add_report(rep, mine);
       status = core::worse_status(status, st_mine);
     }
   }
+  if (failed) throw std::bad_alloc();
   return status;
 }
 
