@@ -79,7 +79,7 @@ ABFT_API abft_status abft_attention_desc_init(abft_attention_desc* d, int64_t ba
  *                   heads not a multiple of kv_heads (kv_heads 0 with heads > 0);
  *    INVALID_LD     a zero stride on a dimension of size > 1 of Q, K, V or O;
  *    ALLOC_FAILED   the workspace (packs of K, V and, backward, of Q and dO) could not
- *                   be allocated: nothing useful was written. */
+ *                   be allocated (outputs may then be partly written). */
 ABFT_API abft_status abft_attention_forward(abft_handle_t h, abft_policy policy,
                                             const abft_attention_desc* d, const float* Q,
                                             const float* K, const float* V, const float* mask,
