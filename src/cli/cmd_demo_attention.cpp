@@ -118,6 +118,16 @@ std::string case_text(const AttnCase& c) {
 /** Float top exponent bit, a low exponent bit (x 2^+-16) and a mid-mantissa bit (2^-8). */
 constexpr int kHi = 30, kExp = 27, kMid = 15;
 
+/** The full sets: one scenario per model at site s (high, exponent and mid bit flips, NaN,
+ *  +Inf, a random value). */
+void add_site_models(std::vector<std::vector<abft_fault>>& sets, abft_site s) {
+  for (const abft_fault& f :
+       {fault_spec(s, ABFT_FAULT_BITFLIP, kHi), fault_spec(s, ABFT_FAULT_BITFLIP, kExp),
+        fault_spec(s, ABFT_FAULT_BITFLIP, kMid), fault_spec(s, ABFT_FAULT_NAN, -1),
+        fault_spec(s, ABFT_FAULT_POS_INF, -1), fault_spec(s, ABFT_FAULT_RANDOM, -1)})
+    sets.push_back({f});
+}
+
 std::vector<Scenario> forward_scenarios(bool quick) {
   auto spec = [](abft_site s, abft_fault_model m, int bit = -1) { return fault_spec(s, m, bit); };
   if (quick)
@@ -138,13 +148,7 @@ std::vector<Scenario> forward_scenarios(bool quick) {
   std::vector<std::vector<abft_fault>> sets{{}};
   for (abft_site s : {ABFT_SITE_ATTN_SCORES, ABFT_SITE_ATTN_PROBS, ABFT_SITE_ATTN_ROWSTAT,
                       ABFT_SITE_ATTN_ACC, ABFT_SITE_OUTPUT})
-    for (int m = 0; m < 6; ++m)
-      sets.push_back({m == 0   ? spec(s, ABFT_FAULT_BITFLIP, kHi)
-                      : m == 1 ? spec(s, ABFT_FAULT_BITFLIP, kExp)
-                      : m == 2 ? spec(s, ABFT_FAULT_BITFLIP, kMid)
-                      : m == 3 ? spec(s, ABFT_FAULT_NAN)
-                      : m == 4 ? spec(s, ABFT_FAULT_POS_INF)
-                               : spec(s, ABFT_FAULT_RANDOM)});
+    add_site_models(sets, s);
   sets.push_back(
       {spec(ABFT_SITE_OUTPUT, ABFT_FAULT_NEG_INF), spec(ABFT_SITE_ATTN_SCORES, ABFT_FAULT_NAN)});
   sets.push_back({spec(ABFT_SITE_ATTN_ACC, ABFT_FAULT_BITFLIP, kMid),
@@ -177,13 +181,7 @@ std::vector<Scenario> backward_scenarios(bool quick) {
   std::vector<std::vector<abft_fault>> sets{{}};
   for (abft_site s : {ABFT_SITE_ATTN_SCORES, ABFT_SITE_ATTN_PROBS, ABFT_SITE_ATTN_DP,
                       ABFT_SITE_ATTN_DS, ABFT_SITE_ATTN_DQ, ABFT_SITE_ATTN_DK, ABFT_SITE_ATTN_DV})
-    for (int m = 0; m < 6; ++m)
-      sets.push_back({m == 0   ? spec(s, ABFT_FAULT_BITFLIP, kHi)
-                      : m == 1 ? spec(s, ABFT_FAULT_BITFLIP, kExp)
-                      : m == 2 ? spec(s, ABFT_FAULT_BITFLIP, kMid)
-                      : m == 3 ? spec(s, ABFT_FAULT_NAN)
-                      : m == 4 ? spec(s, ABFT_FAULT_POS_INF)
-                               : spec(s, ABFT_FAULT_RANDOM)});
+    add_site_models(sets, s);
   sets.push_back({spec(ABFT_SITE_ATTN_DV, ABFT_FAULT_NEG_INF),
                   spec(ABFT_SITE_ATTN_DS, ABFT_FAULT_BITFLIP, kHi)});
   sets.push_back({spec(ABFT_SITE_ATTN_DQ, ABFT_FAULT_BITFLIP, kMid),

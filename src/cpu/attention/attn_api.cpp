@@ -124,7 +124,14 @@ abft_status entry(abft_kernel kid, abft_handle_t h, abft_policy policy, const ab
   }
 }
 
-bool empty_problem(const abft_attention_desc* d) { return d->batch == 0 || d->heads == 0 || d->q_len == 0; }
+/** The inputs both directions read. */
+void set_inputs(Problem& P, const float* Q, const float* K, const float* V, const float* mask) {
+  P.q.data = Q;
+  P.k.data = K;
+  P.v.data = V;
+  P.mask.data = mask;
+  P.has_mask = mask != nullptr;
+}
 
 }  // namespace
 }  // namespace abft::cpu::attention
@@ -158,14 +165,10 @@ extern "C" abft_status abft_attention_forward(abft_handle_t h, abft_policy polic
   const abft_status st = check_desc(d, policy);
   if (st != ABFT_STATUS_SUCCESS) return st;
   if (report) *report = abft_report{};
-  if (empty_problem(d)) return ABFT_STATUS_SUCCESS;
+  if (d->batch == 0 || d->heads == 0 || d->q_len == 0) return ABFT_STATUS_SUCCESS;
   if (!Q || !O || (d->kv_len > 0 && (!K || !V))) return ABFT_STATUS_NULL_POINTER;
   Problem P;
-  P.q.data = Q;
-  P.k.data = K;
-  P.v.data = V;
-  P.mask.data = mask;
-  P.has_mask = mask != nullptr;
+  set_inputs(P, Q, K, V, mask);
   P.o.data = O;
   P.lse = lse;
   return entry(ABFT_KERNEL_ATTN_FWD, h, policy, d, report, P,
@@ -187,11 +190,7 @@ extern "C" abft_status abft_attention_backward(abft_handle_t h, abft_policy poli
   if (!no_q && (!Q || !O || !dO || !lse || !dQ)) return ABFT_STATUS_NULL_POINTER;
   if (!no_k && (!K || !V || !dK || !dV)) return ABFT_STATUS_NULL_POINTER;
   Problem P;
-  P.q.data = Q;
-  P.k.data = K;
-  P.v.data = V;
-  P.mask.data = mask;
-  P.has_mask = mask != nullptr;
+  set_inputs(P, Q, K, V, mask);
   P.o_in.data = O;
   P.dO.data = dO;
   P.lse_in = lse;
