@@ -171,6 +171,18 @@ ABFT_API abft_status abft_injector_clear(abft_injector_t inj);
  *  with probability `rate`, from one spec chosen at random. A negative rate
  *  (the default) restores the plain mode: every spec fires on every call. */
 ABFT_API abft_status abft_injector_set_rate(abft_injector_t inj, double rate);
+/** Rate per floating-point operation: each planned call draws at most one fault, with
+ *  probability 1 - exp(-per_flop * flops) where flops is the call's nominal operation count
+ *  (abft_call_flops), from one spec chosen at random. 0 <= per_flop; the latest of this and
+ *  abft_injector_set_rate wins. A negative value restores the plain mode. */
+ABFT_API abft_status abft_injector_set_flop_rate(abft_injector_t inj, double per_flop);
+/** Nominal floating-point operations of a call (the basis of the per-FLOP rate): GEMM 2mnk
+ *  (complex 8mnk), attention 4*batch*m*n*k forward and 10*batch*m*n*k backward, FFT 2.5*m*n*k
+ *  (units x scalars x stages). */
+ABFT_API double abft_call_flops(const abft_call_info* call);
+/* In both rate modes the spec is chosen among those whose site exists for the call's kernel
+ * (GEMM sites for a GEMM, attention sites for attention, ...), so one spec list can serve
+ * every kernel family. */
 /** Faults of the most recent call, with original/corrupted/applied filled in. */
 ABFT_API abft_status abft_injector_last(abft_injector_t inj, abft_fault* out, int cap, int* count);
 

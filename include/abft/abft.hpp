@@ -52,6 +52,10 @@ class Injector {
   Injector& operator=(Injector&& o) noexcept { std::swap(inj_, o.inj_); return *this; }
   void add(const abft_fault& spec) { check(abft_injector_add(inj_, &spec)); }
   void clear() { check(abft_injector_clear(inj_)); }
+  /** At most one fault per call, with this probability (negative: every spec every call). */
+  void set_rate(double per_call) { check(abft_injector_set_rate(inj_, per_call)); }
+  /** At most one fault per call, with probability 1 - exp(-per_flop * flops of the call). */
+  void set_flop_rate(double per_flop) { check(abft_injector_set_flop_rate(inj_, per_flop)); }
   abft_injector_t get() const noexcept { return inj_; }
  private:
   abft_injector_t inj_ = nullptr;

@@ -125,7 +125,34 @@ extern "C" abft_status abft_injector_set_rate(abft_injector_t inj, double rate) 
   if (!(rate <= 1.0)) return ABFT_STATUS_INVALID_VALUE;  // also rejects NaN
   std::lock_guard<std::mutex> g(inj->mu);
   inj->rate = rate < 0.0 ? -1.0 : rate;
+  inj->per_flop = false;
   return ABFT_STATUS_SUCCESS;
+}
+
+extern "C" abft_status abft_injector_set_flop_rate(abft_injector_t inj, double per_flop) {
+  if (!inj) return ABFT_STATUS_NULL_POINTER;
+  if (std::isnan(per_flop) || std::isinf(per_flop)) return ABFT_STATUS_INVALID_VALUE;
+  std::lock_guard<std::mutex> g(inj->mu);
+  inj->rate = per_flop < 0.0 ? -1.0 : per_flop;
+  inj->per_flop = per_flop >= 0.0;
+  return ABFT_STATUS_SUCCESS;
+}
+
+extern "C" double abft_call_flops(const abft_call_info* c) {
+  if (!c || c->m <= 0 || c->n <= 0 || c->k <= 0) return 0.0;
+  const double mnk = double(c->m) * double(c->n) * double(c->k);
+  const double b = c->batch > 0 ? double(c->batch) : 1.0;
+  switch (c->kernel) {
+    case ABFT_KERNEL_SGEMM:
+    case ABFT_KERNEL_DGEMM: return 2.0 * mnk;
+    case ABFT_KERNEL_CGEMM:
+    case ABFT_KERNEL_ZGEMM: return 8.0 * mnk;
+    case ABFT_KERNEL_ATTN_FWD: return 4.0 * b * mnk;
+    case ABFT_KERNEL_ATTN_BWD: return 10.0 * b * mnk;
+    case ABFT_KERNEL_SFFT:
+    case ABFT_KERNEL_DFFT: return 2.5 * mnk;
+    default: return 0.0;
+  }
 }
 
 extern "C" abft_status abft_injector_clear(abft_injector_t inj) {
@@ -159,10 +186,16 @@ InjectionPlan plan_injection(abft_handle_t h, const abft_call_info& call_in) {
     uint64_t st = inj->seed ^ (0xD1B54A32D192ED03ull * (call.call_index + 1));
     if (inj->rate < 0.0) {
       for (const abft_fault& spec : inj->specs) plan.faults.push_back(concretize(spec, call, st));
-    } else if (!inj->specs.empty() &&
-               double(splitmix64(st) >> 11) * 0x1.0p-53 < inj->rate) {
-      const abft_fault& spec = inj->specs[size_t(draw(st, int64_t(inj->specs.size())))];
-      plan.faults.push_back(concretize(spec, call, st));
+    } else {
+      // Rate modes: at most one fault, from a spec whose site exists for this kernel.
+      std::vector<const abft_fault*> usable;
+      for (const abft_fault& spec : inj->specs)
+        if (site_extent(call, spec.site).exists) usable.push_back(&spec);
+      const double p = inj->per_flop ? -std::expm1(-inj->rate * abft_call_flops(&call)) : inj->rate;
+      if (!usable.empty() && double(splitmix64(st) >> 11) * 0x1.0p-53 < p) {
+        const abft_fault& spec = *usable[size_t(draw(st, int64_t(usable.size())))];
+        plan.faults.push_back(concretize(spec, call, st));
+      }
     }
     plan.injector = inj;
   }

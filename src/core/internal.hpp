@@ -27,6 +27,7 @@ struct abft_injector_s {
   uint64_t seed = 0;
   uint64_t calls = 0;
   double rate = -1.0;  // < 0: every spec fires each call; else P(one fault per call)
+  bool per_flop = false;  // rate is per nominal FLOP of the call (abft_call_flops)
   std::vector<abft_fault> specs;
   std::vector<abft_fault> last;  // concrete faults of the most recent call
 };

@@ -1,0 +1,109 @@
+/** \file model.hpp
+ *  \brief A decoder-only transformer whose every matrix product and attention call runs on the
+ *  protected kernels: full-sequence forward, loss and backward for training, and incremental
+ *  decoding with a KV cache for inference. Error statistics per layer and per op in stats().
+ */
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "abft/abft.hpp"
+#include "abft/transformer/config.hpp"
+#include "abft/transformer/injection.hpp"
+#include "abft/transformer/stats.hpp"
+#include "abft/transformer/weights.hpp"
+
+namespace abft::transformer {
+
+struct ModelOptions {
+  abft::Policy policy = abft::Policy::Correct;  ///< for every kernel call of the model
+  int threads = 0;                              ///< 0: OpenMP default
+  bool invariant_checks = true;                 ///< checks of the non-ABFT ops (off: none)
+  /** Estimate the time spent checking: every `timing_period`-th call of each op is repeated
+   *  with policy off into scratch memory and the difference accumulated (costs extra time). */
+  bool check_timing = false;
+  int timing_period = 8;
+};
+
+/** The KV cache of a batch of sequences ("slots"): per layer K and V of
+ *  [slots, kv_heads, capacity, head_dim]. */
+class KVCache {
+ public:
+  KVCache(const Config& c, int64_t slots, int64_t capacity);
+  int64_t slots() const { return slots_; }
+  int64_t capacity() const { return capacity_; }
+  int64_t length(int64_t slot) const { return len_[size_t(slot)]; }
+  void clear();                  ///< every slot empty
+  void clear(int64_t slot);
+  float* k(int64_t layer) { return k_[size_t(layer)].data(); }
+  float* v(int64_t layer) { return v_[size_t(layer)].data(); }
+  void advance(int64_t slot, int64_t n) { len_[size_t(slot)] += n; }
+
+ private:
+  int64_t slots_, capacity_;
+  std::vector<int64_t> len_;
+  std::vector<std::vector<float>> k_, v_;
+};
+
+/** New tokens of one sequence for Model::decode: appended to `slot` of the cache. */
+struct SeqChunk {
+  int64_t slot = 0;
+  const int32_t* tokens = nullptr;
+  int64_t count = 0;
+};
+
+class Workspace;  // activations and scratch, grown on demand (model_workspace.hpp)
+
+class Model {
+ public:
+  explicit Model(const Config& cfg, const ModelOptions& opt = {});
+  ~Model();
+  Model(Model&&) noexcept;
+  Model& operator=(Model&&) noexcept;
+
+  /** config.json and model.safetensors of a directory (a Hugging Face checkpoint). */
+  static Model from_pretrained(const std::string& dir, const ModelOptions& opt = {});
+  /** Write config.json and model.safetensors into `dir` (created if missing). */
+  void save_pretrained(const std::string& dir) const;
+
+  const Config& config() const { return weights_.config(); }
+  Weights& weights() { return weights_; }
+  const Weights& weights() const { return weights_; }
+  const ModelOptions& options() const { return opt_; }
+
+  void set_policy(abft::Policy p);
+  abft::Policy policy() const { return opt_.policy; }
+  /** Attach an injector with these settings to every kernel call (rate 0: detach). */
+  void set_injection(const InjectionSettings& s);
+  const InjectionSettings& injection() const { return inj_settings_; }
+  RunStats& stats() { return stats_; }
+  const RunStats& stats() const { return stats_; }
+  abft::Handle& handle() { return handle_; }
+
+  /** Logits [B*T, vocab] of B sequences of T tokens (positions 0..T-1, no cache). */
+  void forward(const int32_t* tokens, int64_t B, int64_t T, float* logits);
+  /** Mean cross-entropy of predicting targets[i] at every position (a target < 0 is ignored).
+   *  With grads (a buffer of weights().size() floats) adds d(scale * loss)/d(weights) to it. */
+  double loss(const int32_t* tokens, const int32_t* targets, int64_t B, int64_t T,
+              float* grads = nullptr, float scale = 1.0f);
+
+  /** Run new tokens of some sequences (distinct slots) through the model, appending their K
+   *  and V to the cache. logits: [chunks, vocab] for the last token of each chunk, or with
+   *  all_logits [total tokens, vocab]. */
+  void decode(KVCache& cache, const std::vector<SeqChunk>& chunks, float* logits,
+              bool all_logits = false);
+
+ private:
+  friend class Workspace;
+  ModelOptions opt_;
+  Weights weights_;
+  abft::Handle handle_;
+  std::unique_ptr<abft::Injector> injector_;
+  InjectionSettings inj_settings_;
+  RunStats stats_;
+  std::unique_ptr<Workspace> ws_;
+};
+
+}  // namespace abft::transformer

@@ -1,0 +1,89 @@
+/** \file train.hpp
+ *  \brief Training: AdamW with decoupled weight decay and global-norm gradient clipping,
+ *  gradient accumulation over micro-batches, and a deterministic loader of random windows of
+ *  a token stream (the shipped corpus: the project's own README and docs, byte-tokenized).
+ */
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "abft/transformer/model.hpp"
+
+namespace abft::transformer {
+
+struct AdamWOptions {
+  double lr = 3e-3;
+  double beta1 = 0.9, beta2 = 0.95, eps = 1e-8;
+  double weight_decay = 0.1;  ///< decoupled; matrices and embeddings only
+  double clip = 1.0;          ///< global gradient norm limit (<= 0: no clipping)
+  int64_t warmup = 0;         ///< linear warmup steps, then constant
+};
+
+class AdamW {
+ public:
+  AdamW(const ParamLayout& layout, const AdamWOptions& opt);
+  /** One update of w from g (both layout.size()); clips g in place first. Returns the global
+   *  gradient norm before clipping. Throws Error for a non-finite gradient norm (no update). */
+  double step(float* w, float* g);
+  int64_t steps() const { return t_; }
+  const AdamWOptions& options() const { return opt_; }
+
+ private:
+  AdamWOptions opt_;
+  std::vector<float> m_, v_;
+  std::vector<uint8_t> decay_;
+  int64_t t_ = 0;
+};
+
+/** Random windows of seq+1 tokens from a stream, drawn from a seeded generator. */
+class TokenLoader {
+ public:
+  TokenLoader(std::vector<int32_t> stream, uint64_t seed);
+  /** tokens and targets of B windows of T (targets = tokens shifted by one). */
+  void next(int64_t B, int64_t T, std::vector<int32_t>& tokens, std::vector<int32_t>& targets);
+  size_t size() const { return stream_.size(); }
+
+ private:
+  std::vector<int32_t> stream_;
+  uint64_t state_;
+};
+
+/** The shipped corpus: README.md and docs/*.md of the source tree at `root`, concatenated in
+ *  name order. Throws Error when none is readable. */
+std::string read_corpus(const std::string& root);
+
+struct TrainOptions {
+  int64_t steps = 100;
+  int64_t batch = 8, seq = 64;
+  int64_t accum = 1;  ///< micro-batches per step (the gradient is their mean)
+  AdamWOptions adamw;
+  uint64_t seed = 1;  ///< initialization and data order
+};
+
+struct StepResult {
+  int64_t step = 0;
+  double loss = 0.0;       ///< mean over the step's micro-batches
+  double grad_norm = 0.0;  ///< before clipping
+  double seconds = 0.0;
+  int64_t tokens = 0;
+  RunStats stats;          ///< this step's statistics
+};
+
+/** Runs optimizer steps of a model on a loader. */
+class Trainer {
+ public:
+  Trainer(Model& model, TokenLoader& loader, const TrainOptions& opt);
+  StepResult step();
+  int64_t steps_done() const { return adamw_.steps(); }
+
+ private:
+  Model& model_;
+  TokenLoader& loader_;
+  TrainOptions opt_;
+  AdamW adamw_;
+  std::vector<float> grads_;
+  std::vector<int32_t> tok_, tgt_;
+};
+
+}  // namespace abft::transformer
