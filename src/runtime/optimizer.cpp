@@ -1,1 +1,101 @@
-// (being written)
+/** \file optimizer.cpp
+ *  \brief AdamW (train.hpp): decoupled weight decay on the parameters ParamInfo::decay marks,
+ *  bias-corrected moments, linear warmup and clipping by the global L2 norm.
+ *
+ *  One step at update t (1-based), with lr_t = lr * min(1, t / warmup):
+ *    norm = ||g||_2 (in double); g *= clip / norm when clip > 0 and norm > clip
+ *    w   *= 1 - lr_t * weight_decay                 (decayed parameters only)
+ *    m    = beta1 m + (1 - beta1) g,   v = beta2 v + (1 - beta2) g^2
+ *    w   -= lr_t * (m / (1 - beta1^t)) / (sqrt(v / (1 - beta2^t)) + eps)
+ *  The norm is summed over fixed blocks in a fixed order, so it (and the whole update) is the
+ *  same for any thread count. The element loops cannot throw.
+ */
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "abft/transformer/error.hpp"
+#include "abft/transformer/train.hpp"
+
+namespace abft::transformer {
+
+namespace {
+constexpr int64_t kNormBlock = int64_t(1) << 14;
+}
+
+AdamW::AdamW(const ParamLayout& layout, const AdamWOptions& opt)
+    : opt_(opt), m_(layout.size(), 0.0f), v_(layout.size(), 0.0f), decay_(layout.size(), 0) {
+  auto bad = [](const std::string& what) {
+    throw Error(ABFT_STATUS_INVALID_VALUE, "AdamW: " + what);
+  };
+  if (!std::isfinite(opt.lr) || opt.lr < 0.0) bad("lr must be finite and >= 0");
+  if (!(opt.beta1 >= 0.0 && opt.beta1 < 1.0)) bad("beta1 must be in [0, 1)");
+  if (!(opt.beta2 >= 0.0 && opt.beta2 < 1.0)) bad("beta2 must be in [0, 1)");
+  if (!std::isfinite(opt.eps) || opt.eps < 0.0) bad("eps must be finite and >= 0");
+  if (!std::isfinite(opt.weight_decay) || opt.weight_decay < 0.0)
+    bad("weight_decay must be finite and >= 0");
+  if (std::isnan(opt.clip)) bad("clip must not be NaN");
+  if (opt.warmup < 0) bad("warmup must be >= 0");
+  for (const ParamInfo& p : layout.params()) {
+    if (!p.decay) continue;
+    for (size_t i = p.offset; i < p.offset + p.numel && i < decay_.size(); ++i) decay_[i] = 1;
+  }
+}
+
+double AdamW::step(float* w, float* g) {
+  const int64_t n = static_cast<int64_t>(m_.size());
+  if (n > 0 && (!w || !g)) throw Error(ABFT_STATUS_NULL_POINTER, "AdamW::step: null buffer");
+
+  // Global norm: per-block partial sums (parallel), added in block order.
+  const int64_t blocks = (n + kNormBlock - 1) / kNormBlock;
+  std::vector<double> partial(static_cast<size_t>(blocks), 0.0);
+#pragma omp parallel for schedule(static)
+  for (int64_t b = 0; b < blocks; ++b) {
+    const int64_t lo = b * kNormBlock, hi = std::min(n, lo + kNormBlock);
+    double s = 0.0;
+    for (int64_t i = lo; i < hi; ++i) s += double(g[i]) * double(g[i]);
+    partial[size_t(b)] = s;
+  }
+  double sq = 0.0;
+  for (double s : partial) sq += s;
+  const double norm = std::sqrt(sq);
+  if (!std::isfinite(norm))
+    throw Error(ABFT_STATUS_INVALID_VALUE, "AdamW: non-finite gradient norm at step " +
+                                               std::to_string(t_ + 1) + " (no update)");
+
+  if (opt_.clip > 0.0 && norm > opt_.clip) {
+    const float scale = static_cast<float>(opt_.clip / norm);
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < n; ++i) g[i] *= scale;
+  }
+
+  ++t_;
+  const double t = double(t_);
+  const double warm = (opt_.warmup > 0 && t_ < opt_.warmup) ? t / double(opt_.warmup) : 1.0;
+  const double lr = opt_.lr * warm;
+  const double b1 = opt_.beta1, b2 = opt_.beta2;
+  const double bc1 = 1.0 - std::pow(b1, t), bc2 = 1.0 - std::pow(b2, t);
+  const double step_size = lr / bc1;
+  const double inv_sqrt_bc2 = 1.0 / std::sqrt(bc2);
+  const double shrink = 1.0 - lr * opt_.weight_decay;
+  const double eps = opt_.eps;
+  float* m = m_.data();
+  float* v = v_.data();
+  const uint8_t* decay = decay_.data();
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < n; ++i) {
+    const double gi = g[i];
+    double wi = w[i];
+    if (decay[i]) wi *= shrink;
+    const double mi = b1 * double(m[i]) + (1.0 - b1) * gi;
+    const double vi = b2 * double(v[i]) + (1.0 - b2) * gi * gi;
+    m[i] = static_cast<float>(mi);
+    v[i] = static_cast<float>(vi);
+    wi -= step_size * mi / (std::sqrt(vi) * inv_sqrt_bc2 + eps);
+    w[i] = static_cast<float>(wi);
+  }
+  return norm;
+}
+
+}  // namespace abft::transformer

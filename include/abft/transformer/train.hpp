@@ -49,8 +49,8 @@ class TokenLoader {
   uint64_t state_;
 };
 
-/** The shipped corpus: README.md and docs/*.md of the source tree at `root`, concatenated in
- *  name order. Throws Error when none is readable. */
+/** The shipped corpus: README.md, then the .md files of docs/ in file-name order, of the
+ *  source tree at `root`, concatenated. Throws Error when none is readable. */
 std::string read_corpus(const std::string& root);
 
 struct TrainOptions {
