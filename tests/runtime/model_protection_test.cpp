@@ -1,1 +1,358 @@
+// Protection of the model's passes:
+//  - without faults, policy correct (and detect) gives bitwise the logits, loss and gradients of
+//    policy off: the kernels leave their outputs as computed when no check fails, and the
+//    runtime does nothing else differently;
+//  - the statistics count calls of every protected op (forward, data gradient, weight
+//    gradient), with checks under correct and none under off, and nothing detected;
+//  - under injected faults (one per kernel call, a flip of exponent bit 30) policy correct
+//    gives the clean results and loss curve, detect flags without repairing, off visibly
+//    changes the results (proof that the injection reaches the computation).
 #include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "abft/transformer/injection.hpp"
+#include "abft/transformer/model.hpp"
+#include "abft/transformer/stats.hpp"
+#include "model_reference.hpp"
+
+namespace at = abft::transformer;
+using at::OpKind;
+using at::Pass;
+using reftest::NamedConfig;
+
+namespace {
+
+std::string config_name(const ::testing::TestParamInfo<NamedConfig>& info) {
+  return info.param.name;
+}
+
+std::vector<NamedConfig> protection_configs() {
+  std::vector<NamedConfig> all = reftest::test_configs();
+  // gpt2_tiny, llama_tiny, llama_mqa: both architectures, GQA and MQA.
+  return {all[0], all[2], all[4]};
+}
+
+struct Batch {
+  int64_t B = 2, T = 7;
+  std::vector<int32_t> tok, tgt;
+  Batch(const at::Config& c, uint64_t seed) {
+    tok = reftest::random_tokens(B * T, c.vocab, seed);
+    tgt = reftest::random_tokens(B * T, c.vocab, seed + 1);
+  }
+};
+
+struct PassResult {
+  std::vector<float> logits, grads;
+  double loss = 0;
+  at::RunStats fwd_stats, train_stats;
+};
+
+/** Forward logits, then loss with gradients, each with fresh statistics. */
+PassResult run_passes(at::Model& m, const Batch& b) {
+  PassResult r;
+  const int64_t V = m.config().vocab;
+  r.logits.assign(size_t(b.B * b.T * V), NAN);
+  m.stats().reset();
+  m.forward(b.tok.data(), b.B, b.T, r.logits.data());
+  r.fwd_stats = m.stats();
+  r.grads.assign(m.weights().size(), 0.0f);
+  m.stats().reset();
+  r.loss = m.loss(b.tok.data(), b.tgt.data(), b.B, b.T, r.grads.data());
+  r.train_stats = m.stats();
+  return r;
+}
+
+at::InjectionSettings exponent_flips(uint64_t seed) {
+  at::InjectionSettings s;
+  s.rate = 1.0;
+  s.per_flop = false;
+  s.model = ABFT_FAULT_BITFLIP;
+  s.bit = 30;
+  s.seed = seed;
+  return s;
+}
+
+std::vector<OpKind> products(const at::Config& c) {
+  std::vector<OpKind> ops = {OpKind::QKV, OpKind::OutProj, OpKind::MlpUp, OpKind::MlpDown};
+  if (c.arch == at::Arch::Llama) ops.push_back(OpKind::MlpGate);
+  return ops;
+}
+
+/** Counters summed over the protected (ABFT) ops, every layer and pass. The invariant checks
+ *  of the other ops are left out: they run under every policy and may flag what a fault under
+ *  policy off left behind. */
+at::OpCounters abft_total(const at::RunStats& s) {
+  at::OpCounters t;
+  for (int k = 0; k < int(OpKind::Count_); ++k)
+    if (at::op_is_abft(OpKind(k)))
+      for (int p = 0; p < int(Pass::Count_); ++p) t.add(s.total(OpKind(k), Pass(p)));
+  return t;
+}
+
+class ModelProtection : public ::testing::TestWithParam<NamedConfig> {};
+
+TEST_P(ModelProtection, NoFaultsBitwiseEqualAcrossPolicies) {
+  const at::Config& c = GetParam().config;
+  at::Model m(c);
+  reftest::randomize(m.weights(), 3);
+  const Batch b(c, 10);
+
+  m.set_policy(abft::Policy::Off);
+  const PassResult off = run_passes(m, b);
+  for (abft::Policy p : {abft::Policy::Correct, abft::Policy::Detect}) {
+    m.set_policy(p);
+    EXPECT_EQ(m.policy(), p);
+    const PassResult on = run_passes(m, b);
+    const int pi = int(p);
+    EXPECT_EQ(0, std::memcmp(on.logits.data(), off.logits.data(), off.logits.size() * sizeof(float)))
+        << "policy " << pi << " logits differ from policy off";
+    EXPECT_EQ(on.loss, off.loss) << "policy " << pi;
+    EXPECT_EQ(0, std::memcmp(on.grads.data(), off.grads.data(), off.grads.size() * sizeof(float)))
+        << "policy " << pi << " gradients differ from policy off";
+    EXPECT_TRUE(reftest::all_finite(on.logits.data(), on.logits.size()));
+    EXPECT_TRUE(reftest::all_finite(on.grads.data(), on.grads.size()));
+  }
+  // Repeatable: a second run under off is bitwise the first.
+  m.set_policy(abft::Policy::Off);
+  const PassResult again = run_passes(m, b);
+  EXPECT_EQ(0, std::memcmp(again.grads.data(), off.grads.data(), off.grads.size() * sizeof(float)));
+  EXPECT_EQ(again.loss, off.loss);
+}
+
+TEST_P(ModelProtection, StatisticsCountEveryProtectedOp) {
+  const at::Config& c = GetParam().config;
+  at::Model m(c);
+  reftest::randomize(m.weights(), 4);
+  const Batch b(c, 20);
+  const int L = int(c.layers);
+
+  m.set_policy(abft::Policy::Correct);
+  const PassResult on = run_passes(m, b);
+  m.set_policy(abft::Policy::Off);
+  const PassResult off = run_passes(m, b);
+  ASSERT_EQ(on.fwd_stats.layers(), L);
+
+  auto expect_row = [&](const at::RunStats& son, const at::RunStats& soff, int layer, OpKind op,
+                        Pass pass) {
+    const at::OpCounters& a = son.at(layer, op, pass);
+    const at::OpCounters& z = soff.at(layer, op, pass);
+    const std::string where = std::string(at::op_name(op)) + "/" + at::pass_name(pass) +
+                              " layer " + std::to_string(layer);
+    EXPECT_GT(a.calls, 0u) << where;
+    EXPECT_EQ(a.calls, z.calls) << where << ": the same kernel calls under every policy";
+    EXPECT_GT(a.checks, 0u) << where << " under correct";
+    EXPECT_EQ(z.checks, 0u) << where << " under off";
+    EXPECT_EQ(a.detected + a.corrected + a.recomputed + a.uncorrectable + a.injected, 0u) << where;
+    EXPECT_EQ(z.detected + z.corrected + z.recomputed + z.uncorrectable + z.injected, 0u) << where;
+  };
+
+  for (int l = 0; l < L; ++l) {
+    for (OpKind op : products(c)) {
+      expect_row(on.fwd_stats, off.fwd_stats, l, op, Pass::Forward);
+      expect_row(on.train_stats, off.train_stats, l, op, Pass::Forward);
+      expect_row(on.train_stats, off.train_stats, l, op, Pass::Backward);
+      expect_row(on.train_stats, off.train_stats, l, op, Pass::Weight);
+    }
+    expect_row(on.fwd_stats, off.fwd_stats, l, OpKind::Attention, Pass::Forward);
+    expect_row(on.train_stats, off.train_stats, l, OpKind::Attention, Pass::Forward);
+    expect_row(on.train_stats, off.train_stats, l, OpKind::Attention, Pass::Backward);
+    // No protected op of a layer shows up at the model level, and vice versa.
+    EXPECT_EQ(on.fwd_stats.at(-1, OpKind::QKV, Pass::Forward).calls, 0u);
+    EXPECT_EQ(on.fwd_stats.at(l, OpKind::LmHead, Pass::Forward).calls, 0u);
+  }
+  expect_row(on.fwd_stats, off.fwd_stats, -1, OpKind::LmHead, Pass::Forward);
+  expect_row(on.train_stats, off.train_stats, -1, OpKind::LmHead, Pass::Forward);
+  expect_row(on.train_stats, off.train_stats, -1, OpKind::LmHead, Pass::Backward);
+  expect_row(on.train_stats, off.train_stats, -1, OpKind::LmHead, Pass::Weight);
+
+  // The forward alone runs no backward product.
+  for (OpKind op : products(c)) {
+    EXPECT_EQ(on.fwd_stats.total(op, Pass::Backward).calls, 0u);
+    EXPECT_EQ(on.fwd_stats.total(op, Pass::Weight).calls, 0u);
+  }
+  if (c.arch == at::Arch::GPT2) {
+    EXPECT_EQ(on.fwd_stats.total(OpKind::MlpGate, Pass::Forward).calls, 0u);
+  }
+
+  // Every ABFT op is marked as such; totals add up.
+  for (int k = 0; k < int(OpKind::Count_); ++k) {
+    const OpKind op = OpKind(k);
+    const bool abft_op = op == OpKind::QKV || op == OpKind::Attention || op == OpKind::OutProj ||
+                         op == OpKind::MlpUp || op == OpKind::MlpGate || op == OpKind::MlpDown ||
+                         op == OpKind::LmHead;
+    EXPECT_EQ(at::op_is_abft(op), abft_op) << at::op_name(op);
+  }
+  const at::OpCounters tot = on.train_stats.total();
+  EXPECT_GT(tot.checks, 0u);
+  EXPECT_EQ(tot.detected, 0u);
+  EXPECT_EQ(tot.corrected, 0u);
+  EXPECT_EQ(tot.uncorrectable, 0u);
+  uint64_t calls = 0;
+  for (int l = -1; l < L; ++l)
+    for (int k = 0; k < int(OpKind::Count_); ++k)
+      for (int p = 0; p < int(Pass::Count_); ++p) calls += on.train_stats.at(l, OpKind(k), Pass(p)).calls;
+  EXPECT_EQ(tot.calls, calls);
+}
+
+/** Relative closeness of two float arrays, scaled by the largest magnitude of the reference. */
+double rel_diff(const std::vector<float>& a, const std::vector<float>& ref) {
+  const double mx = reftest::max_abs(ref.data(), ref.size());
+  return reftest::max_abs_diff(a.data(), ref.data(), ref.size()) / (mx > 0 ? mx : 1.0);
+}
+
+// Under correct with faults, a repaired element is recomputed (not patched by the checksum
+// difference), possibly in another summation order or on another code path (a row or block
+// recomputed by the reference kernel): it may differ from the clean value by a few ulps, and
+// the difference propagates through the later ops. 1e-5 of the largest magnitude leaves room
+// for that; a fault that escaped (an exponent flip changes a value by a factor ~2^128 or to
+// ~0) would be off by orders of magnitude more.
+constexpr double kRepairTol = 1e-5;
+
+TEST_P(ModelProtection, InjectedFaultsAreCorrected) {
+  const at::Config& c = GetParam().config;
+  at::Model m(c);
+  reftest::randomize(m.weights(), 5);
+  const Batch b(c, 30);
+  m.set_policy(abft::Policy::Correct);
+  const PassResult clean = run_passes(m, b);
+
+  m.set_injection(exponent_flips(1234));
+  EXPECT_TRUE(m.injection().enabled());
+  EXPECT_EQ(m.injection().bit, 30);
+  const PassResult hit = run_passes(m, b);
+  m.set_injection(at::InjectionSettings{});
+  EXPECT_FALSE(m.injection().enabled());
+
+  EXPECT_LE(rel_diff(hit.logits, clean.logits), kRepairTol);
+  EXPECT_NEAR(hit.loss, clean.loss, kRepairTol * (1 + std::fabs(clean.loss)));
+  EXPECT_TRUE(reftest::all_finite(hit.grads.data(), hit.grads.size()));
+  // Per tensor, so that small tensors (biases, norms) are held to their own scale.
+  for (const at::ParamInfo& p : m.weights().layout().params()) {
+    const double mx = reftest::max_abs(clean.grads.data() + p.offset, p.numel);
+    EXPECT_LE(reftest::max_abs_diff(hit.grads.data() + p.offset, clean.grads.data() + p.offset, p.numel),
+              1e-4 * mx + 1e-9)
+        << p.name;
+  }
+
+  for (const at::RunStats* s : {&hit.fwd_stats, &hit.train_stats}) {
+    const at::OpCounters t = s->total();
+    EXPECT_GT(t.injected, 0u);
+    EXPECT_GT(t.detected, 0u);
+    EXPECT_GT(t.corrected + t.recomputed, 0u);
+    EXPECT_GT(t.corrected, 0u);
+    EXPECT_EQ(t.uncorrectable, 0u);
+  }
+  // Faults landed in the backward products and the attention backward too, and were handled.
+  uint64_t bwd_injected = 0, bwd_detected = 0;
+  for (OpKind op : {OpKind::QKV, OpKind::OutProj, OpKind::MlpUp, OpKind::MlpDown, OpKind::LmHead,
+                    OpKind::Attention}) {
+    for (Pass p : {Pass::Backward, Pass::Weight}) {
+      bwd_injected += hit.train_stats.total(op, p).injected;
+      bwd_detected += hit.train_stats.total(op, p).detected;
+    }
+  }
+  EXPECT_GT(bwd_injected, 0u);
+  EXPECT_GT(bwd_detected, 0u);
+
+  // The injection is detached: a clean run again matches bitwise.
+  const PassResult after = run_passes(m, b);
+  EXPECT_EQ(0, std::memcmp(after.grads.data(), clean.grads.data(), clean.grads.size() * sizeof(float)));
+  EXPECT_EQ(after.train_stats.total().injected, 0u);
+}
+
+TEST_P(ModelProtection, InjectedFaultsChangeResultsWithoutProtection) {
+  const at::Config& c = GetParam().config;
+  at::Model m(c);
+  reftest::randomize(m.weights(), 6);
+  const Batch b(c, 40);
+  m.set_policy(abft::Policy::Off);
+  const PassResult clean = run_passes(m, b);
+  m.set_injection(exponent_flips(99));
+  const PassResult hit = run_passes(m, b);
+  const bool loss_changed = !std::isfinite(hit.loss) || std::fabs(hit.loss - clean.loss) > 1e-3;
+  EXPECT_TRUE(loss_changed) << "clean " << clean.loss << ", with faults " << hit.loss;
+  const double d = rel_diff(hit.logits, clean.logits);
+  EXPECT_TRUE(!std::isfinite(d) || d > 1e-3) << d;
+  const at::OpCounters t = abft_total(hit.train_stats);
+  EXPECT_GT(t.injected, 0u);
+  EXPECT_EQ(t.checks, 0u);
+  EXPECT_EQ(t.detected, 0u);
+}
+
+TEST_P(ModelProtection, DetectFlagsWithoutRepairing) {
+  const at::Config& c = GetParam().config;
+  at::Model m(c);
+  reftest::randomize(m.weights(), 7);
+  const Batch b(c, 50);
+  m.set_policy(abft::Policy::Detect);
+  m.set_injection(exponent_flips(7));
+  const PassResult hit = run_passes(m, b);
+  for (const at::RunStats* s : {&hit.fwd_stats, &hit.train_stats}) {
+    const at::OpCounters t = abft_total(*s);
+    EXPECT_GT(t.injected, 0u);
+    EXPECT_GT(t.detected, 0u);
+    EXPECT_EQ(t.corrected, 0u);
+    EXPECT_EQ(t.recomputed, 0u);
+  }
+}
+
+/** Ten steps of plain SGD on one batch; returns the loss of every step. */
+std::vector<double> sgd_curve(at::Model& m, const Batch& b, int steps, float lr) {
+  std::vector<double> curve;
+  std::vector<float> g(m.weights().size());
+  float* w = m.weights().data();
+  for (int s = 0; s < steps; ++s) {
+    std::fill(g.begin(), g.end(), 0.0f);
+    curve.push_back(m.loss(b.tok.data(), b.tgt.data(), b.B, b.T, g.data()));
+    for (size_t i = 0; i < g.size(); ++i) w[i] -= lr * g[i];
+  }
+  return curve;
+}
+
+TEST_P(ModelProtection, LossCurveUnderFaults) {
+  const at::Config& c = GetParam().config;
+  const Batch b(c, 60);
+  const int steps = 10;
+  const float lr = 0.05f;
+  auto fresh = [&](abft::Policy p) {
+    at::Model m(c);
+    reftest::randomize(m.weights(), 8);
+    m.set_policy(p);
+    return m;
+  };
+
+  at::Model clean_m = fresh(abft::Policy::Correct);
+  const std::vector<double> clean = sgd_curve(clean_m, b, steps, lr);
+  // The curve goes down (so that it is a training curve, and comparing it means something).
+  EXPECT_LT(clean.back(), clean.front() - 0.05);
+
+  at::Model prot = fresh(abft::Policy::Correct);
+  prot.set_injection(exponent_flips(2024));
+  prot.stats().reset();
+  const std::vector<double> protected_curve = sgd_curve(prot, b, steps, lr);
+  const at::OpCounters t = prot.stats().total();
+  EXPECT_GT(t.injected, uint64_t(steps));
+  EXPECT_GT(t.corrected, 0u);
+  EXPECT_EQ(t.uncorrectable, 0u);
+  for (int s = 0; s < steps; ++s)
+    EXPECT_NEAR(protected_curve[size_t(s)], clean[size_t(s)], 1e-4 * std::fabs(clean[size_t(s)]))
+        << "step " << s;
+
+  at::Model bare = fresh(abft::Policy::Off);
+  bare.set_injection(exponent_flips(2024));
+  const std::vector<double> bare_curve = sgd_curve(bare, b, steps, lr);
+  int diverged = 0;
+  for (int s = 0; s < steps; ++s) {
+    const double v = bare_curve[size_t(s)];
+    if (!std::isfinite(v) || std::fabs(v - clean[size_t(s)]) > 1e-3 * std::fabs(clean[size_t(s)])) ++diverged;
+  }
+  EXPECT_GT(diverged, 0) << "faults under policy off left the loss curve unchanged";
+}
+
+INSTANTIATE_TEST_SUITE_P(Configs, ModelProtection, ::testing::ValuesIn(protection_configs()),
+                         config_name);
+
+}  // namespace
