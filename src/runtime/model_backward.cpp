@@ -1,1 +1,135 @@
-// (being written)
+/** \file model_backward.cpp
+ *  \brief Model::loss: the full-sequence forward with every layer's activations kept, the
+ *  cross-entropy, and the backward through every op — each data and weight gradient product
+ *  on the protected GEMM, attention's on the protected attention backward.
+ */
+#include <algorithm>
+#include <cstring>
+
+#include "abft/transformer/error.hpp"
+#include "model_pass.hpp"
+
+namespace abft::transformer {
+
+namespace {
+
+void fit(std::vector<float>& v, size_t n) {
+  if (v.size() < n) v.resize(n);
+}
+
+/** Backward of layer l: ws.dx holds d(loss)/d(X(l + 1)) on entry and d(loss)/d(X(l)) on exit. */
+void layer_backward(const Weights& w, Workspace& ws, int64_t l, int64_t B, int64_t T, float* g) {
+  ops::OpContext& cx = ws.cx;
+  const Config& c = ws.cfg;
+  const LayerOffsets& o = w.layout().layer(l);
+  const int64_t N = ws.rows, d = ws.d, F = ws.F, W = ws.W, Hd = ws.H * ws.hd, KVd = ws.KVH * ws.hd;
+  const int li = int(l);
+  const bool gpt2 = c.arch == Arch::GPT2;
+  const ops::WLayout wl = gpt2 ? ops::WLayout::InOut : ops::WLayout::OutIn;
+  auto P = [&](size_t off) { return off == LayerOffsets::kNone ? nullptr : w.at(off); };
+  auto G = [&](size_t off) { return off == LayerOffsets::kNone ? nullptr : g + off; };
+  float* dx = ws.dx.data();
+  float* dn = ws.dn.data();
+
+  // MLP: X(l+1) = XM + down(act) (+ b); the residual passes dx through to XM unchanged.
+  ops::linear_dx(cx, li, OpKind::MlpDown, N, F, d, dx, d, P(o.down_w), wl, ws.dact.data(), F, false);
+  ops::linear_dw(cx, li, OpKind::MlpDown, N, F, d, ws.ACT(l), F, dx, d, wl, G(o.down_w), G(o.down_b));
+  if (gpt2) {
+    ops::gelu_bwd(cx, li, N, F, ws.UP(l), ws.dact.data(), ws.dup.data());
+    ops::linear_dx(cx, li, OpKind::MlpUp, N, d, F, ws.dup.data(), F, P(o.up_w), wl, dn, d, false);
+    ops::linear_dw(cx, li, OpKind::MlpUp, N, d, F, ws.N2(l), d, ws.dup.data(), F, wl, G(o.up_w), G(o.up_b));
+  } else {
+    ops::swiglu_bwd(cx, li, N, F, ws.GATE(l), ws.UP(l), ws.dact.data(), ws.dgate.data(), ws.dup.data());
+    ops::linear_dx(cx, li, OpKind::MlpUp, N, d, F, ws.dup.data(), F, P(o.up_w), wl, dn, d, false);
+    ops::linear_dx(cx, li, OpKind::MlpGate, N, d, F, ws.dgate.data(), F, P(o.gate_w), wl, dn, d, true);
+    ops::linear_dw(cx, li, OpKind::MlpUp, N, d, F, ws.N2(l), d, ws.dup.data(), F, wl, G(o.up_w), nullptr);
+    ops::linear_dw(cx, li, OpKind::MlpGate, N, d, F, ws.N2(l), d, ws.dgate.data(), F, wl, G(o.gate_w), nullptr);
+  }
+  ops::norm_bwd(cx, li, N, d, ws.XM(l), P(o.ln2_w), gpt2, ws.M2(l), ws.R2(l), dn, dx, G(o.ln2_w), G(o.ln2_b));
+
+  // Attention: XM = X(l) + out_proj(att) (+ b).
+  ops::linear_dx(cx, li, OpKind::OutProj, N, Hd, d, dx, d, P(o.o_w), wl, ws.datt.data(), Hd, false);
+  ops::linear_dw(cx, li, OpKind::OutProj, N, Hd, d, ws.ATT(l), Hd, dx, d, wl, G(o.o_w), G(o.o_b));
+  float* qkv = ws.QKV(l);
+  float* dqkv = ws.dqkv.data();
+  ops::AttnViews a;
+  abft_attention_desc_init(&a.d, B, ws.H, ws.KVH, T, T, ws.hd);
+  a.d.causal = 1;
+  const int64_t st[4] = {T * W, ws.hd, W, 1};
+  const int64_t so[4] = {T * d, ws.hd, d, 1};
+  for (int i = 0; i < 4; ++i) {
+    a.d.q_strides[i] = a.d.k_strides[i] = a.d.v_strides[i] = st[i];
+    a.d.o_strides[i] = so[i];
+  }
+  a.q = qkv;
+  a.k = qkv + Hd;
+  a.v = qkv + Hd + KVd;
+  a.o = ws.ATT(l);
+  a.lse = ws.lse.data() + ws.slot(l) * N * ws.H;
+  ops::attention_bwd(cx, li, a, ws.datt.data(), dqkv, dqkv + Hd, dqkv + Hd + KVd);
+  if (gpt2) {
+    ops::linear_dx(cx, li, OpKind::QKV, N, d, 3 * d, dqkv, W, P(o.qkv_w), wl, dn, d, false);
+    ops::linear_dw(cx, li, OpKind::QKV, N, d, 3 * d, ws.N1(l), d, dqkv, W, wl, G(o.qkv_w), G(o.qkv_b));
+  } else {
+    // The rotation is orthogonal: its backward rotates the gradients back.
+    ops::rope(cx, li, Pass::Backward, N, ws.H, ws.hd, dqkv, W, ws.pos.data(), ws.rope_cos.data(), ws.rope_sin.data(), true);
+    ops::rope(cx, li, Pass::Backward, N, ws.KVH, ws.hd, dqkv + Hd, W, ws.pos.data(), ws.rope_cos.data(), ws.rope_sin.data(), true);
+    ops::linear_dx(cx, li, OpKind::QKV, N, d, Hd, dqkv, W, P(o.q_w), wl, dn, d, false);
+    ops::linear_dx(cx, li, OpKind::QKV, N, d, KVd, dqkv + Hd, W, P(o.k_w), wl, dn, d, true);
+    ops::linear_dx(cx, li, OpKind::QKV, N, d, KVd, dqkv + Hd + KVd, W, P(o.v_w), wl, dn, d, true);
+    ops::linear_dw(cx, li, OpKind::QKV, N, d, Hd, ws.N1(l), d, dqkv, W, wl, G(o.q_w), nullptr);
+    ops::linear_dw(cx, li, OpKind::QKV, N, d, KVd, ws.N1(l), d, dqkv + Hd, W, wl, G(o.k_w), nullptr);
+    ops::linear_dw(cx, li, OpKind::QKV, N, d, KVd, ws.N1(l), d, dqkv + Hd + KVd, W, wl, G(o.v_w), nullptr);
+  }
+  ops::norm_bwd(cx, li, N, d, ws.X(l), P(o.ln1_w), gpt2, ws.M1(l), ws.R1(l), dn, dx, G(o.ln1_w), G(o.ln1_b));
+}
+
+}  // namespace
+
+double Model::loss(const int32_t* tokens, const int32_t* targets, int64_t B, int64_t T, float* grads,
+                   float scale) {
+  if (!targets) throw Error(ABFT_STATUS_NULL_POINTER, "loss: targets is null");
+  Workspace& ws = *ws_;
+  const Config& c = config();
+  const bool train = grads != nullptr;
+  ws.prepare(B > 0 && T > 0 ? B * T : 1, train);
+  const int64_t N = B * T;
+  for (int64_t i = 0; i < N && B > 0 && T > 0; ++i)
+    if (targets[i] >= c.vocab)
+      throw Error(ABFT_STATUS_INVALID_VALUE, "loss: target " + std::to_string(targets[i]) + " at index " +
+                                                 std::to_string(i) + " is outside the vocabulary");
+  pass::full_sequence_forward(weights_, ws, tokens, B, T);
+  fit(ws.logits, size_t(N) * size_t(ws.V));
+  float* logits = ws.logits.data();
+  pass::lm_head(weights_, ws, ws.nf.data(), N, ws.d, logits);
+  // The gradient of the loss overwrites the logits.
+  const double l = ops::cross_entropy(ws.cx, N, ws.V, logits, targets, train ? logits : nullptr, scale);
+  if (!train) return l;
+
+  const ParamLayout& lay = weights_.layout();
+  const int64_t d = ws.d;
+  fit(ws.dx, size_t(N * d));
+  fit(ws.dn, size_t(N * d));
+  fit(ws.dqkv, size_t(N * ws.W));
+  fit(ws.datt, size_t(N * d));
+  fit(ws.dact, size_t(N * ws.F));
+  fit(ws.dup, size_t(N * ws.F));
+  if (c.arch == Arch::Llama) fit(ws.dgate, size_t(N * ws.F));
+  float* g = grads;
+  // LM head: logits = nf E^T.
+  ops::linear_dx(ws.cx, -1, OpKind::LmHead, N, d, ws.V, logits, ws.V, weights_.at(lay.lm_head),
+                 ops::WLayout::OutIn, ws.dn.data(), d, false);
+  ops::linear_dw(ws.cx, -1, OpKind::LmHead, N, d, ws.V, ws.nf.data(), d, logits, ws.V,
+                 ops::WLayout::OutIn, g + lay.lm_head, nullptr);
+  std::fill(ws.dx.begin(), ws.dx.begin() + N * d, 0.0f);
+  const bool gpt2 = c.arch == Arch::GPT2;
+  ops::norm_bwd(ws.cx, -1, N, d, ws.X(c.layers), weights_.at(lay.lnf_w), gpt2,
+                gpt2 ? ws.meanf.data() : nullptr, ws.rstdf.data(), ws.dn.data(), ws.dx.data(),
+                g + lay.lnf_w, gpt2 ? g + lay.lnf_b : nullptr);
+  for (int64_t li = c.layers - 1; li >= 0; --li) layer_backward(weights_, ws, li, B, T, g);
+  ops::embed_bwd(ws.cx, N, d, ws.tok.data(), ws.pos.data(), ws.dx.data(), g + lay.tok_emb,
+                 lay.pos_emb == LayerOffsets::kNone ? nullptr : g + lay.pos_emb);
+  return l;
+}
+
+}  // namespace abft::transformer

@@ -1,1 +1,346 @@
-// (being written)
+/** \file model_forward.cpp
+ *  \brief Model: construction, policy and injection, checkpoints, and the forward pass —
+ *  full sequences (training, evaluation) and incremental decoding with a KV cache. One layer
+ *  body serves both; they differ only in where attention finds K and V.
+ */
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "abft/transformer/error.hpp"
+#include "model_pass.hpp"
+
+namespace abft::transformer {
+
+// ------------------------------------------------------------------ workspace, cache
+
+Workspace::Workspace(const Config& c)
+    : cfg(c), d(c.d_model), hd(c.head_dim()), H(c.heads), KVH(c.kv_heads), F(c.ffn), V(c.vocab),
+      W((c.heads + 2 * c.kv_heads) * c.head_dim()) {
+  if (c.arch == Arch::Llama) ops::rope_tables(c.context, hd, c.rope_theta, rope_cos, rope_sin);
+}
+
+void Workspace::prepare(int64_t N, bool keep_layers) {
+  rows = N;
+  keep = keep_layers;
+  const size_t L = size_t(keep ? cfg.layers : 1), n = size_t(N);
+  auto fit = [](std::vector<float>& v, size_t sz) {
+    if (v.size() < sz) v.resize(sz);
+  };
+  fit(x, (keep ? size_t(cfg.layers + 1) : 2) * n * size_t(d));
+  fit(n1, L * n * size_t(d));
+  fit(mean1, L * n);
+  fit(rstd1, L * n);
+  fit(qkv, L * n * size_t(W));
+  fit(att, L * n * size_t(d));
+  fit(lse, L * n * size_t(H));
+  fit(xm, L * n * size_t(d));
+  fit(n2, L * n * size_t(d));
+  fit(mean2, L * n);
+  fit(rstd2, L * n);
+  fit(up, L * n * size_t(F));
+  if (cfg.arch == Arch::Llama) fit(gate, L * n * size_t(F));
+  fit(act, L * n * size_t(F));
+  fit(nf, n * size_t(d));
+  fit(meanf, n);
+  fit(rstdf, n);
+  if (tok.size() < n) {
+    tok.resize(n);
+    pos.resize(n);
+  }
+}
+
+KVCache::KVCache(const Config& c, int64_t slots, int64_t capacity)
+    : slots_(slots), capacity_(capacity) {
+  if (slots < 1) throw Error(ABFT_STATUS_INVALID_SIZE, "KV cache: slots must be >= 1");
+  if (capacity < 1 || capacity > c.context)
+    throw Error(ABFT_STATUS_INVALID_SIZE, "KV cache: capacity " + std::to_string(capacity) +
+                                              " is outside [1, context = " +
+                                              std::to_string(c.context) + "]");
+  len_.assign(size_t(slots), 0);
+  const size_t per = size_t(slots) * size_t(c.kv_heads) * size_t(capacity) * size_t(c.head_dim());
+  k_.assign(size_t(c.layers), std::vector<float>(per, 0.0f));
+  v_.assign(size_t(c.layers), std::vector<float>(per, 0.0f));
+}
+
+void KVCache::clear() { std::fill(len_.begin(), len_.end(), 0); }
+void KVCache::clear(int64_t slot) {
+  if (slot < 0 || slot >= slots_) throw Error(ABFT_STATUS_INVALID_VALUE, "KV cache: no slot " + std::to_string(slot));
+  len_[size_t(slot)] = 0;
+}
+
+// ------------------------------------------------------------------ model
+
+Model::Model(const Config& cfg, const ModelOptions& opt) : opt_(opt), weights_(cfg) {
+  stats_.resize(int(cfg.layers));
+  ws_ = std::make_unique<Workspace>(cfg);
+  handle_.set_policy(opt_.policy);
+  if (opt_.threads > 0) handle_.set_threads(opt_.threads);
+  ws_->cx.handle = handle_.get();
+  ws_->cx.policy = static_cast<abft_policy>(opt_.policy);
+  ws_->cx.stats = &stats_;
+  ws_->cx.opt = &opt_;
+#ifdef _OPENMP
+  ws_->cx.threads = opt_.threads > 0 ? opt_.threads : omp_get_max_threads();
+#else
+  ws_->cx.threads = 1;
+#endif
+}
+
+Model::~Model() = default;
+Model::Model(Model&& o) noexcept = default;
+Model& Model::operator=(Model&& o) noexcept = default;
+
+void Model::set_policy(abft::Policy p) {
+  if (p == abft::Policy::Default) p = static_cast<abft::Policy>(abft_default_policy());
+  opt_.policy = p;
+  handle_.set_policy(p);
+  ws_->cx.policy = static_cast<abft_policy>(p);
+}
+
+void Model::set_injection(const InjectionSettings& s) {
+  handle_.set_injector(nullptr);
+  injector_.reset();
+  ws_->cx.injector = nullptr;
+  inj_settings_ = s;
+  if (!s.enabled()) return;
+  injector_ = std::make_unique<abft::Injector>(s.seed);
+  for (abft_site site : s.effective_sites()) {
+    abft_fault f{};
+    f.site = site;
+    f.model = s.model;
+    f.bit = s.bit;
+    f.row = f.col = f.kpos = -1;
+    injector_->add(f);
+  }
+  if (s.per_flop) injector_->set_flop_rate(s.rate);
+  else injector_->set_rate(s.rate);
+  handle_.set_injector(injector_.get());
+  ws_->cx.injector = injector_->get();
+}
+
+Model Model::from_pretrained(const std::string& dir, const ModelOptions& opt) {
+  const std::string cpath = dir + "/config.json";
+  std::ifstream in(cpath, std::ios::binary);
+  if (!in) throw Error(ABFT_STATUS_INVALID_VALUE, cpath + ": cannot open");
+  std::ostringstream text;
+  text << in.rdbuf();
+  Model m(config_from_json(text.str(), cpath), opt);
+  m.weights().load(dir + "/model.safetensors");
+  return m;
+}
+
+void Model::save_pretrained(const std::string& dir) const {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw Error(ABFT_STATUS_INVALID_VALUE, dir + ": cannot create the directory: " + ec.message());
+  const std::string cpath = dir + "/config.json";
+  {
+    std::ofstream out(cpath, std::ios::binary | std::ios::trunc);
+    out << config_to_json(config());
+    if (!out) throw Error(ABFT_STATUS_INVALID_VALUE, cpath + ": write failed");
+  }
+  weights_.save(dir + "/model.safetensors");
+}
+
+// ------------------------------------------------------------------ the layer body
+
+namespace pass {
+
+void layer_forward(const Weights& w, Workspace& ws, int64_t l, const AttentionFn& attend) {
+  ops::OpContext& cx = ws.cx;
+  const Config& c = ws.cfg;
+  const LayerOffsets& o = w.layout().layer(l);
+  const int64_t N = ws.rows, d = ws.d, F = ws.F, W = ws.W, Hd = ws.H * ws.hd, KVd = ws.KVH * ws.hd;
+  const int li = int(l);
+  const bool gpt2 = c.arch == Arch::GPT2;
+  auto P = [&](size_t off) { return off == LayerOffsets::kNone ? nullptr : w.at(off); };
+  float* x = ws.X(l);
+  float* qkv = ws.QKV(l);
+
+  ops::norm_fwd(cx, li, N, d, x, P(o.ln1_w), P(o.ln1_b), c.norm_eps, ws.N1(l), gpt2 ? ws.M1(l) : nullptr, ws.R1(l));
+  if (gpt2) {
+    ops::linear(cx, li, OpKind::QKV, N, d, 3 * d, ws.N1(l), d, P(o.qkv_w), ops::WLayout::InOut, qkv, W);
+    ops::add_bias(N, W, qkv, W, P(o.qkv_b), cx.threads);
+  } else {
+    ops::linear(cx, li, OpKind::QKV, N, d, Hd, ws.N1(l), d, P(o.q_w), ops::WLayout::OutIn, qkv, W);
+    ops::linear(cx, li, OpKind::QKV, N, d, KVd, ws.N1(l), d, P(o.k_w), ops::WLayout::OutIn, qkv + Hd, W);
+    ops::linear(cx, li, OpKind::QKV, N, d, KVd, ws.N1(l), d, P(o.v_w), ops::WLayout::OutIn, qkv + Hd + KVd, W);
+    ops::rope(cx, li, Pass::Forward, N, ws.H, ws.hd, qkv, W, ws.pos.data(), ws.rope_cos.data(), ws.rope_sin.data(), false);
+    ops::rope(cx, li, Pass::Forward, N, ws.KVH, ws.hd, qkv + Hd, W, ws.pos.data(), ws.rope_cos.data(), ws.rope_sin.data(), false);
+  }
+  attend(l, qkv, ws.ATT(l));
+  float* xm = ws.XM(l);
+  ops::linear(cx, li, OpKind::OutProj, N, Hd, d, ws.ATT(l), Hd, P(o.o_w), gpt2 ? ops::WLayout::InOut : ops::WLayout::OutIn, xm, d);
+  ops::residual_add(N, d, xm, x, P(o.o_b), cx.threads);
+
+  ops::norm_fwd(cx, li, N, d, xm, P(o.ln2_w), P(o.ln2_b), c.norm_eps, ws.N2(l), gpt2 ? ws.M2(l) : nullptr, ws.R2(l));
+  float* next = ws.X(l + 1);
+  if (gpt2) {
+    ops::linear(cx, li, OpKind::MlpUp, N, d, F, ws.N2(l), d, P(o.up_w), ops::WLayout::InOut, ws.UP(l), F);
+    ops::bias_gelu_fwd(cx, li, N, F, ws.UP(l), P(o.up_b), ws.ACT(l));
+    ops::linear(cx, li, OpKind::MlpDown, N, F, d, ws.ACT(l), F, P(o.down_w), ops::WLayout::InOut, next, d);
+    ops::residual_add(N, d, next, xm, P(o.down_b), cx.threads);
+  } else {
+    ops::linear(cx, li, OpKind::MlpGate, N, d, F, ws.N2(l), d, P(o.gate_w), ops::WLayout::OutIn, ws.GATE(l), F);
+    ops::linear(cx, li, OpKind::MlpUp, N, d, F, ws.N2(l), d, P(o.up_w), ops::WLayout::OutIn, ws.UP(l), F);
+    ops::swiglu_fwd(cx, li, N, F, ws.GATE(l), ws.UP(l), ws.ACT(l));
+    ops::linear(cx, li, OpKind::MlpDown, N, F, d, ws.ACT(l), F, P(o.down_w), ops::WLayout::OutIn, next, d);
+    ops::residual_add(N, d, next, xm, nullptr, cx.threads);
+  }
+}
+
+void embed(const Weights& w, Workspace& ws) {
+  const ParamLayout& lay = w.layout();
+  ops::embed_fwd(ws.cx, ws.rows, ws.d, ws.V, ws.cfg.context, ws.tok.data(), ws.pos.data(),
+                 w.at(lay.tok_emb), lay.pos_emb == LayerOffsets::kNone ? nullptr : w.at(lay.pos_emb),
+                 ws.X(0));
+}
+
+void final_norm(const Weights& w, Workspace& ws) {
+  const ParamLayout& lay = w.layout();
+  const bool gpt2 = ws.cfg.arch == Arch::GPT2;
+  ops::norm_fwd(ws.cx, -1, ws.rows, ws.d, ws.X(ws.cfg.layers), w.at(lay.lnf_w),
+                gpt2 ? w.at(lay.lnf_b) : nullptr, ws.cfg.norm_eps, ws.nf.data(),
+                gpt2 ? ws.meanf.data() : nullptr, ws.rstdf.data());
+}
+
+void lm_head(const Weights& w, Workspace& ws, const float* rows, int64_t n, int64_t ld, float* logits) {
+  ops::linear(ws.cx, -1, OpKind::LmHead, n, ws.d, ws.V, rows, ld, w.at(w.layout().lm_head),
+              ops::WLayout::OutIn, logits, ws.V);
+}
+
+void full_sequence_forward(const Weights& w, Workspace& ws, const int32_t* tokens, int64_t B, int64_t T) {
+  const Config& c = ws.cfg;
+  if (B < 1 || T < 1) throw Error(ABFT_STATUS_INVALID_SIZE, "forward: batch and sequence length must be >= 1");
+  if (T > c.context)
+    throw Error(ABFT_STATUS_INVALID_SIZE, "forward: sequence length " + std::to_string(T) +
+                                              " exceeds the context of " + std::to_string(c.context));
+  if (!tokens) throw Error(ABFT_STATUS_NULL_POINTER, "forward: tokens is null");
+  const int64_t N = B * T;
+  for (int64_t i = 0; i < N; ++i) {
+    ws.tok[size_t(i)] = tokens[i];
+    ws.pos[size_t(i)] = int32_t(i % T);
+  }
+  embed(w, ws);
+  for (int64_t l = 0; l < c.layers; ++l) {
+    layer_forward(w, ws, l, [&](int64_t layer, float* qkv, float* out) {
+      ops::AttnViews a;
+      abft_attention_desc_init(&a.d, B, ws.H, ws.KVH, T, T, ws.hd);
+      a.d.causal = 1;
+      const int64_t st[4] = {T * ws.W, ws.hd, ws.W, 1};
+      for (int i = 0; i < 4; ++i) a.d.q_strides[i] = a.d.k_strides[i] = a.d.v_strides[i] = st[i];
+      const int64_t so[4] = {T * ws.d, ws.hd, ws.d, 1};
+      for (int i = 0; i < 4; ++i) a.d.o_strides[i] = so[i];
+      a.q = qkv;
+      a.k = qkv + ws.H * ws.hd;
+      a.v = qkv + (ws.H + ws.KVH) * ws.hd;
+      a.o = out;
+      a.lse = ws.lse.data() + ws.slot(layer) * N * ws.H;
+      ops::attention_fwd(ws.cx, int(layer), a);
+    });
+  }
+  final_norm(w, ws);
+}
+
+}  // namespace pass
+
+void Model::forward(const int32_t* tokens, int64_t B, int64_t T, float* logits) {
+  if (!logits) throw Error(ABFT_STATUS_NULL_POINTER, "forward: logits is null");
+  Workspace& ws = *ws_;
+  ws.prepare(B > 0 && T > 0 ? B * T : 1, false);
+  pass::full_sequence_forward(weights_, ws, tokens, B, T);
+  pass::lm_head(weights_, ws, ws.nf.data(), B * T, ws.d, logits);
+}
+
+void Model::decode(KVCache& cache, const std::vector<SeqChunk>& chunks, float* logits, bool all_logits) {
+  const Config& c = config();
+  if (!logits) throw Error(ABFT_STATUS_NULL_POINTER, "decode: logits is null");
+  if (chunks.empty()) throw Error(ABFT_STATUS_INVALID_SIZE, "decode: no sequences");
+  std::set<int64_t> used;
+  int64_t N = 0;
+  for (size_t i = 0; i < chunks.size(); ++i) {
+    const SeqChunk& ch = chunks[i];
+    const std::string who = "decode: sequence " + std::to_string(i);
+    if (ch.slot < 0 || ch.slot >= cache.slots())
+      throw Error(ABFT_STATUS_INVALID_VALUE, who + ": slot " + std::to_string(ch.slot) + " is not in the cache");
+    if (!used.insert(ch.slot).second) throw Error(ABFT_STATUS_INVALID_VALUE, who + ": slot used twice");
+    if (ch.count < 1 || !ch.tokens) throw Error(ABFT_STATUS_INVALID_SIZE, who + ": no tokens");
+    if (cache.length(ch.slot) + ch.count > cache.capacity())
+      throw Error(ABFT_STATUS_INVALID_SIZE, who + ": " + std::to_string(cache.length(ch.slot)) + " + " +
+                                                std::to_string(ch.count) + " tokens exceed the cache capacity " +
+                                                std::to_string(cache.capacity()));
+    for (int64_t t = 0; t < ch.count; ++t)
+      if (ch.tokens[t] < 0 || ch.tokens[t] >= c.vocab)
+        throw Error(ABFT_STATUS_INVALID_VALUE, who + ": token id " + std::to_string(ch.tokens[t]) +
+                                                   " is outside the vocabulary");
+    N += ch.count;
+  }
+  Workspace& ws = *ws_;
+  ws.prepare(N, false);
+  std::vector<int64_t> row0(chunks.size());
+  for (size_t i = 0, r = 0; i < chunks.size(); ++i) {
+    row0[i] = int64_t(r);
+    for (int64_t t = 0; t < chunks[i].count; ++t, ++r) {
+      ws.tok[r] = chunks[i].tokens[t];
+      ws.pos[r] = int32_t(cache.length(chunks[i].slot) + t);
+    }
+  }
+  pass::embed(weights_, ws);
+  const int64_t hd = ws.hd, KVH = ws.KVH, cap = cache.capacity();
+  for (int64_t l = 0; l < c.layers; ++l) {
+    pass::layer_forward(weights_, ws, l, [&](int64_t layer, float* qkv, float* out) {
+      float* kc = cache.k(layer);
+      float* vc = cache.v(layer);
+      for (size_t i = 0; i < chunks.size(); ++i) {
+        const SeqChunk& ch = chunks[i];
+        const int64_t len = cache.length(ch.slot);
+        const int64_t base = ch.slot * KVH * cap * hd;
+        for (int64_t t = 0; t < ch.count; ++t) {
+          const float* row = qkv + (row0[i] + t) * ws.W;
+          for (int64_t h = 0; h < KVH; ++h) {
+            std::memcpy(kc + base + (h * cap + len + t) * hd, row + (ws.H + h) * hd, size_t(hd) * sizeof(float));
+            std::memcpy(vc + base + (h * cap + len + t) * hd, row + (ws.H + KVH + h) * hd, size_t(hd) * sizeof(float));
+          }
+        }
+        ops::AttnViews a;
+        abft_attention_desc_init(&a.d, 1, ws.H, KVH, ch.count, len + ch.count, hd);
+        a.d.causal = 1;
+        const int64_t sq[4] = {ch.count * ws.W, hd, ws.W, 1};
+        const int64_t sk[4] = {KVH * cap * hd, cap * hd, hd, 1};
+        const int64_t so[4] = {ch.count * ws.d, hd, ws.d, 1};
+        for (int j = 0; j < 4; ++j) {
+          a.d.q_strides[j] = sq[j];
+          a.d.k_strides[j] = a.d.v_strides[j] = sk[j];
+          a.d.o_strides[j] = so[j];
+        }
+        a.q = qkv + row0[i] * ws.W;
+        a.k = kc + base;
+        a.v = vc + base;
+        a.o = out + row0[i] * ws.d;
+        a.lse = nullptr;
+        ops::attention_fwd(ws.cx, int(layer), a);
+      }
+    });
+  }
+  for (const SeqChunk& ch : chunks) cache.advance(ch.slot, ch.count);
+  pass::final_norm(weights_, ws);
+  if (all_logits) {
+    pass::lm_head(weights_, ws, ws.nf.data(), N, ws.d, logits);
+    return;
+  }
+  // Only the last token of each sequence: gather their rows, one product.
+  std::vector<float> last(chunks.size() * size_t(ws.d));
+  for (size_t i = 0; i < chunks.size(); ++i)
+    std::memcpy(last.data() + i * size_t(ws.d), ws.nf.data() + (row0[i] + chunks[i].count - 1) * ws.d,
+                size_t(ws.d) * sizeof(float));
+  pass::lm_head(weights_, ws, last.data(), int64_t(chunks.size()), ws.d, logits);
+}
+
+}  // namespace abft::transformer

@@ -1,1 +1,250 @@
-// (being written)
+/** \file ops_pointwise.cpp
+ *  \brief The pointwise ops of a decoder pass: biases, residual adds, GELU, SwiGLU, rotary
+ *  embeddings and the embedding lookup. None is checksummed; each checks a cheap invariant of
+ *  what it wrote (finite values; GELU's and SiLU's lower bounds; a rotation keeps each pair's
+ *  norm) and recomputes once when it can.
+ */
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "abft/transformer/error.hpp"
+#include "ops.hpp"
+
+namespace abft::transformer::ops {
+
+namespace {
+
+constexpr float kGeluC = 0.7978845608028654f;  // sqrt(2/pi)
+constexpr float kGeluA = 0.044715f;
+// Lower bounds of the activations (minima -0.16997 and -0.27846), with slack for rounding.
+constexpr float kGeluMin = -0.1701f;
+constexpr float kSiluMin = -0.2786f;
+
+inline float gelu(float u) {
+  return 0.5f * u * (1.0f + std::tanh(kGeluC * (u + kGeluA * u * u * u)));
+}
+inline float sigmoid(float g) { return 1.0f / (1.0f + std::exp(-g)); }
+
+/** Run `pass` (returns true when its invariant held); once more if it failed and checks are on. */
+template <class F>
+void checked(OpContext& cx, int layer, OpKind op, Pass pass, F&& run) {
+  const Clock::time_point t0 = Clock::now();
+  const bool ok = run();
+  bool ok2 = ok;
+  if (!ok && cx.opt && cx.opt->invariant_checks) ok2 = run();
+  cx.record_invariant(layer, op, pass, ok, ok2, seconds_since(t0));
+}
+
+}  // namespace
+
+void add_bias(int64_t N, int64_t n, float* Y, int64_t ldy, const float* b, int threads) {
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (int64_t i = 0; i < N; ++i) {
+    float* y = Y + i * ldy;
+    for (int64_t j = 0; j < n; ++j) y[j] += b[j];
+  }
+}
+
+void residual_add(int64_t N, int64_t d, float* y, const float* r, const float* b, int threads) {
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (int64_t i = 0; i < N; ++i) {
+    float* yr = y + i * d;
+    const float* rr = r + i * d;
+    if (b)
+      for (int64_t j = 0; j < d; ++j) yr[j] += rr[j] + b[j];
+    else
+      for (int64_t j = 0; j < d; ++j) yr[j] += rr[j];
+  }
+}
+
+void bias_gelu_fwd(OpContext& cx, int layer, int64_t N, int64_t f, float* u, const float* b, float* a) {
+  if (b) add_bias(N, f, u, f, b, cx.threads);
+  checked(cx, layer, OpKind::Activation, Pass::Forward, [&] {
+    int bad = 0;
+#pragma omp parallel for num_threads(cx.threads) schedule(static) reduction(| : bad)
+    for (int64_t i = 0; i < N; ++i) {
+      const float* ur = u + i * f;
+      float* ar = a + i * f;
+      float lo = 0.0f, sum = 0.0f;
+      for (int64_t j = 0; j < f; ++j) {
+        const float g = gelu(ur[j]);
+        ar[j] = g;
+        lo = std::min(lo, g);
+        sum += g;
+      }
+      if (!(lo >= kGeluMin) || !std::isfinite(sum)) bad |= 1;
+    }
+    return bad == 0;
+  });
+}
+
+void gelu_bwd(OpContext& cx, int layer, int64_t N, int64_t f, const float* u, const float* da, float* du) {
+  checked(cx, layer, OpKind::Activation, Pass::Backward, [&] {
+    int bad = 0;
+#pragma omp parallel for num_threads(cx.threads) schedule(static) reduction(| : bad)
+    for (int64_t i = 0; i < N; ++i) {
+      const float* ur = u + i * f;
+      const float* gr = da + i * f;
+      float* o = du + i * f;
+      float sum = 0.0f;
+      for (int64_t j = 0; j < f; ++j) {
+        const float x = ur[j];
+        const float t = std::tanh(kGeluC * (x + kGeluA * x * x * x));
+        const float dg = 0.5f * (1.0f + t) +
+                         0.5f * x * (1.0f - t * t) * kGeluC * (1.0f + 3.0f * kGeluA * x * x);
+        o[j] = gr[j] * dg;
+        sum += o[j];
+      }
+      if (!std::isfinite(sum)) bad |= 1;
+    }
+    return bad == 0;
+  });
+}
+
+void swiglu_fwd(OpContext& cx, int layer, int64_t N, int64_t f, const float* g, const float* u, float* a) {
+  checked(cx, layer, OpKind::Activation, Pass::Forward, [&] {
+    int bad = 0;
+#pragma omp parallel for num_threads(cx.threads) schedule(static) reduction(| : bad)
+    for (int64_t i = 0; i < N; ++i) {
+      const float* gr = g + i * f;
+      const float* ur = u + i * f;
+      float* ar = a + i * f;
+      float lo = 0.0f, sum = 0.0f;
+      for (int64_t j = 0; j < f; ++j) {
+        const float s = gr[j] * sigmoid(gr[j]);
+        lo = std::min(lo, s);
+        ar[j] = s * ur[j];
+        sum += ar[j];
+      }
+      if (!(lo >= kSiluMin) || !std::isfinite(sum)) bad |= 1;
+    }
+    return bad == 0;
+  });
+}
+
+void swiglu_bwd(OpContext& cx, int layer, int64_t N, int64_t f, const float* g, const float* u,
+                const float* da, float* dg, float* du) {
+  checked(cx, layer, OpKind::Activation, Pass::Backward, [&] {
+    int bad = 0;
+#pragma omp parallel for num_threads(cx.threads) schedule(static) reduction(| : bad)
+    for (int64_t i = 0; i < N; ++i) {
+      const float* gr = g + i * f;
+      const float* ur = u + i * f;
+      const float* ar = da + i * f;
+      float* og = dg + i * f;
+      float* ou = du + i * f;
+      float sum = 0.0f;
+      for (int64_t j = 0; j < f; ++j) {
+        const float x = gr[j], sg = sigmoid(x);
+        const float silu = x * sg;
+        ou[j] = ar[j] * silu;
+        og[j] = ar[j] * ur[j] * sg * (1.0f + x * (1.0f - sg));
+        sum += ou[j] + og[j];
+      }
+      if (!std::isfinite(sum)) bad |= 1;
+    }
+    return bad == 0;
+  });
+}
+
+void rope_tables(int64_t positions, int64_t hd, double theta, std::vector<float>& cos_t,
+                 std::vector<float>& sin_t) {
+  const int64_t h = hd / 2;
+  cos_t.resize(size_t(positions * h));
+  sin_t.resize(size_t(positions * h));
+  for (int64_t i = 0; i < h; ++i) {
+    const double inv = std::pow(theta, -2.0 * double(i) / double(hd));
+    for (int64_t p = 0; p < positions; ++p) {
+      const double a = double(p) * inv;
+      cos_t[size_t(p * h + i)] = float(std::cos(a));
+      sin_t[size_t(p * h + i)] = float(std::sin(a));
+    }
+  }
+}
+
+void rope(OpContext& cx, int layer, Pass pass, int64_t N, int64_t heads, int64_t hd, float* x,
+          int64_t ld, const int32_t* pos, const float* cos_t, const float* sin_t, bool inverse) {
+  const Clock::time_point t0 = Clock::now();
+  const int64_t h = hd / 2;
+  const float sgn = inverse ? -1.0f : 1.0f;
+  int bad = 0;
+#pragma omp parallel for num_threads(cx.threads) schedule(static) reduction(| : bad)
+  for (int64_t r = 0; r < N; ++r) {
+    const float* c = cos_t + int64_t(pos[r]) * h;
+    const float* s = sin_t + int64_t(pos[r]) * h;
+    for (int64_t hh = 0; hh < heads; ++hh) {
+      float* v = x + r * ld + hh * hd;
+      float before = 0.0f, after = 0.0f;
+      for (int64_t i = 0; i < h; ++i) {
+        const float a = v[i], b = v[i + h], sn = sgn * s[i];
+        const float na = a * c[i] - b * sn, nb = b * c[i] + a * sn;
+        before += a * a + b * b;
+        after += na * na + nb * nb;
+        v[i] = na;
+        v[i + h] = nb;
+      }
+      // A rotation keeps the norm: |after - before| within a few roundings per term.
+      const float tol = 8.0f * float(hd) * 0x1p-24f * before + 1e-30f;
+      if (!(std::fabs(after - before) <= tol)) bad |= 1;
+    }
+  }
+  // In place: a failed check cannot be recomputed.
+  cx.record_invariant(layer, OpKind::Rope, pass, bad == 0, false, seconds_since(t0));
+}
+
+void embed_fwd(OpContext& cx, int64_t N, int64_t d, int64_t vocab, int64_t npos, const int32_t* tok,
+               const int32_t* pos, const float* wte, const float* wpe, float* x) {
+  for (int64_t i = 0; i < N; ++i) {
+    if (tok[i] < 0 || tok[i] >= vocab)
+      throw Error(ABFT_STATUS_INVALID_VALUE, "token id " + std::to_string(tok[i]) + " at index " +
+                                                 std::to_string(i) + " is outside the vocabulary [0, " +
+                                                 std::to_string(vocab) + ")");
+    if (pos[i] < 0 || pos[i] >= npos)
+      throw Error(ABFT_STATUS_INVALID_SIZE, "position " + std::to_string(pos[i]) +
+                                                " is outside the context of " + std::to_string(npos));
+  }
+  checked(cx, -1, OpKind::Embedding, Pass::Forward, [&] {
+    int bad = 0;
+#pragma omp parallel for num_threads(cx.threads) schedule(static) reduction(| : bad)
+    for (int64_t i = 0; i < N; ++i) {
+      const float* e = wte + int64_t(tok[i]) * d;
+      float* o = x + i * d;
+      float sum = 0.0f;
+      if (wpe) {
+        const float* p = wpe + int64_t(pos[i]) * d;
+        for (int64_t j = 0; j < d; ++j) sum += (o[j] = e[j] + p[j]);
+      } else {
+        for (int64_t j = 0; j < d; ++j) sum += (o[j] = e[j]);
+      }
+      if (!std::isfinite(sum)) bad |= 1;
+    }
+    return bad == 0;
+  });
+}
+
+void embed_bwd(OpContext& cx, int64_t N, int64_t d, const int32_t* tok, const int32_t* pos,
+               const float* dx, float* dwte, float* dwpe) {
+  const Clock::time_point t0 = Clock::now();
+  // Columns split across threads: rows that share a token add into the same row of dwte.
+  const int64_t cb = 16;
+#pragma omp parallel for num_threads(cx.threads) schedule(static)
+  for (int64_t j0 = 0; j0 < d; j0 += cb) {
+    const int64_t j1 = std::min(d, j0 + cb);
+    for (int64_t i = 0; i < N; ++i) {
+      const float* g = dx + i * d;
+      float* e = dwte + int64_t(tok[i]) * d;
+      for (int64_t j = j0; j < j1; ++j) e[j] += g[j];
+      if (dwpe) {
+        float* p = dwpe + int64_t(pos[i]) * d;
+        for (int64_t j = j0; j < j1; ++j) p[j] += g[j];
+      }
+    }
+  }
+  // A scatter-add: nothing to check that the reads of the next step would not see.
+  OpCounters& c = cx.stats->at(-1, OpKind::Embedding, Pass::Backward);
+  c.calls += 1;
+  c.seconds += seconds_since(t0);
+}
+
+}  // namespace abft::transformer::ops
