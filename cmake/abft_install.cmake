@@ -4,6 +4,7 @@
 # Layout under the prefix (GNUInstallDirs):
 #   include/abft/...                   the public headers (C API, C++ API, CBLAS)
 #   <libdir>/libabft.a                 the core library (static; C++ with OpenMP)
+#   <libdir>/libabft_transformer.a     the transformer runtime over it (C++)
 #   <libdir>/libabft_blas.so.0         the BLAS/CBLAS shim, linked by name (-labft_blas)
 #   <libdir>/abft/libblas.so.3         drop-in copies with the system BLAS's sonames; in
 #   <libdir>/abft/libcblas.so.3        their own folder so they never replace the system
@@ -20,7 +21,8 @@
 #   <libdir>/pkgconfig/abft.pc         the static core (Libs carry its C++/OpenMP runtime)
 #   <libdir>/cmake/abft/               abftConfig.cmake (+Version), exported targets:
 #                                      abft::blas (shared shim), abft::fftw3 (FFTW3
-#                                      interface), abft::abft (static core)
+#                                      interface), abft::abft (static core),
+#                                      abft::transformer (the runtime)
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
@@ -30,6 +32,7 @@ set(ABFT_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/abft)
 set_target_properties(abft PROPERTIES EXPORT_NAME abft)
 set_target_properties(abft_blas PROPERTIES EXPORT_NAME blas)
 set_target_properties(abft_fftw3 PROPERTIES EXPORT_NAME fftw3)
+set_target_properties(abft_transformer PROPERTIES EXPORT_NAME transformer)
 
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/abft
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT devel)
@@ -44,7 +47,7 @@ install(TARGETS abft_fftw3 EXPORT abftFftwTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT runtime)
 install(FILES ${PROJECT_SOURCE_DIR}/include/abft/fftw3.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/abft/fftw COMPONENT devel)
-install(TARGETS abft EXPORT abftCoreTargets
+install(TARGETS abft abft_transformer EXPORT abftCoreTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT devel)
 install(TARGETS abft_blas_compat abft_cblas_compat abft_fftw3_compat abft_fftw3f_compat
                 abft_fftw3_threads_compat abft_fftw3f_threads_compat abft_fftw3_omp_compat
