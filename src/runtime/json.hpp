@@ -25,7 +25,8 @@ struct Value {
   bool is_string() const { return type == Type::String; }
   bool is_object() const { return type == Type::Object; }
   bool is_array() const { return type == Type::Array; }
-  /** Member `key` of an object, or nullptr (also when this is not an object). */
+  /** Member `key` of an object, or nullptr (also when this is not an object). When a name
+   *  occurs more than once, the last member wins (as in JavaScript and Python). */
   const Value* find(const std::string& key) const;
 };
 
