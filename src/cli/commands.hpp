@@ -20,6 +20,16 @@ int cmd_info(int argc, char** argv);
  *  clean runs. */
 int cmd_demo(int argc, char** argv);
 
+/** `abft infer`: load or build a transformer, generate from prompts (text or token ids) on
+ *  the protected kernels, print the continuations, the speed and the error statistics
+ *  (cmd_infer.cpp). */
+int cmd_infer(int argc, char** argv);
+
+/** `abft train`: train a transformer on the shipped corpus (or given files) on the protected
+ *  kernels, optionally with injected faults; per-step summaries or a progress bar, the error
+ *  statistics, a JSON report (cmd_train.cpp). */
+int cmd_train(int argc, char** argv);
+
 /** Options of `abft demo`. */
 struct DemoOptions {
   uint64_t seed = 42;
@@ -52,6 +62,10 @@ void print_usage(std::FILE* out);
 /** Parse a whole decimal (or 0x-prefixed hex) unsigned integer; false on any junk,
  *  sign or overflow, so that bad arguments are reported rather than misread. */
 bool parse_u64(const char* text, uint64_t* out);
+
+/** Parse a whole, finite floating-point number (strtod syntax, no blanks, no "nan"/"inf",
+ *  no overflow); false on anything else. */
+bool parse_double(const char* text, double* out);
 
 /** "ABFT_STATUS_FAULT_DETECTED: ..." -> "FAULT_DETECTED" (for one-line tables). */
 std::string short_status(int status);
