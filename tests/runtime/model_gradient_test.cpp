@@ -1,10 +1,12 @@
 // The model's gradients (Model::loss with a gradient buffer) checked two ways:
 //  1. against central finite differences of the independent double-precision reference
 //     (model_reference.hpp), h = 1e-6: the difference quotient is then exact to ~1e-9, so what
-//     is measured is the float model's gradient error, accepted within 1e-3 of the largest
-//     gradient of the tensor (float round-off through two layers is ~1e-5 of that);
+//     is measured is the float model's gradient error, accepted within 1e-4 of the largest
+//     gradient of the tensor (float round-off through two layers was measured at <= 6e-7 of
+//     it, so the margin is > 100x, while a wrong term of any backward formula is >= 1e-2);
 //  2. against central finite differences of the float model itself (its own loss), a step of
-//     1e-2: a coarser check independent of the reference, within a few percent.
+//     1e-2: a coarser check independent of the reference, within 2 % of the entry plus 0.2 %
+//     of the tensor's largest gradient (measured errors stay below 1/18 of that).
 // Every tensor of the ParamLayout is sampled (a few entries of each, ~30 per tensor kind
 // across layers), for both architectures. Also: gradient accumulation (buffers are added to,
 // scaled by `scale`).
@@ -96,7 +98,7 @@ TEST_P(ModelGradient, MatchesFiniteDifferencesOfDoubleReference) {
       ++probes;
     }
     const double scale = std::max(gmax, fd_max);
-    EXPECT_LE(worst, 1e-3 * scale + 1e-9)
+    EXPECT_LE(worst, 1e-4 * scale + 1e-9)
         << p.name << "[" << worst_i << "]: model " << g[p.offset + worst_i] << ", reference "
         << worst_fd << " (max |grad| of the tensor " << gmax << ")";
   }
@@ -129,7 +131,7 @@ TEST_P(ModelGradient, MatchesFiniteDifferencesOfFloatModel) {
       wi = w0;
       const double fd = (lp - lm) / (double(w0 + h) - double(w0 - h));
       const double gi = g[p.offset + i];
-      EXPECT_LE(std::fabs(fd - gi), 2e-2 * std::fabs(gi) + 2e-3 * gmax + 1e-4)
+      EXPECT_LE(std::fabs(fd - gi), 2e-2 * std::fabs(gi) + 2e-3 * gmax + 2e-5)
           << p.name << "[" << i << "]: model " << gi << ", finite difference " << fd;
     }
   }
@@ -218,7 +220,7 @@ TEST_P(ModelGradient, FullContextLongSequence) {
       const double lm = ref.loss(tok.data(), tgt.data(), B, T);
       wi = w0;
       const double fd = (lp - lm) / (2 * h);
-      EXPECT_LE(std::fabs(fd - g[p->offset + i]), 1e-3 * std::max(gmax, std::fabs(fd)) + 1e-9)
+      EXPECT_LE(std::fabs(fd - g[p->offset + i]), 1e-4 * std::max(gmax, std::fabs(fd)) + 1e-9)
           << name << "[" << i << "]";
     }
   }

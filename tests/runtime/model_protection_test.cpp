@@ -299,6 +299,103 @@ TEST_P(ModelProtection, DetectFlagsWithoutRepairing) {
   }
 }
 
+TEST_P(ModelProtection, SitesRouteFaultsToTheirKernels) {
+  // Attention sites reach only the attention calls, GEMM sites only the products; both are
+  // repaired.
+  const at::Config& c = GetParam().config;
+  at::Model m(c);
+  reftest::randomize(m.weights(), 9);
+  const Batch b(c, 70);
+  m.set_policy(abft::Policy::Correct);
+  const PassResult clean = run_passes(m, b);
+
+  for (int which = 0; which < 2; ++which) {
+    at::InjectionSettings s = exponent_flips(31 + uint64_t(which));
+    if (which == 0)
+      s.sites = {ABFT_SITE_ATTN_SCORES, ABFT_SITE_ATTN_PROBS};
+    else
+      s.sites = {ABFT_SITE_PACKED_B};
+    m.set_injection(s);
+    const PassResult hit = run_passes(m, b);
+    m.set_injection(at::InjectionSettings{});
+    uint64_t attn = 0, prod = 0;
+    for (int p = 0; p < int(Pass::Count_); ++p) {
+      attn += hit.train_stats.total(OpKind::Attention, Pass(p)).injected;
+      for (OpKind op : products(c)) prod += hit.train_stats.total(op, Pass(p)).injected;
+      prod += hit.train_stats.total(OpKind::LmHead, Pass(p)).injected;
+    }
+    EXPECT_EQ(attn + prod, abft_total(hit.train_stats).injected);
+    if (which == 0) {
+      EXPECT_GT(attn, 0u);
+      EXPECT_EQ(prod, 0u);
+    } else {
+      EXPECT_EQ(attn, 0u);
+      EXPECT_GT(prod, 0u);
+    }
+    EXPECT_EQ(abft_total(hit.train_stats).uncorrectable, 0u);
+    EXPECT_LE(rel_diff(hit.logits, clean.logits), kRepairTol) << which;
+    EXPECT_NEAR(hit.loss, clean.loss, kRepairTol * (1 + std::fabs(clean.loss))) << which;
+    EXPECT_LE(rel_diff(hit.grads, clean.grads), 1e-4) << which;
+  }
+}
+
+TEST_P(ModelProtection, PerFlopRate) {
+  // A rate per floating-point operation: bigger calls draw faults more often; ~1e-5 per FLOP
+  // gives a few faults per pass of this tiny model. All are repaired.
+  const at::Config& c = GetParam().config;
+  at::Model m(c);
+  reftest::randomize(m.weights(), 10);
+  const Batch b(c, 80);
+  const PassResult clean = run_passes(m, b);
+  at::InjectionSettings s = exponent_flips(5);
+  s.per_flop = true;
+  s.rate = 1e-5;
+  m.set_injection(s);
+  EXPECT_TRUE(m.injection().per_flop);
+  const PassResult hit = run_passes(m, b);
+  const at::OpCounters t = abft_total(hit.train_stats);
+  EXPECT_GT(t.injected, 0u);
+  EXPECT_GT(t.detected, 0u);
+  EXPECT_EQ(t.uncorrectable, 0u);
+  EXPECT_LE(rel_diff(hit.logits, clean.logits), kRepairTol);
+  EXPECT_LE(rel_diff(hit.grads, clean.grads), 1e-4);
+}
+
+TEST_P(ModelProtection, DecodeUnderFaults) {
+  // Inference with the KV cache under faults: policy correct gives the clean logits step by
+  // step (the cache holds repaired K and V); policy off does not.
+  const at::Config& c = GetParam().config;
+  const int64_t V = c.vocab;
+  const auto p0 = reftest::random_tokens(12, V, 90), p1 = reftest::random_tokens(12, V, 91);
+  auto run = [&](abft::Policy pol, bool faults, at::OpCounters* abft_stats) {
+    at::Model m(c);
+    reftest::randomize(m.weights(), 11);
+    m.set_policy(pol);
+    if (faults) m.set_injection(exponent_flips(17));
+    at::KVCache cache(c, 2, 16);
+    std::vector<float> all, lg(size_t(2 * V));
+    m.decode(cache, {{0, p0.data(), 6}, {1, p1.data(), 3}}, lg.data());
+    all.insert(all.end(), lg.begin(), lg.end());
+    for (int step = 0; step < 4; ++step) {
+      m.decode(cache, {{0, p0.data() + 6 + step, 1}, {1, p1.data() + 3 + step, 1}}, lg.data());
+      all.insert(all.end(), lg.begin(), lg.end());
+    }
+    if (abft_stats) *abft_stats = abft_total(m.stats());
+    return all;
+  };
+  const std::vector<float> clean = run(abft::Policy::Correct, false, nullptr);
+  at::OpCounters t;
+  const std::vector<float> fixed = run(abft::Policy::Correct, true, &t);
+  EXPECT_GT(t.injected, 0u);
+  EXPECT_GT(t.corrected, 0u);
+  EXPECT_EQ(t.uncorrectable, 0u);
+  EXPECT_LE(rel_diff(fixed, clean), kRepairTol);
+  const std::vector<float> bare = run(abft::Policy::Off, true, &t);
+  EXPECT_GT(t.injected, 0u);
+  const double d = rel_diff(bare, clean);
+  EXPECT_TRUE(!std::isfinite(d) || d > 1e-3) << d;
+}
+
 /** Ten steps of plain SGD on one batch; returns the loss of every step. */
 std::vector<double> sgd_curve(at::Model& m, const Batch& b, int steps, float lr) {
   std::vector<double> curve;

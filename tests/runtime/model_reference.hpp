@@ -27,6 +27,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <ostream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -368,6 +369,8 @@ struct NamedConfig {
   std::string name;
   Config config;
 };
+/** GoogleTest prints a parameter with this (found by argument-dependent lookup). */
+inline void PrintTo(const NamedConfig& c, std::ostream* os) { *os << c.name; }
 
 inline std::vector<NamedConfig> test_configs() {
   using abft::transformer::preset;
