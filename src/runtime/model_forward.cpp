@@ -94,8 +94,35 @@ Model::Model(const Config& cfg, const ModelOptions& opt) : opt_(opt), weights_(c
 }
 
 Model::~Model() = default;
-Model::Model(Model&& o) noexcept = default;
-Model& Model::operator=(Model&& o) noexcept = default;
+// The workspace's op context points at this object's statistics and options: a move must
+// re-point them, or the moved model's calls would be recorded into (and read the options of)
+// the moved-from object.
+Model::Model(Model&& o) noexcept
+    : opt_(std::move(o.opt_)), weights_(std::move(o.weights_)), handle_(std::move(o.handle_)),
+      injector_(std::move(o.injector_)), inj_settings_(std::move(o.inj_settings_)),
+      stats_(std::move(o.stats_)), ws_(std::move(o.ws_)) {
+  if (ws_) {
+    ws_->cx.stats = &stats_;
+    ws_->cx.opt = &opt_;
+  }
+}
+
+Model& Model::operator=(Model&& o) noexcept {
+  if (this != &o) {
+    opt_ = std::move(o.opt_);
+    weights_ = std::move(o.weights_);
+    handle_ = std::move(o.handle_);
+    injector_ = std::move(o.injector_);
+    inj_settings_ = std::move(o.inj_settings_);
+    stats_ = std::move(o.stats_);
+    ws_ = std::move(o.ws_);
+    if (ws_) {
+      ws_->cx.stats = &stats_;
+      ws_->cx.opt = &opt_;
+    }
+  }
+  return *this;
+}
 
 void Model::set_policy(abft::Policy p) {
   if (p == abft::Policy::Default) p = static_cast<abft::Policy>(abft_default_policy());
