@@ -449,6 +449,80 @@ TEST_P(ModelProtection, LossCurveUnderFaults) {
   EXPECT_GT(diverged, 0) << "faults under policy off left the loss curve unchanged";
 }
 
+// ------------------------------------------------------------------ options and moves
+
+TEST_P(ModelProtection, OptionsDoNotChangeResults) {
+  // check_timing repeats sampled calls with policy off into scratch memory: the results stay
+  // bitwise those of a model without it, and the samples are counted. Without invariant checks
+  // the non-ABFT ops check nothing, and the results are the same again. One thread: the same
+  // results (the kernels' partitioning does not change the sums of an element; allow rounding).
+  const at::Config& c = GetParam().config;
+  const Batch b(c, 100);
+  at::Model plain(c);
+  reftest::randomize(plain.weights(), 12);
+  const PassResult ref = run_passes(plain, b);
+
+  at::ModelOptions timed;
+  timed.check_timing = true;
+  timed.timing_period = 1;
+  at::Model mt(c, timed);
+  reftest::randomize(mt.weights(), 12);
+  const PassResult t = run_passes(mt, b);
+  EXPECT_EQ(0, std::memcmp(t.logits.data(), ref.logits.data(), ref.logits.size() * sizeof(float)));
+  EXPECT_EQ(0, std::memcmp(t.grads.data(), ref.grads.data(), ref.grads.size() * sizeof(float)));
+  EXPECT_EQ(t.loss, ref.loss);
+  EXPECT_GT(abft_total(t.train_stats).timing_samples, 0u);
+  EXPECT_EQ(abft_total(ref.train_stats).timing_samples, 0u);
+
+  at::ModelOptions noinv;
+  noinv.invariant_checks = false;
+  at::Model mi(c, noinv);
+  reftest::randomize(mi.weights(), 12);
+  const PassResult i = run_passes(mi, b);
+  EXPECT_EQ(0, std::memcmp(i.grads.data(), ref.grads.data(), ref.grads.size() * sizeof(float)));
+  EXPECT_EQ(i.train_stats.total().checks, abft_total(i.train_stats).checks)
+      << "checks outside the ABFT ops without invariant checks";
+  EXPECT_GT(ref.train_stats.total().checks, abft_total(ref.train_stats).checks)
+      << "the invariant checks of the other ops count checks";
+
+  at::ModelOptions one;
+  one.threads = 1;
+  at::Model m1(c, one);
+  reftest::randomize(m1.weights(), 12);
+  const PassResult r1 = run_passes(m1, b);
+  EXPECT_LE(rel_diff(r1.logits, ref.logits), 1e-6);
+  EXPECT_LE(rel_diff(r1.grads, ref.grads), 1e-5);
+}
+
+TEST_P(ModelProtection, MovedModelKeepsWorking) {
+  // A Model moved into another (as from_pretrained returns one) computes the same, and its
+  // own statistics and options are the ones that count, not the moved-from object's.
+  const at::Config& c = GetParam().config;
+  const Batch b(c, 110);
+  at::ModelOptions opt;
+  opt.policy = abft::Policy::Detect;
+  at::Model a(c, opt);
+  reftest::randomize(a.weights(), 13);
+  const PassResult before = run_passes(a, b);
+
+  at::Model moved(std::move(a));
+  EXPECT_EQ(moved.policy(), abft::Policy::Detect);
+  const PassResult after = run_passes(moved, b);
+  EXPECT_EQ(0, std::memcmp(after.grads.data(), before.grads.data(), before.grads.size() * sizeof(float)));
+  EXPECT_GT(after.fwd_stats.at(0, OpKind::QKV, Pass::Forward).calls, 0u)
+      << "the moved model's calls are not counted in its own statistics";
+  EXPECT_GT(after.train_stats.total(OpKind::LmHead, Pass::Weight).calls, 0u);
+
+  // Move assignment over a model of another architecture.
+  at::Model other(reftest::test_configs()[c.arch == at::Arch::GPT2 ? 2 : 0].config);
+  other = std::move(moved);
+  EXPECT_EQ(other.config().arch, c.arch);
+  const PassResult again = run_passes(other, b);
+  EXPECT_EQ(0, std::memcmp(again.grads.data(), before.grads.data(), before.grads.size() * sizeof(float)));
+  EXPECT_GT(again.fwd_stats.at(0, OpKind::QKV, Pass::Forward).calls, 0u);
+  EXPECT_GT(again.fwd_stats.at(0, OpKind::QKV, Pass::Forward).checks, 0u);
+}
+
 INSTANTIATE_TEST_SUITE_P(Configs, ModelProtection, ::testing::ValuesIn(protection_configs()),
                          config_name);
 
