@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "abft/transformer/error.hpp"
 #include "ops.hpp"
@@ -25,10 +26,13 @@ double cross_entropy(OpContext& cx, int64_t N, int64_t V, float* logits, const i
     count += targets[i] >= 0 ? 1 : 0;
   }
   const float g = count ? scale / float(count) : 0.0f;
+  // Per-row losses, added in row order after the parallel loop: an OpenMP sum reduction
+  // combines the threads' partial sums in whatever order they finish, which made the loss
+  // differ in its last bits from run to run with more than two threads.
+  std::vector<double> row_loss(size_t(N), 0.0);
   auto run = [&](double& total) {
     int bad = 0;
-    double sum = 0.0;
-#pragma omp parallel for num_threads(cx.threads) schedule(static) reduction(+ : sum) reduction(| : bad)
+#pragma omp parallel for num_threads(cx.threads) schedule(static) reduction(| : bad)
     for (int64_t i = 0; i < N; ++i) {
       float* z = logits + i * V;
       const int32_t t = targets[i];
@@ -40,7 +44,7 @@ double cross_entropy(OpContext& cx, int64_t N, int64_t V, float* logits, const i
       if (t >= 0) {
         const double l = lse - double(z[t]);
         if (!(l >= 0.0) || !std::isfinite(l)) bad |= 1;
-        sum += l;
+        row_loss[size_t(i)] = l;
       }
       if (dlogits) {
         float* d = dlogits + i * V;
@@ -50,6 +54,8 @@ double cross_entropy(OpContext& cx, int64_t N, int64_t V, float* logits, const i
         if (t >= 0) d[t] -= gi;
       }
     }
+    double sum = 0.0;
+    for (int64_t i = 0; i < N; ++i) sum += row_loss[size_t(i)];
     total = sum;
     return bad == 0;
   };
