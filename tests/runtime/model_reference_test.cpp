@@ -135,6 +135,55 @@ TEST_P(ModelReference, NegativeTargetsAreIgnored) {
   EXPECT_EQ(0, std::memcmp(g1.data(), g2.data(), g1.size() * sizeof(float)));
 }
 
+TEST_P(ModelReference, AllTargetsIgnored) {
+  // Nothing to predict: a finite loss and no gradient at all.
+  const NamedConfig& nc = GetParam();
+  RefSetup s(nc.config, 31);
+  const int64_t B = 2, T = 5;
+  const auto tok = reftest::random_tokens(B * T, nc.config.vocab, 9);
+  const std::vector<int32_t> none(static_cast<size_t>(B * T), -1);
+  std::vector<float> g(s.model.weights().size(), 0.0f);
+  const double l = s.model.loss(tok.data(), none.data(), B, T, g.data());
+  EXPECT_TRUE(std::isfinite(l));
+  EXPECT_EQ(reftest::max_abs(g.data(), g.size()), 0.0);
+}
+
+TEST_P(ModelReference, BadArgumentsThrowAndLeaveTheModelUsable) {
+  const NamedConfig& nc = GetParam();
+  const at::Config& c = nc.config;
+  RefSetup s(c, 37);
+  const int64_t V = c.vocab;
+  std::vector<int32_t> tok = reftest::random_tokens(c.context + 1, V, 3);
+  std::vector<float> lg(static_cast<size_t>((c.context + 1) * V));
+  EXPECT_THROW(s.model.forward(tok.data(), 1, c.context + 1, lg.data()), at::Error);  // > context
+  std::vector<int32_t> bad = {1, 2, int32_t(V), 3};
+  EXPECT_THROW(s.model.forward(bad.data(), 1, 4, lg.data()), at::Error);  // token id >= vocab
+  bad[2] = -1;
+  EXPECT_THROW(s.model.forward(bad.data(), 1, 4, lg.data()), at::Error);  // negative token id
+  std::vector<int32_t> tgt = {1, 2, 3, int32_t(V)};
+  EXPECT_THROW(s.model.loss(tok.data(), tgt.data(), 1, 4), at::Error);  // target >= vocab
+
+  at::KVCache cache(c, 2, 8);
+  std::vector<float> row(static_cast<size_t>(2 * V));
+  s.model.decode(cache, {{0, tok.data(), 6}}, row.data());
+  EXPECT_THROW(s.model.decode(cache, {{0, tok.data(), 3}}, row.data()), at::Error);  // 6 + 3 > 8
+  EXPECT_THROW(s.model.decode(cache, {{1, tok.data(), 1}, {1, tok.data() + 1, 1}}, row.data()),
+               at::Error);  // one slot twice
+  EXPECT_THROW(s.model.decode(cache, {{2, tok.data(), 1}}, row.data()), at::Error);  // no slot 2
+  EXPECT_EQ(cache.length(0), 6);
+  EXPECT_EQ(cache.length(1), 0);
+
+  // Still correct afterwards.
+  s.model.decode(cache, {{0, tok.data() + 6, 2}}, row.data());
+  std::vector<float> full(static_cast<size_t>(8 * V));
+  s.model.forward(tok.data(), 1, 8, full.data());
+  EXPECT_LE(reftest::max_abs_diff(row.data(), full.data() + 7 * V, size_t(V)),
+            1e-5 * (1 + reftest::max_abs(full.data(), full.size())));
+  const auto want = s.ref().logits(tok.data(), 1, 8);
+  EXPECT_LE(reftest::max_abs_diff(full.data(), want.data(), want.size()),
+            kRelTol * (1 + reftest::max_abs(want.data(), want.size())));
+}
+
 INSTANTIATE_TEST_SUITE_P(Configs, ModelReference, ::testing::ValuesIn(reftest::test_configs()),
                          config_name);
 
