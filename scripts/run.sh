@@ -10,7 +10,8 @@
 #
 # Usage: scripts/run.sh [--quick] [more `abft train` options, e.g. --seed 7 --steps 300]
 #        scripts/run.sh --demo [demo options, e.g. --seed 7 --quick]   (the kernel demo, `abft demo`)
-# Environment: ABFT_BUILD_DIR (default build/), ABFT_ISA, OMP_NUM_THREADS.
+# Environment: ABFT_BUILD_DIR (default build/), ABFT_ISA, OMP_NUM_THREADS, OMP_WAIT_POLICY
+# (default PASSIVE here).
 set -euo pipefail
 # shellcheck source=scripts/setup.sh
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
@@ -27,6 +28,10 @@ for a in "$@"; do
 done
 
 abft_setup
+# Idle OpenMP threads sleep instead of spinning: the passes are many short parallel regions,
+# and spinning threads slow everything down several times as soon as another process wants a
+# core (set OMP_WAIT_POLICY=ACTIVE to spin).
+export OMP_WAIT_POLICY="${OMP_WAIT_POLICY:-PASSIVE}"
 "$ABFT_BUILD_DIR/src/cli/abft" info
 echo
 
