@@ -130,9 +130,7 @@ InferOptions parse(int argc, char** argv) {
       o.sample.max_new_tokens = int64_t(u64_value(a));
     } else if (a.is("--temperature")) {
       o.sample.temperature = double_value(a);
-      if (o.sample.temperature < 0)
-        throw UsageError("--temperature needs a number >= 0, got '" +
-                         std::to_string(o.sample.temperature) + "'");
+      if (o.sample.temperature < 0) throw UsageError("--temperature needs a number >= 0");
     } else if (a.is("--top-k")) {
       o.sample.top_k = int64_t(u64_value(a));
     } else if (a.is("--policy")) {
@@ -237,14 +235,14 @@ int run(const InferOptions& o) {
               tr::arch_name(cfg.arch), o.model.dir.empty() ? o.model.preset.c_str() : "model",
               static_cast<long long>(cfg.layers), static_cast<long long>(cfg.d_model),
               double(cfg.parameter_count()) * 1e-6, o.model.describe().c_str());
+  char sampling[96] = "greedy";
+  if (o.sample.temperature > 0)
+    std::snprintf(sampling, sizeof sampling, "temperature %g, top-k %lld", o.sample.temperature,
+                  static_cast<long long>(o.sample.top_k));
   std::printf("policy %s, injection %s, tokenizer %s, %s\n\n", policy_name(o.policy),
               o.injection.enabled() ? o.injection.describe().c_str() : "off",
               tok->name().c_str(),
-              o.sample.temperature > 0
-                  ? ("temperature " + std::to_string(o.sample.temperature) + ", top-k " +
-                     std::to_string(o.sample.top_k))
-                        .c_str()
-                  : "greedy");
+              sampling);
 
   const bool keep = !o.logits_path.empty();
   const tr::Generation g = tr::generate(m, prompts, o.sample, keep);
