@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# \brief Build abft_bench_transformer (Release) and time the transformer runtime protected
+#        (policy correct) against itself unprotected (off), in one process: prefill, decode and a
+#        training step (AdamW included) of GPT-2-small and Llama-small shaped models with random
+#        weights, seq 256 (bench/transformer_bench.cpp: the two policies run back to back inside
+#        each iteration, the first alternating); JSON to <build>/bench/transformer[_quick].json,
+#        a Markdown table (time per unit, overhead = correct / off - 1, tokens/s, the bar) to
+#        stdout and <build>/bench/transformer[_quick]_table.md.
+#
+# Usage: scripts/bench_transformer.sh [--quick] [--no-build] [-- EXTRA BENCHMARK ARGS...]
+#   (default)  gpt2-small and llama-small: prefill 1 x 256 tokens (2 rounds per repetition),
+#              decode 4 sequences x 32 steps after a 256-token prefill (1 round), train step
+#              B 1 x T 256 (1 round); 5 repetitions, plus one untimed warm-up round per row
+#              (a round = one unit of each policy; estimated 5-10 minutes on the idle 2-core VM,
+#              most of it decode and train; much longer under load: OpenMP barriers spin)
+#   --quick    a smoke test: gpt2-demo and llama-demo (4 layers, 128 wide, byte vocabulary),
+#              seq 64, decode 4 x 8 steps; 2 repetitions of 2 rounds (seconds)
+#
+# Environment:
+#   ABFT_BUILD_DIR        build folder (default: <repo>/build, configured as Release if needed)
+#   ABFT_BUILD_JOBS       parallel build jobs (default: nproc)
+#   ABFT_BENCH_THREADS    threads of the model (default: OpenMP's default, all cores)
+#   ABFT_BENCH_REPS       repetitions (default 5; --quick 2); medians are reported
+#   ABFT_BENCH_ITERS      rounds per repetition of every row (default: see above)
+#   ABFT_BENCH_FILTER     --benchmark_filter regex (e.g. '^train/' or 'llama')
+#   ABFT_BENCH_MODELS, ABFT_BENCH_SEQ, ABFT_BENCH_DECODE_BATCH, ABFT_BENCH_DECODE_STEPS,
+#   ABFT_BENCH_TRAIN_BATCH, ABFT_BENCH_WARMUP=0   shapes and warm-up (bench/transformer_bench.cpp)
+set -uo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+log() { printf 'bench_transformer.sh: %s\n' "$*" >&2; }
+
+build_it=1 set=default extra=()
+while [ $# -gt 0 ]; do
+  case $1 in
+    --quick) set=quick ;;
+    --no-build) build_it=0 ;;
+    --) shift; extra=("$@"); break ;;
+    -h|--help) sed -n '2,/^set -uo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    *) log "unknown option $1 (try --help)"; exit 2 ;;
+  esac
+  shift
+done
+
+# shellcheck source=bench_lib.sh
+source "$root/scripts/bench_lib.sh"
+build=$(bench_build_dir)
+out=$build/bench
+bin=$out/abft_bench_transformer
+if [ $build_it = 1 ]; then
+  bench_release_build "$build" abft_bench_transformer || exit 1
+fi
+[ -x "$bin" ] || { log "no $bin (build it, or drop --no-build)"; exit 1; }
+mkdir -p "$out"
+
+if [ $set = quick ]; then reps=${ABFT_BENCH_REPS:-2}; else reps=${ABFT_BENCH_REPS:-5}; fi
+suffix=""
+[ $set != default ] && suffix=_$set
+json=$out/transformer$suffix.json
+table=$out/transformer${suffix}_table.md
+
+# The two policies are paired inside each row, and consecutive rows share one model (built once
+# per preset): no random interleaving. Iterations per row are fixed by the binary (no min_time).
+args=(--benchmark_repetitions="$reps" --benchmark_out_format=json --benchmark_out="$json")
+[ -n "${ABFT_BENCH_FILTER:-}" ] && args+=(--benchmark_filter="$ABFT_BENCH_FILTER")
+
+# CPUs busy right now (2 s of /proc/stat; the load average lags a minute behind).
+busy_cpus() {
+  local a b
+  a=($(head -1 /proc/stat)); sleep 2; b=($(head -1 /proc/stat))
+  awk -v n="$(nproc)" -v u="$(( b[1]+b[2]+b[3]+b[6]+b[7]+b[8] - a[1]-a[2]-a[3]-a[6]-a[7]-a[8] ))" \
+      -v t="$(( b[1]+b[2]+b[3]+b[4]+b[5]+b[6]+b[7]+b[8] - a[1]-a[2]-a[3]-a[4]-a[5]-a[6]-a[7]-a[8] ))" \
+      'BEGIN { printf "%.2f", (t > 0 ? n * u / t : 0) }'
+}
+busy=$(busy_cpus)
+if awk -v b="$busy" 'BEGIN { exit !(b > 0.2) }'; then
+  log "warning: other processes keep $busy of $(nproc) CPUs busy: OpenMP barriers spin, so timings" \
+      "will be slow and noisy (the table marks rows measured under load: counter other_load)"
+fi
+log "set=$set repetitions=$reps threads=${ABFT_BENCH_THREADS:-OpenMP default}" \
+    "filter='${ABFT_BENCH_FILTER:-all}' busy CPUs: $busy"
+rm -f "$json"
+start=$(date +%s)
+log "run: ABFT_BENCH_SET=$set $bin ${args[*]} ${extra[*]}"
+ABFT_BENCH_SET=$set "$bin" "${args[@]}" "${extra[@]}" >&2
+rc=$?
+took=$(( $(date +%s) - start )) load_end=$(cut -d' ' -f1-3 /proc/loadavg)
+log "benchmark took $took s; load at the end: $load_end"
+[ $rc -ne 0 ] && log "abft_bench_transformer exited with status $rc"
+[ -s "$json" ] || { log "no results in $json"; exit 1; }
+
+notes=(--note "the run took $took s; load average at the end: $load_end")
+[ $rc -ne 0 ] && notes+=(--note "abft_bench_transformer exited with status $rc: the results may be partial")
+python3 "$root/scripts/bench_transformer_table.py" "${notes[@]}" "$json" | tee "$table"
+log "table also in $table; JSON: $json"
+exit $rc
