@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "abft/transformer/error.hpp"
+#include "fast_math.hpp"
 #include "ops.hpp"
 
 namespace abft::transformer::ops {
@@ -37,20 +38,24 @@ double cross_entropy(OpContext& cx, int64_t N, int64_t V, float* logits, const i
       float* z = logits + i * V;
       const int32_t t = targets[i];
       float mx = z[0];
+#pragma omp simd reduction(max : mx)
       for (int64_t j = 1; j < V; ++j) mx = std::max(mx, z[j]);
-      double se = 0.0;
-      for (int64_t j = 0; j < V; ++j) se += std::exp(double(z[j] - mx));
-      const double lse = double(mx) + std::log(se);
+      float se = 0.0f;
+#pragma omp simd reduction(+ : se)
+      for (int64_t j = 0; j < V; ++j) se += fastm::exp(z[j] - mx);
+      const double lse = double(mx) + std::log(double(se));
       if (t >= 0) {
         const double l = lse - double(z[t]);
-        if (!(l >= 0.0) || !std::isfinite(l)) bad |= 1;
+        // l >= 0 up to the rounding of a float sum of V terms (one of them exp(z[t] - mx)).
+        if (!(l >= -double(V) * 0x1p-23) || !std::isfinite(l)) bad |= 1;
         row_loss[size_t(i)] = l;
       }
       if (dlogits) {
         float* d = dlogits + i * V;
         const float gi = t >= 0 ? g : 0.0f;
         const float flse = float(lse);
-        for (int64_t j = 0; j < V; ++j) d[j] = gi * std::exp(z[j] - flse);
+#pragma omp simd
+        for (int64_t j = 0; j < V; ++j) d[j] = gi * fastm::exp(z[j] - flse);
         if (t >= 0) d[t] -= gi;
       }
     }

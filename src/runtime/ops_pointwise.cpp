@@ -9,6 +9,7 @@
 #include <string>
 
 #include "abft/transformer/error.hpp"
+#include "fast_math.hpp"
 #include "ops.hpp"
 
 namespace abft::transformer::ops {
@@ -22,9 +23,9 @@ constexpr float kGeluMin = -0.1701f;
 constexpr float kSiluMin = -0.2786f;
 
 inline float gelu(float u) {
-  return 0.5f * u * (1.0f + std::tanh(kGeluC * (u + kGeluA * u * u * u)));
+  return 0.5f * u * (1.0f + fastm::tanh(kGeluC * (u + kGeluA * u * u * u)));
 }
-inline float sigmoid(float g) { return 1.0f / (1.0f + std::exp(-g)); }
+inline float sigmoid(float g) { return fastm::sigmoid(g); }
 
 /** Run `pass` (returns true when its invariant held); once more if it failed and checks are on. */
 template <class F>
@@ -67,6 +68,7 @@ void bias_gelu_fwd(OpContext& cx, int layer, int64_t N, int64_t f, float* u, con
       const float* ur = u + i * f;
       float* ar = a + i * f;
       float lo = 0.0f, sum = 0.0f;
+#pragma omp simd reduction(min : lo) reduction(+ : sum)
       for (int64_t j = 0; j < f; ++j) {
         const float g = gelu(ur[j]);
         ar[j] = g;
@@ -88,9 +90,10 @@ void gelu_bwd(OpContext& cx, int layer, int64_t N, int64_t f, const float* u, co
       const float* gr = da + i * f;
       float* o = du + i * f;
       float sum = 0.0f;
+#pragma omp simd reduction(+ : sum)
       for (int64_t j = 0; j < f; ++j) {
         const float x = ur[j];
-        const float t = std::tanh(kGeluC * (x + kGeluA * x * x * x));
+        const float t = fastm::tanh(kGeluC * (x + kGeluA * x * x * x));
         const float dg = 0.5f * (1.0f + t) +
                          0.5f * x * (1.0f - t * t) * kGeluC * (1.0f + 3.0f * kGeluA * x * x);
         o[j] = gr[j] * dg;
@@ -111,6 +114,7 @@ void swiglu_fwd(OpContext& cx, int layer, int64_t N, int64_t f, const float* g, 
       const float* ur = u + i * f;
       float* ar = a + i * f;
       float lo = 0.0f, sum = 0.0f;
+#pragma omp simd reduction(min : lo) reduction(+ : sum)
       for (int64_t j = 0; j < f; ++j) {
         const float s = gr[j] * sigmoid(gr[j]);
         lo = std::min(lo, s);
@@ -135,6 +139,7 @@ void swiglu_bwd(OpContext& cx, int layer, int64_t N, int64_t f, const float* g, 
       float* og = dg + i * f;
       float* ou = du + i * f;
       float sum = 0.0f;
+#pragma omp simd reduction(+ : sum)
       for (int64_t j = 0; j < f; ++j) {
         const float x = gr[j], sg = sigmoid(x);
         const float silu = x * sg;
