@@ -82,21 +82,36 @@ void generic_tile(const KernelSet<T>& ks, int64_t kb, const T* a, const T* b, T*
   const int mr = ks.mr, nr = ks.nr;
   alignas(64) T buf[16 * 64];
   std::fill(buf, buf + mr * nr, T(0));
-  Epi<T> add;
-  add.alpha = T(1);
-  add.beta = T(1);
-  add.flags = kLoadC;
-  int64_t done = 0;
-  for (const InternalFault* f : acc_f) {  // sorted by p
-    const int64_t s = f->p - pc;
-    ks.ukr(s - done, a + done * mr, b + done * nr, buf, nr, add);
-    T& x = buf[(f->i - ti) * nr + (f->j - tj)];
-    const T before = x;
-    x = checksum::apply_fault<T>(x, f->f->model, f->f->bit, f->f->value);
-    record_fault(*f, before, x, e.alpha);
-    done = s;
+  // The accumulators as they are (1 * acc, a -0 kept): the epilogue below then rounds
+  // exactly as the micro-kernel's own does.
+  Epi<T> raw;
+  raw.alpha = T(1);
+  raw.beta = T(0);
+  raw.flags = 0;
+  if (acc_f.empty()) {
+    ks.ukr(kb, a, b, buf, nr, raw);
+  } else {
+    // Accumulator faults: the micro-kernel's arithmetic per element (one FMA chain from zero
+    // in k order), written out so that the chain continues through the fault. Splitting the
+    // chain at the fault instead would round every element of the tile differently from a
+    // clean run, and those neighbours would then differ from it below any checksum bound.
+    for (int64_t r = 0; r < mr_e; ++r)
+      for (int64_t q = 0; q < nr_e; ++q) {
+        T acc = T(0);
+        size_t next = 0;  // acc_f is sorted by p
+        for (int64_t p = 0; p <= kb; ++p) {
+          for (; next < acc_f.size() && acc_f[next]->p - pc <= p; ++next) {
+            const InternalFault* f = acc_f[next];
+            if (f->i != ti + r || f->j != tj + q || f->p - pc != p) continue;
+            const T before = acc;
+            acc = checksum::apply_fault<T>(acc, f->f->model, f->f->bit, f->f->value);
+            record_fault(*f, before, acc, e.alpha);
+          }
+          if (p < kb) acc = std::fma(a[p * mr + r], b[p * nr + q], acc);
+        }
+        buf[r * nr + q] = acc;
+      }
   }
-  ks.ukr(kb - done, a + done * mr, b + done * nr, buf, nr, add);
 
   double s_out[64], s_c0[64], s_a0[64];
   for (int64_t q = 0; q < nr_e; ++q) s_out[q] = s_c0[q] = s_a0[q] = 0.0;

@@ -24,12 +24,6 @@ namespace {
 using checksum::checkable;
 using checksum::residual_ok;
 
-/** Accumulator of the recomputation: double for float data; for double data
- *  the 64-bit-mantissa long double where the platform has it, so a repaired
- *  element is at least as accurate as the kernel's. */
-template <class T>
-using RecomputeAcc = typename std::conditional<sizeof(T) < sizeof(double), double, long double>::type;
-
 template <class T>
 struct BlockCtx {
   const PanelView<T>& pv;
@@ -43,22 +37,30 @@ struct BlockCtx {
     return pv.beta_nonzero ? static_cast<double>(pv.backup[i * pv.ldbk + j]) : 0.0;
   }
 
-  /** Recompute C(i, jc+j) for rows x cols from the caller's operands, in
-   *  double, rounding once: alpha * sum_p a_ip b_pj + beta * C0_ij. */
+  /** Recompute C(i, jc+j) for rows x cols from the caller's operands with the kernel's own
+   *  arithmetic, so that a repaired element equals the fault-free result bit for bit: per
+   *  k-chunk of kc terms an FMA chain from zero in k order (the micro-kernel's accumulator),
+   *  then alpha * acc, added to beta * C0 by one FMA after the first chunk and to the running
+   *  value after each later one (the epilogue). Every ISA's kernel performs exactly these
+   *  roundings (fused multiply-adds throughout), and std::fma rounds once as they do. */
   void recompute(const std::vector<int64_t>& rows, const std::vector<int64_t>& cols) const {
-    using A = RecomputeAcc<T>;
-    std::vector<A> acc(cols.size());
+    const int64_t K = P.K, kc = pv.kc;
+    std::vector<T> acc(cols.size()), out(cols.size());
     for (int64_t i : rows) {
-      std::fill(acc.begin(), acc.end(), A(0));
-      for (int64_t p = 0; p < P.K; ++p) {
-        const A a = static_cast<A>(P.a(i, p));
-        for (size_t q = 0; q < cols.size(); ++q)
-          acc[q] += a * static_cast<A>(P.b(p, pv.jc + cols[q]));
+      for (int64_t pc = 0; pc < K; pc += kc) {
+        const int64_t kb = std::min(kc, K - pc);
+        std::fill(acc.begin(), acc.end(), T(0));
+        for (int64_t p = pc; p < pc + kb; ++p) {
+          const T a = P.a(i, p);
+          for (size_t q = 0; q < cols.size(); ++q) acc[q] = std::fma(a, P.b(p, pv.jc + cols[q]), acc[q]);
+        }
+        for (size_t q = 0; q < cols.size(); ++q) {
+          const T t = P.alpha * acc[q];
+          if (pc > 0) out[q] = std::fma(T(1), out[q], t);
+          else out[q] = pv.beta_nonzero ? std::fma(P.beta, static_cast<T>(c0(i, cols[q])), t) : t;
+        }
       }
-      for (size_t q = 0; q < cols.size(); ++q) {
-        const A b0 = pv.beta_nonzero ? static_cast<A>(P.beta) * static_cast<A>(c0(i, cols[q])) : A(0);
-        c(i, cols[q]) = static_cast<T>(static_cast<A>(P.alpha) * acc[q] + b0);
-      }
+      for (size_t q = 0; q < cols.size(); ++q) c(i, cols[q]) = out[q];
     }
   }
 
@@ -161,11 +163,6 @@ bool verify_block(const PanelView<T>& pv, int64_t i0, int64_t mb, const BlockSum
   // Flush-to-zero: a subnormal operand or checksum quantity may be lost whole
   // (at most realmin each); U_j scales how many such losses a column sees.
   const double ftz = 2.0 * b.aa * static_cast<double>(std::numeric_limits<T>::min());
-  // Once elements were recomputed, the column also carries the recomputation
-  // error (K-term sums in RecomputeAcc<T>).
-  const double g_rec =
-      2.0 * checksum::gamma(double(P.K) + 2.0,
-                            static_cast<double>(std::numeric_limits<RecomputeAcc<T>>::epsilon()) * 0.5);
   bool repaired = false;
   const bool correct = P.policy == ABFT_POLICY_CORRECT;
   const int64_t nb = pv.nb;
@@ -195,12 +192,12 @@ bool verify_block(const PanelView<T>& pv, int64_t i0, int64_t mb, const BlockSum
         need_block_sums();
         double U;
         b.fresh_col_ref(j, vs, va, ref, X, Xu, U);
-        bound = (fcoef + (repaired ? g_rec : 0.0)) * X + abs_t + ftz * U;
+        bound = fcoef * X + abs_t + ftz * U;
       } else {
         ref = s.ref[j] + static_cast<double>(P.beta) * s.c0sum[j];
         Xu = s.X[j];
         X = b.aa * Xu + b.ab * s.c0abs[j];
-        bound = (coef + (repaired ? g_rec : 0.0)) * X + abs_t + ftz * s.U[j];
+        bound = coef * X + abs_t + ftz * s.U[j];
       }
       // Xu bounds every unscaled partial sum the kernel formed in T: with
       // |alpha| < 1 those may overflow although the scaled result would not.
