@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cstring>
 #include <thread>
 #include <tuple>
 
@@ -124,6 +125,9 @@ class GemmFaultMatrix : public ::testing::TestWithParam<FaultParam> {
         ++n_detected;
         EXPECT_GE(oc.report.corrected + oc.report.recomputed, 1u) << "detected but not repaired";
         EXPECT_TRUE(check_result(p, oc.C, ref)) << "repair did not restore the result";
+        // The repair recomputes with the kernel's own arithmetic: bit for bit the clean run.
+        EXPECT_EQ(0, std::memcmp(oc.C.data(), clean.C.data(), oc.C.size() * sizeof(T)))
+            << "repaired C differs from the clean run";
       } else {
         ++n_escaped_small;
         EXPECT_TRUE(within_escape_bound(p, oc.C, clean.C, lb));
