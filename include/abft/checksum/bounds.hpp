@@ -67,19 +67,6 @@ ABFT_HD double gemm_column_coefficient(const GemmShape& s) {
   return (g_elem + g_obs + g_ref + g_c0) * inflate;
 }
 
-/** A coefficient no smaller than the engine's for any blocking it may choose
- *  (kc = k, mr = 16, mb = all m_rows rows of the checksum): what tests and
- *  campaigns use to judge "within the bound" without knowing the kernel. */
-template <class T>
-ABFT_HD double gemm_conservative_coefficient(int64_t m_rows, int64_t k, bool beta_nonzero) {
-  GemmShape s;
-  s.mb = m_rows;
-  s.k = k;
-  s.kc = k;
-  s.mr = 16;
-  s.beta_nonzero = beta_nonzero;
-  return gemm_column_coefficient<T>(s);
-}
 
 /** Absolute term for underflow: every rounding may add up to the smallest
  *  normal number of T (covers gradual underflow and flush-to-zero modes). */
@@ -103,6 +90,51 @@ ABFT_HD double gemm_fresh_coefficient(const GemmShape& s, int64_t terms) {
   const double g_elem = gamma(kc + chunks + 3.0, u);
   const double g_sums = 4.0 * gamma(double(terms + s.k) + 8.0, ud);
   return (g_elem * (1.0 + g_sums) + g_sums) * (1.0 + 2.0 * gamma(double(terms + s.k) + 16.0, ud));
+}
+
+/** The small-M GEMM path (few rows of C, B streamed unpacked; docs/ABFT.md §1.1). Every
+ *  element is a sum of k products in T formed by FMA chains over `lanes` interleaved lanes
+ *  that are then added in T (depth at most k + 2 lanes), scaled by alpha and added to
+ *  beta*C0 by one FMA; the reference r_j = sum_p s_p b_pj and the magnitude
+ *  Xh_j = sum_p t_p |b_pj| are formed the same way from s = fl(e^T A) and t = fl(e^T |A|);
+ *  column sums of C are formed in double over m rows. Returns c such that
+ *      |obs_j - (alpha r_j + beta sum_i C0_ij)| <= c |alpha| Xh_j + 3u |beta| sum_i |C0_ij|
+ *  up to the underflow term gemm_small_abs_term. */
+template <class T>
+ABFT_HD double gemm_small_coefficient(int64_t k, int64_t m, int64_t lanes) {
+  const double u = unit_roundoff<T>(), ud = unit_roundoff<double>();
+  const double depth = double(k) + 2.0 * double(lanes);
+  const double g_elem = gamma(depth + 2.0, u);      // an element, alpha's rounding included
+  const double g_ref = gamma(depth + 1.0, u) + u;   // the reference, s's rounding included
+  const double lo = 1.0 - gamma(depth + 1.0, u);    // Xh >= lo * sum_p t_p |b_pj|, t's rounding included
+  const double g_sum = gamma(double(m) + 4.0, ud);  // the double sums
+  return lo > 0.0 ? ((g_elem + g_ref) / lo) * (1.0 + g_sum) + 4.0 * g_sum
+                  : std::numeric_limits<double>::infinity();
+}
+
+/** What gradual underflow (or flush-to-zero) can lose in one small-M column check: at most
+ *  one smallest normal per rounding of every element, the reference and the magnitude. */
+template <class T>
+ABFT_HD double gemm_small_abs_term(int64_t k, int64_t m, int64_t lanes, double alpha_abs) {
+  const double depth = double(k) + 2.0 * double(lanes) + 2.0;
+  return 2.0 * (double(m) + 2.0) * depth * static_cast<double>(std::numeric_limits<T>::min()) *
+         (alpha_abs > 1.0 ? alpha_abs : 1.0);
+}
+
+/** A coefficient no smaller than the engine's for any path and blocking it may choose
+ *  (blocked: kc = k, mr = 16, mb = all m_rows rows of the checksum; small-M: up to 16 lanes):
+ *  what tests and campaigns use to judge "within the bound" without knowing the kernel. */
+template <class T>
+ABFT_HD double gemm_conservative_coefficient(int64_t m_rows, int64_t k, bool beta_nonzero) {
+  GemmShape s;
+  s.mb = m_rows;
+  s.k = k;
+  s.kc = k;
+  s.mr = 16;
+  s.beta_nonzero = beta_nonzero;
+  const double blocked = gemm_column_coefficient<T>(s);
+  const double small = gemm_small_coefficient<T>(k, m_rows, 16);
+  return blocked > small ? blocked : small;
 }
 
 /** True when the checksum may be trusted: X (the magnitude scale) is finite

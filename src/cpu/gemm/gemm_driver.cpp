@@ -5,6 +5,7 @@
  *  the packed copies, and verification per row block once a panel is complete.
  */
 #include "cpu/gemm/gemm_driver.hpp"
+#include "cpu/gemm/gemm_small.hpp"
 
 #include <omp.h>
 
@@ -180,6 +181,7 @@ abft_status run_gemm(Problem<T>& P, const KernelSet<T>& ks, abft_report& rep) {
       }
     return ABFT_STATUS_SUCCESS;
   }
+  if (small_gemm_applies(P, ks)) return run_small_gemm(P, ks, rep);
   const bool checks = P.policy != ABFT_POLICY_OFF;
   const bool beta_nz = P.beta != T(0);
   const int mr = ks.mr, nr = ks.nr;

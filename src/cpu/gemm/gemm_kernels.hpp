@@ -52,7 +52,16 @@ struct KernelSet {
   /// Exact fingerprint of a packed buffer (abft/checksum/fingerprint.hpp).
   checksum::Fingerprint (*fingerprint)(const T* buf, int64_t n);
   const char* desc;
+  /// The small-M path (gemm_small.cpp, gemm_small_kernels.hpp): chunks of `lanes` columns of
+  /// B with contiguous rows, or columns with contiguous k, against R rows of an A copy.
+  int lanes = 1;
+  void (*small_n)(int R, int64_t K, int nchunks, const T* ap, const T* b, int64_t rsb, T* out) = nullptr;
+  void (*small_t)(int R, int64_t K, int ncols, const T* arows, int64_t lda, const T* b, int64_t ldb,
+                  T* out) = nullptr;
 };
+
+/** Rows of C up to which the small-M path runs (decoding a batch of a few sequences). */
+constexpr int64_t kSmallMaxRows = 8;
 
 const KernelSet<float>* kernels_ref_f32();
 const KernelSet<double>* kernels_ref_f64();

@@ -13,6 +13,7 @@
 #include "abft/checksum/fingerprint.hpp"
 #include "cpu/gemm/gemm_kernels.hpp"
 #include "cpu/gemm/gemm_pack.hpp"
+#include "cpu/gemm/gemm_small_kernels.hpp"
 
 namespace abft::cpu::gemm {
 inline namespace ABFT_TARGET_NS {
@@ -146,7 +147,10 @@ constexpr KernelSet<typename S::T> make_kernel_set(abft_isa isa, int mc, int kc,
                                   &pack_a<typename S::T>,
                                   &pack_b<typename S::T>,
                                   &checksum::fingerprint<typename S::T>,
-                                  desc};
+                                  desc,
+                                  S::W,
+                                  &small_n<S>,
+                                  &small_t<S>};
 }
 
 }  // namespace ABFT_TARGET_NS
