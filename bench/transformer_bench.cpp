@@ -116,14 +116,15 @@ struct Case {
 
   std::string label() const {
     std::string s = std::string(kKindName[kind]) + "/model:" + model;
-    if (kind == kPrefill) return s + ",seq:" + std::to_string(seq);
+    if (kind == kPrefill)
+      return s + ",seq:" + std::to_string(seq) + (batch > 1 ? ",batch:" + std::to_string(batch) : "");
     if (kind == kDecode)
       return s + ",seq:" + std::to_string(seq) + ",batch:" + std::to_string(batch) +
              ",steps:" + std::to_string(steps);
     return s + ",batch:" + std::to_string(batch) + ",seq:" + std::to_string(seq);
   }
   int64_t tokens() const {
-    return kind == kPrefill ? seq : kind == kDecode ? batch * steps : batch * seq;
+    return kind == kPrefill ? batch * seq : kind == kDecode ? batch * steps : batch * seq;
   }
 };
 
@@ -226,11 +227,11 @@ struct Runner {
   void setup() {
     const tr::Config& cfg = m.config();
     if (c.kind == kPrefill) {
-      if (!g.prefill_cache || g.prefill_cache->capacity() != c.seq) {
-        g.prefill_cache = std::make_unique<tr::KVCache>(cfg, 1, c.seq);
-        g.prompt = random_tokens(size_t(c.seq), g.vocab, 0x9E11u + uint64_t(c.seq));
+      if (!g.prefill_cache || g.prefill_cache->capacity() != c.seq || g.prefill_cache->slots() != c.batch) {
+        g.prefill_cache = std::make_unique<tr::KVCache>(cfg, c.batch, c.seq);
+        g.prompt = random_tokens(size_t(c.batch * c.seq), g.vocab, 0x9E11u + uint64_t(c.seq));
       }
-      g.logits.resize(size_t(g.vocab));
+      g.logits.resize(size_t(c.batch * g.vocab));
     } else if (c.kind == kDecode) {
       if (g.decode_key != c.label()) {
         g.decode_base.reset(), g.decode_work.reset();
@@ -289,7 +290,9 @@ struct Runner {
     using Clock = std::chrono::steady_clock;
     const auto t0 = Clock::now();
     if (c.kind == kPrefill) {
-      m.decode(*g.prefill_cache, {{0, g.prompt.data(), c.seq}}, g.logits.data());
+      std::vector<tr::SeqChunk> chunks;
+      for (int64_t i = 0; i < c.batch; ++i) chunks.push_back({i, g.prompt.data() + i * c.seq, c.seq});
+      m.decode(*g.prefill_cache, chunks, g.logits.data());
     } else if (c.kind == kDecode) {
       std::vector<int32_t> cur = g.first_tokens;
       std::vector<tr::SeqChunk> chunks(size_t(c.batch));
@@ -468,7 +471,9 @@ std::string check_suite(const Suite& s) {
 void register_all(const Suite& s) {
   for (const std::string& name : s.models) {
     // Prefill, decode, train of one model in a row: the model is built once for the three.
-    const Case cases[3] = {{kPrefill, name, s.seq, 1, 0, s.iters[kPrefill]},
+    // Prefill of one prompt, and of the decode case's batch of prompts (its own prefill).
+    const Case cases[4] = {{kPrefill, name, s.seq, 1, 0, s.iters[kPrefill]},
+                           {kPrefill, name, s.seq, s.decode_batch, 0, s.iters[kPrefill]},
                            {kDecode, name, s.seq, s.decode_batch, s.decode_steps, s.iters[kDecode]},
                            {kTrain, name, s.seq, s.train_batch, 0, s.iters[kTrain]}};
     for (const Case& c : cases)

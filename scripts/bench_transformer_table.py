@@ -84,7 +84,7 @@ def rate(cell, field):
 
 def case_text(kind, p):
     if kind == "prefill":
-        return "prefill, 1 × %d tokens" % p.get("seq", 0)
+        return "prefill, %d × %d tokens" % (p.get("batch", 1), p.get("seq", 0))
     if kind == "decode":
         return "decode, %d seqs × %d steps after %d" % (p.get("batch", 0), p.get("steps", 0),
                                                         p.get("seq", 0))
