@@ -5,15 +5,16 @@
  *  3e-7 over the clamped range [-87, 88]. NaN propagates (the invariant checks rely on it).
  */
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 
 namespace abft::transformer::fastm {
 
 inline float exp(float x) {
-  // Clamp keeping NaN: the comparisons are false for NaN, which then stays x.
-  x = x < -87.0f ? -87.0f : x;
-  x = x > 88.0f ? 88.0f : x;
+  // Clamp keeping NaN (std::max / std::min return their first argument when a comparison
+  // with NaN is false); both are min/max instructions, so the loop stays branch-free.
+  x = std::min(std::max(x, -87.0f), 88.0f);
   const float t = x * 1.44269504088896341f;
   // Round to nearest by the 1.5 * 2^23 trick (vectorizes, unlike nearbyint without SSE4.1).
   const float n = (t + 12582912.0f) - 12582912.0f;

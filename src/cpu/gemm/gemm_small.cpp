@@ -325,7 +325,7 @@ abft_status run_small_gemm(Problem<T>& P, const KernelSet<T>& ks, abft_report& r
       S.mirror(j, nullptr, out.data());
       take(j, out.data(), 1, nullptr);
     }
-    rep.recomputed += 1;
+    if (!copy_changed) rep.recomputed += 1;  // one column (a corrupt copy: one product, below)
     for (int64_t i = 0; i < M; ++i) {
       const T now = P.C[i * P.ldc + j];
       if (std::memcmp(&now, &before[size_t(i)], sizeof(T)) != 0) rep.corrected += 1;
@@ -336,6 +336,7 @@ abft_status run_small_gemm(Problem<T>& P, const KernelSet<T>& ks, abft_report& r
       left = true;
     }
   }
+  if (copy_changed) rep.recomputed += 1;
   return left ? ABFT_STATUS_FAULT_UNCORRECTABLE : ABFT_STATUS_SUCCESS;
 }
 
