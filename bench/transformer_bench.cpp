@@ -306,7 +306,7 @@ struct Runner {
       }
     } else {
       std::fill(g.grads.begin(), g.grads.end(), 0.0f);
-      loss = m.loss(g.train_tok.data(), g.train_tgt.data(), c.batch, c.seq, g.grads.data());
+      loss = m.loss(g.train_tok.data(), g.train_tgt.data(), c.batch, c.seq, g.grads.data(), 1.0f, true);
       const auto t1 = Clock::now();
       g.adamw->step(m.weights().data(), g.grads.data());
       update_s = std::chrono::duration<double>(Clock::now() - t1).count();

@@ -18,7 +18,7 @@ void fit(std::vector<float>& v, size_t n) {
 }
 
 /** Backward of layer l: ws.dx holds d(loss)/d(X(l + 1)) on entry and d(loss)/d(X(l)) on exit. */
-void layer_backward(const Weights& w, Workspace& ws, int64_t l, int64_t B, int64_t T, float* g) {
+void layer_backward(const Weights& w, Workspace& ws, int64_t l, int64_t B, int64_t T, float* g, bool gz) {
   ops::OpContext& cx = ws.cx;
   const Config& c = ws.cfg;
   const LayerOffsets& o = w.layout().layer(l);
@@ -33,23 +33,23 @@ void layer_backward(const Weights& w, Workspace& ws, int64_t l, int64_t B, int64
 
   // MLP: X(l+1) = XM + down(act) (+ b); the residual passes dx through to XM unchanged.
   ops::linear_dx(cx, li, OpKind::MlpDown, N, F, d, dx, d, P(o.down_w), wl, ws.dact.data(), F, false);
-  ops::linear_dw(cx, li, OpKind::MlpDown, N, F, d, ws.ACT(l), F, dx, d, wl, G(o.down_w), G(o.down_b));
+  ops::linear_dw(cx, li, OpKind::MlpDown, N, F, d, ws.ACT(l), F, dx, d, wl, G(o.down_w), G(o.down_b), gz);
   if (gpt2) {
     ops::gelu_bwd(cx, li, N, F, ws.UP(l), ws.dact.data(), ws.dup.data());
     ops::linear_dx(cx, li, OpKind::MlpUp, N, d, F, ws.dup.data(), F, P(o.up_w), wl, dn, d, false);
-    ops::linear_dw(cx, li, OpKind::MlpUp, N, d, F, ws.N2(l), d, ws.dup.data(), F, wl, G(o.up_w), G(o.up_b));
+    ops::linear_dw(cx, li, OpKind::MlpUp, N, d, F, ws.N2(l), d, ws.dup.data(), F, wl, G(o.up_w), G(o.up_b), gz);
   } else {
     ops::swiglu_bwd(cx, li, N, F, ws.GATE(l), ws.UP(l), ws.dact.data(), ws.dgate.data(), ws.dup.data());
     ops::linear_dx(cx, li, OpKind::MlpUp, N, d, F, ws.dup.data(), F, P(o.up_w), wl, dn, d, false);
     ops::linear_dx(cx, li, OpKind::MlpGate, N, d, F, ws.dgate.data(), F, P(o.gate_w), wl, dn, d, true);
-    ops::linear_dw(cx, li, OpKind::MlpUp, N, d, F, ws.N2(l), d, ws.dup.data(), F, wl, G(o.up_w), nullptr);
-    ops::linear_dw(cx, li, OpKind::MlpGate, N, d, F, ws.N2(l), d, ws.dgate.data(), F, wl, G(o.gate_w), nullptr);
+    ops::linear_dw(cx, li, OpKind::MlpUp, N, d, F, ws.N2(l), d, ws.dup.data(), F, wl, G(o.up_w), nullptr, gz);
+    ops::linear_dw(cx, li, OpKind::MlpGate, N, d, F, ws.N2(l), d, ws.dgate.data(), F, wl, G(o.gate_w), nullptr, gz);
   }
   ops::norm_bwd(cx, li, N, d, ws.XM(l), P(o.ln2_w), gpt2, ws.M2(l), ws.R2(l), dn, dx, G(o.ln2_w), G(o.ln2_b));
 
   // Attention: XM = X(l) + out_proj(att) (+ b).
   ops::linear_dx(cx, li, OpKind::OutProj, N, Hd, d, dx, d, P(o.o_w), wl, ws.datt.data(), Hd, false);
-  ops::linear_dw(cx, li, OpKind::OutProj, N, Hd, d, ws.ATT(l), Hd, dx, d, wl, G(o.o_w), G(o.o_b));
+  ops::linear_dw(cx, li, OpKind::OutProj, N, Hd, d, ws.ATT(l), Hd, dx, d, wl, G(o.o_w), G(o.o_b), gz);
   float* qkv = ws.QKV(l);
   float* dqkv = ws.dqkv.data();
   ops::AttnViews a;
@@ -69,7 +69,7 @@ void layer_backward(const Weights& w, Workspace& ws, int64_t l, int64_t B, int64
   ops::attention_bwd(cx, li, a, ws.datt.data(), dqkv, dqkv + Hd, dqkv + Hd + KVd);
   if (gpt2) {
     ops::linear_dx(cx, li, OpKind::QKV, N, d, 3 * d, dqkv, W, P(o.qkv_w), wl, dn, d, false);
-    ops::linear_dw(cx, li, OpKind::QKV, N, d, 3 * d, ws.N1(l), d, dqkv, W, wl, G(o.qkv_w), G(o.qkv_b));
+    ops::linear_dw(cx, li, OpKind::QKV, N, d, 3 * d, ws.N1(l), d, dqkv, W, wl, G(o.qkv_w), G(o.qkv_b), gz);
   } else {
     // The rotation is orthogonal: its backward rotates the gradients back.
     ops::rope(cx, li, Pass::Backward, N, ws.H, ws.hd, dqkv, W, ws.pos.data(), ws.rope_cos.data(), ws.rope_sin.data(), true);
@@ -77,9 +77,9 @@ void layer_backward(const Weights& w, Workspace& ws, int64_t l, int64_t B, int64
     ops::linear_dx(cx, li, OpKind::QKV, N, d, Hd, dqkv, W, P(o.q_w), wl, dn, d, false);
     ops::linear_dx(cx, li, OpKind::QKV, N, d, KVd, dqkv + Hd, W, P(o.k_w), wl, dn, d, true);
     ops::linear_dx(cx, li, OpKind::QKV, N, d, KVd, dqkv + Hd + KVd, W, P(o.v_w), wl, dn, d, true);
-    ops::linear_dw(cx, li, OpKind::QKV, N, d, Hd, ws.N1(l), d, dqkv, W, wl, G(o.q_w), nullptr);
-    ops::linear_dw(cx, li, OpKind::QKV, N, d, KVd, ws.N1(l), d, dqkv + Hd, W, wl, G(o.k_w), nullptr);
-    ops::linear_dw(cx, li, OpKind::QKV, N, d, KVd, ws.N1(l), d, dqkv + Hd + KVd, W, wl, G(o.v_w), nullptr);
+    ops::linear_dw(cx, li, OpKind::QKV, N, d, Hd, ws.N1(l), d, dqkv, W, wl, G(o.q_w), nullptr, gz);
+    ops::linear_dw(cx, li, OpKind::QKV, N, d, KVd, ws.N1(l), d, dqkv + Hd, W, wl, G(o.k_w), nullptr, gz);
+    ops::linear_dw(cx, li, OpKind::QKV, N, d, KVd, ws.N1(l), d, dqkv + Hd + KVd, W, wl, G(o.v_w), nullptr, gz);
   }
   ops::norm_bwd(cx, li, N, d, ws.X(l), P(o.ln1_w), gpt2, ws.M1(l), ws.R1(l), dn, dx, G(o.ln1_w), G(o.ln1_b));
 }
@@ -87,7 +87,7 @@ void layer_backward(const Weights& w, Workspace& ws, int64_t l, int64_t B, int64
 }  // namespace
 
 double Model::loss(const int32_t* tokens, const int32_t* targets, int64_t B, int64_t T, float* grads,
-                   float scale) {
+                   float scale, bool grads_zero) {
   if (!targets) throw Error(ABFT_STATUS_NULL_POINTER, "loss: targets is null");
   Workspace& ws = *ws_;
   const Config& c = config();
@@ -119,14 +119,15 @@ double Model::loss(const int32_t* tokens, const int32_t* targets, int64_t B, int
   // LM head: logits = nf E^T.
   ops::linear_dx(ws.cx, -1, OpKind::LmHead, N, d, ws.V, logits, ws.V, weights_.at(lay.lm_head),
                  ops::WLayout::OutIn, ws.dn.data(), d, false);
+  // The LM head's gradient is written first (before the tied embedding's scatter-add).
   ops::linear_dw(ws.cx, -1, OpKind::LmHead, N, d, ws.V, ws.nf.data(), d, logits, ws.V,
-                 ops::WLayout::OutIn, g + lay.lm_head, nullptr);
+                 ops::WLayout::OutIn, g + lay.lm_head, nullptr, grads_zero);
   std::fill(ws.dx.begin(), ws.dx.begin() + N * d, 0.0f);
   const bool gpt2 = c.arch == Arch::GPT2;
   ops::norm_bwd(ws.cx, -1, N, d, ws.X(c.layers), weights_.at(lay.lnf_w), gpt2,
                 gpt2 ? ws.meanf.data() : nullptr, ws.rstdf.data(), ws.dn.data(), ws.dx.data(),
                 g + lay.lnf_w, gpt2 ? g + lay.lnf_b : nullptr);
-  for (int64_t li = c.layers - 1; li >= 0; --li) layer_backward(weights_, ws, li, B, T, g);
+  for (int64_t li = c.layers - 1; li >= 0; --li) layer_backward(weights_, ws, li, B, T, g, grads_zero);
   ops::embed_bwd(ws.cx, N, d, ws.tok.data(), ws.pos.data(), ws.dx.data(), g + lay.tok_emb,
                  lay.pos_emb == LayerOffsets::kNone ? nullptr : g + lay.pos_emb);
   return l;

@@ -52,10 +52,11 @@ void linear(OpContext& cx, int layer, OpKind op, int64_t N, int64_t in, int64_t 
 void linear_dx(OpContext& cx, int layer, OpKind op, int64_t N, int64_t in, int64_t out,
                const float* dY, int64_t ldy, const float* W, WLayout wl, float* dX, int64_t ldx,
                bool accumulate);
-/** dW += X^T dY (in W's layout); db += column sums of dY when db is given. */
+/** dW += X^T dY (in W's layout; with overwrite, dW = X^T dY); db += column sums of dY when db
+ *  is given. */
 void linear_dw(OpContext& cx, int layer, OpKind op, int64_t N, int64_t in, int64_t out,
                const float* X, int64_t ldx, const float* dY, int64_t ldy, WLayout wl, float* dW,
-               float* db);
+               float* db, bool overwrite = false);
 
 /** Attention over views of the QKV buffer (see abft/attention.h for the layouts). */
 struct AttnViews {

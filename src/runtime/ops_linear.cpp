@@ -105,13 +105,14 @@ void linear_dx(OpContext& cx, int layer, OpKind op, int64_t N, int64_t in, int64
 
 void linear_dw(OpContext& cx, int layer, OpKind op, int64_t N, int64_t in, int64_t out,
                const float* X, int64_t ldx, const float* dY, int64_t ldy, WLayout wl, float* dW,
-               float* db) {
+               float* db, bool overwrite) {
+  const float beta = overwrite ? 0.0f : 1.0f;
   if (wl == WLayout::InOut)
     gemm(cx, layer, op, Pass::Weight, ABFT_TRANS, ABFT_NO_TRANS, in, out, N, X, ldx, dY, ldy,
-         1.0f, dW, out);
+         beta, dW, out);
   else
     gemm(cx, layer, op, Pass::Weight, ABFT_TRANS, ABFT_NO_TRANS, out, in, N, dY, ldy, X, ldx,
-         1.0f, dW, in);
+         beta, dW, in);
   if (!db) return;
   // Column sums of dY, in double per column block (not checksummed: a bias gradient is a
   // reduction, not a product).

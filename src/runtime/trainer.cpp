@@ -149,7 +149,8 @@ StepResult Trainer::step() {
   double loss = 0.0;
   for (int64_t a = 0; a < opt_.accum; ++a) {
     loader_.next(opt_.batch, opt_.seq, tok_, tgt_);
-    loss += model_.loss(tok_.data(), tgt_.data(), opt_.batch, opt_.seq, grads_.data(), scale);
+    // The first micro-batch finds the buffer zeroed: its weight gradients are written.
+    loss += model_.loss(tok_.data(), tgt_.data(), opt_.batch, opt_.seq, grads_.data(), scale, a == 0);
   }
   r.loss = loss / double(opt_.accum);
   r.tokens = opt_.batch * opt_.seq * opt_.accum;

@@ -185,6 +185,27 @@ TEST_P(ModelGradient, AccumulatesScaledGradients) {
   EXPECT_EQ(m.loss(pr.tok.data(), pr.tgt.data(), pr.B, pr.T), l1);
 }
 
+// grads_zero (a zeroed buffer, the first micro-batch of a step): the weight-gradient products
+// write instead of adding; the gradients are the same numbers (a zero's sign aside: compare
+// with ==), and a second call without the flag adds onto them as usual.
+TEST_P(ModelGradient, ZeroedBufferWritesTheSameGradient) {
+  Problem pr(GetParam().config);
+  at::Model m(pr.c);
+  reftest::randomize(m.weights(), 84);
+  const size_t n = m.weights().size();
+  std::vector<float> added(n, 0.0f), written(n, 0.0f);
+  const double la = m.loss(pr.tok.data(), pr.tgt.data(), pr.B, pr.T, added.data(), 0.5f, false);
+  const double lw = m.loss(pr.tok.data(), pr.tgt.data(), pr.B, pr.T, written.data(), 0.5f, true);
+  EXPECT_EQ(la, lw);
+  size_t differ = 0;
+  for (size_t i = 0; i < n; ++i) differ += added[i] == written[i] ? 0 : 1;
+  EXPECT_EQ(differ, 0u);
+  m.loss(pr.tok.data(), pr.tgt.data(), pr.B, pr.T, added.data(), 0.5f, false);
+  m.loss(pr.tok.data(), pr.tgt.data(), pr.B, pr.T, written.data(), 0.5f, false);
+  for (size_t i = 0; i < n; ++i) differ += added[i] == written[i] ? 0 : 1;
+  EXPECT_EQ(differ, 0u);
+}
+
 TEST_P(ModelGradient, FullContextLongSequence) {
   // The gradient at T = context (every position row of wpe, the largest rope angles), checked
   // on the tensors nearest the input against the double reference.

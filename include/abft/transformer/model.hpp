@@ -85,9 +85,12 @@ class Model {
   /** Logits [B*T, vocab] of B sequences of T tokens (positions 0..T-1, no cache). */
   void forward(const int32_t* tokens, int64_t B, int64_t T, float* logits);
   /** Mean cross-entropy of predicting targets[i] at every position (a target < 0 is ignored).
-   *  With grads (a buffer of weights().size() floats) adds d(scale * loss)/d(weights) to it. */
+   *  With grads (a buffer of weights().size() floats) adds d(scale * loss)/d(weights) to it.
+   *  grads_zero: the caller promises the buffer is all zeros (the first micro-batch of a step):
+   *  the weight-gradient products then write instead of adding (no read of the buffer, no
+   *  copy of it kept for a repair) — the same values, up to the sign of a zero. */
   double loss(const int32_t* tokens, const int32_t* targets, int64_t B, int64_t T,
-              float* grads = nullptr, float scale = 1.0f);
+              float* grads = nullptr, float scale = 1.0f, bool grads_zero = false);
 
   /** Run new tokens of some sequences (distinct slots) through the model, appending their K
    *  and V to the cache. logits: [chunks, vocab] for the last token of each chunk, or with
