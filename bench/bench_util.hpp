@@ -3,6 +3,9 @@
  *         operand cache, wall-clock timing, environment knobs, machine context.
  */
 #pragma once
+#include <sys/resource.h>
+#include <unistd.h>
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
@@ -108,6 +111,38 @@ inline std::string cpuinfo_field(const std::string& key) {
 inline bool cpu_has_flag(const std::string& flag) {
   std::string flags = " " + cpuinfo_field("flags") + " ";
   return flags.find(" " + flag + " ") != std::string::npos;
+}
+
+// ------------------------------------------------------------------ load probe
+
+/** CPU seconds all CPUs spent busy (/proc/stat, steal included: a vCPU kept
+ *  from running) and CPU seconds this process used, at one instant. */
+struct CpuSample {
+  double busy = -1, self = 0, wall = 0;
+};
+
+inline CpuSample cpu_sample() {
+  CpuSample c;
+  c.wall = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  rusage ru{};
+  if (getrusage(RUSAGE_SELF, &ru) == 0)
+    c.self = double(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+             1e-6 * double(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+  std::ifstream in("/proc/stat");
+  std::string cpu;
+  unsigned long long v[8] = {};  // user nice system idle iowait irq softirq steal
+  if (in >> cpu && cpu == "cpu" && in >> v[0] >> v[1] >> v[2] >> v[3] >> v[4] >> v[5] >> v[6] >> v[7]) {
+    const double hz = double(sysconf(_SC_CLK_TCK));
+    c.busy = double(v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / (hz > 0 ? hz : 100.0);
+  }
+  return c;
+}
+
+/** Mean number of CPUs other processes kept busy between a and b (-1 if unknown):
+ *  above ~0.2 on this 2-core machine, the row's timings are contaminated. */
+inline double other_load(const CpuSample& a, const CpuSample& b) {
+  if (a.busy < 0 || b.busy < 0 || b.wall <= a.wall) return -1.0;
+  return std::max(0.0, ((b.busy - a.busy) - (b.self - a.self)) / (b.wall - a.wall));
 }
 
 }  // namespace abft_bench

@@ -65,33 +65,9 @@ args=(--benchmark_repetitions="$reps" --benchmark_min_time="$min_time"
       --benchmark_out_format=json --benchmark_out="$json")
 [ -n "${ABFT_BENCH_FILTER:-}" ] && args+=(--benchmark_filter="$ABFT_BENCH_FILTER")
 
-# CPUs busy right now (2 s of /proc/stat; the load average lags a minute behind).
-busy_cpus() {
-  local a b
-  a=($(head -1 /proc/stat)); sleep 2; b=($(head -1 /proc/stat))
-  awk -v n="$(nproc)" -v u="$(( b[1]+b[2]+b[3]+b[6]+b[7]+b[8] - a[1]-a[2]-a[3]-a[6]-a[7]-a[8] ))" \
-      -v t="$(( b[1]+b[2]+b[3]+b[4]+b[5]+b[6]+b[7]+b[8] - a[1]-a[2]-a[3]-a[4]-a[5]-a[6]-a[7]-a[8] ))" \
-      'BEGIN { printf "%.2f", (t > 0 ? n * u / t : 0) }'
-}
-busy=$(busy_cpus)
-if awk -v b="$busy" 'BEGIN { exit !(b > 0.2) }'; then
-  log "warning: other processes keep $busy of $(nproc) CPUs busy: OpenMP barriers spin, so timings" \
-      "will be slow and noisy (the table marks rows measured under load: counter other_load)"
-fi
+busy=$(bench_busy_cpus)
+bench_warn_busy "$busy"
 log "set=$set repetitions=$reps min_time=$min_time threads=${ABFT_BENCH_THREADS:-OpenMP default}" \
     "filter='${ABFT_BENCH_FILTER:-all}' busy CPUs: $busy"
-rm -f "$json"
-start=$(date +%s)
-log "run: ABFT_BENCH_SET=$set $bin ${args[*]} ${extra[*]}"
-ABFT_BENCH_SET=$set "$bin" "${args[@]}" "${extra[@]}" >&2
-rc=$?
-took=$(( $(date +%s) - start )) load_end=$(cut -d' ' -f1-3 /proc/loadavg)
-log "benchmark took $took s; load at the end: $load_end"
-[ $rc -ne 0 ] && log "abft_bench_attention exited with status $rc"
-[ -s "$json" ] || { log "no results in $json"; exit 1; }
-
-notes=(--note "the run took $took s; load average at the end: $load_end")
-[ $rc -ne 0 ] && notes+=(--note "abft_bench_attention exited with status $rc: the results may be partial")
-python3 "$root/scripts/bench_attention_table.py" "${notes[@]}" "$json" | tee "$table"
-log "table also in $table; JSON: $json"
-exit $rc
+bench_run_table "$set" "$bin" "$json" "$table" "$root/scripts/bench_attention_table.py" \
+  "${args[@]}" "${extra[@]}"

@@ -305,23 +305,14 @@ int run(const InferOptions& o) {
 }  // namespace
 
 int cmd_infer(int argc, char** argv) {
-  try {
+  return guarded_command("infer", [&] {
     const InferOptions o = parse(argc, argv);
     if (o.help) {
       usage(stdout);
       return 0;
     }
     return run(o);
-  } catch (const UsageError& e) {
-    std::fprintf(stderr, "abft infer: %s\n(`abft infer --help` lists the options)\n", e.what());
-    return 2;
-  } catch (const abft::transformer::Error& e) {
-    std::fprintf(stderr, "abft infer: %s\n", e.what());
-    return 1;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "abft infer: %s\n", e.what());
-    return 1;
-  }
+  });
 }
 
 }  // namespace abft::cli

@@ -415,23 +415,14 @@ int run(const TrainCli& o) {
 }  // namespace
 
 int cmd_train(int argc, char** argv) {
-  try {
+  return guarded_command("train", [&] {
     const TrainCli o = parse(argc, argv);
     if (o.help) {
       usage(stdout);
       return 0;
     }
     return run(o);
-  } catch (const UsageError& e) {
-    std::fprintf(stderr, "abft train: %s\n(`abft train --help` lists the options)\n", e.what());
-    return 2;
-  } catch (const abft::transformer::Error& e) {
-    std::fprintf(stderr, "abft train: %s\n", e.what());
-    return 1;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "abft train: %s\n", e.what());
-    return 1;
-  }
+  });
 }
 
 }  // namespace abft::cli

@@ -259,4 +259,16 @@ void set_threads(int threads) {
 #endif
 }
 
+int guarded_command(const char* name, const std::function<int()>& body) {
+  try {
+    return body();
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "abft %s: %s\n(`abft %s --help` lists the options)\n", name, e.what(), name);
+    return 2;
+  } catch (const std::exception& e) {  // abft::transformer::Error included
+    std::fprintf(stderr, "abft %s: %s\n", name, e.what());
+    return 1;
+  }
+}
+
 }  // namespace abft::cli

@@ -4,6 +4,7 @@
  */
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -80,5 +81,10 @@ void write_npy(const std::string& path, int64_t rows, int64_t cols, const float*
 
 /** Set the OpenMP thread count for the runtime's own loops (0: leave the default). */
 void set_threads(int threads);
+
+/** Run one runtime command's body with the error handling they share: a UsageError prints
+ *  "abft NAME: message" and the --help hint and gives 2; a runtime or other error prints
+ *  "abft NAME: message" and gives 1. */
+int guarded_command(const char* name, const std::function<int()>& body);
 
 }  // namespace abft::cli

@@ -12,18 +12,12 @@
 #include <vector>
 
 #include "abft/transformer/error.hpp"
+#include "rng.hpp"
 #include "abft/transformer/generate.hpp"
 
 namespace abft::transformer {
 
 namespace {
-
-uint64_t splitmix64(uint64_t& x) {
-  uint64_t z = (x += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
 
 /** A uniform double in [0, 1) from 53 random bits. */
 double uniform01(uint64_t& rng) { return double(splitmix64(rng) >> 11) * 0x1.0p-53; }

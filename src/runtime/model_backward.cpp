@@ -52,20 +52,7 @@ void layer_backward(const Weights& w, Workspace& ws, int64_t l, int64_t B, int64
   ops::linear_dw(cx, li, OpKind::OutProj, N, Hd, d, ws.ATT(l), Hd, dx, d, wl, G(o.o_w), G(o.o_b), gz);
   float* qkv = ws.QKV(l);
   float* dqkv = ws.dqkv.data();
-  ops::AttnViews a;
-  abft_attention_desc_init(&a.d, B, ws.H, ws.KVH, T, T, ws.hd);
-  a.d.causal = 1;
-  const int64_t st[4] = {T * W, ws.hd, W, 1};
-  const int64_t so[4] = {T * d, ws.hd, d, 1};
-  for (int i = 0; i < 4; ++i) {
-    a.d.q_strides[i] = a.d.k_strides[i] = a.d.v_strides[i] = st[i];
-    a.d.o_strides[i] = so[i];
-  }
-  a.q = qkv;
-  a.k = qkv + Hd;
-  a.v = qkv + Hd + KVd;
-  a.o = ws.ATT(l);
-  a.lse = ws.lse.data() + ws.slot(l) * N * ws.H;
+  const ops::AttnViews a = pass::sequence_attention(ws, B, T, qkv, ws.ATT(l), ws.lse.data() + ws.slot(l) * N * ws.H);
   ops::attention_bwd(cx, li, a, ws.datt.data(), dqkv, dqkv + Hd, dqkv + Hd + KVd);
   if (gpt2) {
     ops::linear_dx(cx, li, OpKind::QKV, N, d, 3 * d, dqkv, W, P(o.qkv_w), wl, dn, d, false);

@@ -243,6 +243,25 @@ void lm_head(const Weights& w, Workspace& ws, const float* rows, int64_t n, int6
               ops::WLayout::OutIn, logits, ws.V);
 }
 
+ops::AttnViews sequence_attention(const Workspace& ws, int64_t B, int64_t T, const float* qkv, float* o,
+                                  float* lse) {
+  ops::AttnViews a;
+  abft_attention_desc_init(&a.d, B, ws.H, ws.KVH, T, T, ws.hd);
+  a.d.causal = 1;
+  const int64_t st[4] = {T * ws.W, ws.hd, ws.W, 1};
+  const int64_t so[4] = {T * ws.d, ws.hd, ws.d, 1};
+  for (int i = 0; i < 4; ++i) {
+    a.d.q_strides[i] = a.d.k_strides[i] = a.d.v_strides[i] = st[i];
+    a.d.o_strides[i] = so[i];
+  }
+  a.q = qkv;
+  a.k = qkv + ws.H * ws.hd;
+  a.v = qkv + (ws.H + ws.KVH) * ws.hd;
+  a.o = o;
+  a.lse = lse;
+  return a;
+}
+
 void full_sequence_forward(const Weights& w, Workspace& ws, const int32_t* tokens, int64_t B, int64_t T) {
   const Config& c = ws.cfg;
   if (B < 1 || T < 1) throw Error(ABFT_STATUS_INVALID_SIZE, "forward: batch and sequence length must be >= 1");
@@ -258,18 +277,8 @@ void full_sequence_forward(const Weights& w, Workspace& ws, const int32_t* token
   embed(w, ws);
   for (int64_t l = 0; l < c.layers; ++l) {
     layer_forward(w, ws, l, [&](int64_t layer, float* qkv, float* out) {
-      ops::AttnViews a;
-      abft_attention_desc_init(&a.d, B, ws.H, ws.KVH, T, T, ws.hd);
-      a.d.causal = 1;
-      const int64_t st[4] = {T * ws.W, ws.hd, ws.W, 1};
-      for (int i = 0; i < 4; ++i) a.d.q_strides[i] = a.d.k_strides[i] = a.d.v_strides[i] = st[i];
-      const int64_t so[4] = {T * ws.d, ws.hd, ws.d, 1};
-      for (int i = 0; i < 4; ++i) a.d.o_strides[i] = so[i];
-      a.q = qkv;
-      a.k = qkv + ws.H * ws.hd;
-      a.v = qkv + (ws.H + ws.KVH) * ws.hd;
-      a.o = out;
-      a.lse = ws.lse.data() + ws.slot(layer) * N * ws.H;
+      const ops::AttnViews a =
+          sequence_attention(ws, B, T, qkv, out, ws.lse.data() + ws.slot(layer) * N * ws.H);
       ops::attention_fwd(ws.cx, int(layer), a);
     });
   }

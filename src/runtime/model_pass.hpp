@@ -12,6 +12,11 @@ namespace abft::transformer::pass {
 /** attend(layer, qkv rows, output rows): attention of the workspace's rows. */
 using AttentionFn = std::function<void(int64_t, float*, float*)>;
 
+/** Views of B full causal sequences of T rows each in a QKV buffer (rows W apart) and an
+ *  output buffer (rows d apart): one attention call over the batch, no copies. */
+ops::AttnViews sequence_attention(const Workspace& ws, int64_t B, int64_t T, const float* qkv, float* o,
+                                  float* lse);
+
 /** One decoder layer on ws.rows rows: X(l) -> X(l + 1), activations kept in the workspace. */
 void layer_forward(const Weights& w, Workspace& ws, int64_t l, const AttentionFn& attend);
 /** X(0) from ws.tok and ws.pos. */

@@ -11,18 +11,12 @@
 #include <vector>
 
 #include "abft/transformer/error.hpp"
+#include "rng.hpp"
 #include "abft/transformer/train.hpp"
 
 namespace abft::transformer {
 
 namespace {
-
-uint64_t splitmix64(uint64_t& x) {
-  uint64_t z = (x += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
 
 /** A uniform integer in [0, n) (n > 0): the high half of a 64 x 64-bit product. */
 uint64_t below(uint64_t& state, uint64_t n) {

@@ -64,13 +64,6 @@ T* arena_get(size_t slot, size_t count) {
   return static_cast<T*>(t_arena.get(slot, count * sizeof(T)));
 }
 
-template <class T>
-void record_fault(const InternalFault& f, T before, T after, T scale = T(1)) {
-  f.f->original = static_cast<double>(scale * before);
-  f.f->corrupted = static_cast<double>(scale * after);
-  f.f->applied = 1;
-}
-
 /** A tile that is not a full register tile, or that a fault targets: the
  *  product goes through a local buffer and a scalar epilogue with the same
  *  arithmetic (T-precision alpha*acc, then fma with beta*C0) and the same

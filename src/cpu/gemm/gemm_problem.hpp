@@ -20,6 +20,15 @@ struct InternalFault {
   abft_fault* f = nullptr;      ///< the caller-visible record to fill in
 };
 
+/** Fill the caller-visible record of a fault that landed: the value before and after (times
+ *  `scale`: an accumulator fault is reported as its effect on the output, alpha * acc). */
+template <class T>
+void record_fault(const InternalFault& f, T before, T after, T scale = T(1)) {
+  f.f->original = static_cast<double>(scale * before);
+  f.f->corrupted = static_cast<double>(scale * after);
+  f.f->applied = 1;
+}
+
 /** B_int given implicitly as the real expansion of a complex matrix (the complex GEMM,
  *  docs/ABFT.md §7): with Q(p, i) = op(X)(i, p) for X column-major complex (interleaved
  *  re, im; leading dimension ldx in complex elements),

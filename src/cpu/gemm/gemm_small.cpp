@@ -32,13 +32,6 @@ namespace abft::cpu::gemm {
 
 namespace {
 
-template <class T>
-void record(const InternalFault& f, T before, T after, T scale = T(1)) {
-  f.f->original = static_cast<double>(scale * before);
-  f.f->corrupted = static_cast<double>(scale * after);
-  f.f->applied = 1;
-}
-
 /** The per-call state. */
 template <class T>
 struct Small {
@@ -102,7 +95,7 @@ struct Small {
           if (f->site == InternalFault::Acc && f->i == r && f->p == p) {
             const T before = acc;
             acc = checksum::apply_fault<T>(acc, f->f->model, f->f->bit, f->f->value);
-            record(*f, before, acc, P.alpha);
+            record_fault(*f, before, acc, P.alpha);
           }
       };
       if (!trans) {
@@ -142,7 +135,7 @@ struct Small {
           if (f->site == InternalFault::Out && f->i == i) {
             const T before = out;
             out = checksum::apply_fault<T>(out, f->f->model, f->f->bit, f->f->value);
-            record(*f, before, out);
+            record_fault(*f, before, out);
           }
       c = out;
     }
@@ -176,7 +169,7 @@ abft_status run_small_gemm(Problem<T>& P, const KernelSet<T>& ks, abft_report& r
       T& x = S.a_at(int(f.i), f.p);
       const T before = x;
       x = checksum::apply_fault<T>(x, f.f->model, f.f->bit, f.f->value);
-      record(f, before, x);
+      record_fault(f, before, x);
     } else if (f.site != InternalFault::PackB && f.j >= 0 && f.j < N) {
       faulty[size_t(f.j)] = 1;  // PACKED_B: this path makes no copy of B, so it does not land
     }
