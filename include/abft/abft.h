@@ -107,10 +107,11 @@ typedef enum abft_site {
   ABFT_SITE_OUTPUT = 0,       /**< the value stored to C(row,col) by its final epilogue, before it is summed into the checksum */
   ABFT_SITE_ACCUMULATOR = 1,  /**< C(row,col)'s accumulator after `kpos` of k terms */
   ABFT_SITE_PACKED_A = 2,     /**< op(A)(row,kpos) in the packed copy (memory fault) */
-  ABFT_SITE_PACKED_B = 3,     /**< op(B)(kpos,col) in the packed copy (memory fault). A product
-                                   with at most 8 internal rows (the small-M path, docs/ABFT.md
-                                   §1.1) streams that operand without a copy: the fault does not
-                                   land there (applied stays 0) */
+  ABFT_SITE_PACKED_B = 3,     /**< op(B)(kpos,col) in the packed copy (memory fault). A GEMM
+                                   with at most 8 rows of C (row-major; columns, column-major)
+                                   runs the small-M path (docs/ABFT.md §1.1), which streams
+                                   op(B) (column-major: op(A)) without a copy: a fault at that
+                                   operand's site does not land there (applied stays 0) */
   ABFT_SITE_FFT_STAGE = 4,    /**< FFT: a value stage `kpos` of unit `row` wrote (see abft/fft.h) */
   ABFT_SITE_FFT_TWIDDLE = 5,  /**< FFT: a twiddle-table entry stage `kpos` reads (memory fault) */
   /* Attention (coordinates in abft/attention.h; OUTPUT is the stored O there). */
