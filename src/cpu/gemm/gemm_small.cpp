@@ -23,6 +23,8 @@
 #include <limits>
 #include <vector>
 
+#include <omp.h>
+
 #include "abft/checksum/bounds.hpp"
 #include "abft/checksum/fault_models.hpp"
 #include "cpu/gemm/gemm_kernels.hpp"
@@ -109,13 +111,13 @@ struct Small {
       }
       const int lanes = ks.lanes;
       const int64_t Kv = K - K % lanes;
-      std::vector<T> lane(size_t(lanes), T(0));
+      T lane[64] = {};  // lanes <= 16 (AVX-512 float): no allocation inside a parallel region
       for (int64_t p = 0; p < Kv; ++p) {
-        acc_fault(p, lane[size_t(p % lanes)]);
-        lane[size_t(p % lanes)] = std::fma(av(p), bv(p), lane[size_t(p % lanes)]);
+        acc_fault(p, lane[p % lanes]);
+        lane[p % lanes] = std::fma(av(p), bv(p), lane[p % lanes]);
       }
       T s = lane[0];
-      for (int l = 1; l < lanes; ++l) s = s + lane[size_t(l)];
+      for (int l = 1; l < lanes; ++l) s = s + lane[l];
       for (int64_t p = Kv; p < K; ++p) {
         acc_fault(p, s);
         s = std::fma(av(p), bv(p), s);
@@ -179,11 +181,16 @@ abft_status run_small_gemm(Problem<T>& P, const KernelSet<T>& ks, abft_report& r
     for (int64_t i = 0; i < M; ++i)
       for (int64_t j = 0; j < N; ++j) S.c0[size_t(i * N + j)] = P.C[i * P.ldc + j];
   }
-  auto faults_of = [&](int64_t j) {
-    std::vector<const InternalFault*> v;
-    for (const InternalFault& f : P.faults)
-      if ((f.site == InternalFault::Acc || f.site == InternalFault::Out) && f.j == j) v.push_back(&f);
-    return v;
+  // The faults of each targeted column, gathered before the parallel region (no allocation,
+  // hence no exception, may happen inside it).
+  std::vector<std::pair<int64_t, const InternalFault*>> targeted;
+  for (const InternalFault& f : P.faults)
+    if ((f.site == InternalFault::Acc || f.site == InternalFault::Out) && f.j >= 0 && f.j < N)
+      targeted.push_back({f.j, &f});
+  auto faults_of = [&](int64_t j, std::vector<const InternalFault*>& v) {
+    v.clear();
+    for (const auto& t : targeted)
+      if (t.first == j) v.push_back(t.second);
   };
 
   // Column blocks of 64 (a multiple of every lane count) across the threads. Block b's
@@ -199,9 +206,13 @@ abft_status run_small_gemm(Problem<T>& P, const KernelSet<T>& ks, abft_report& r
     S.store(j, acc, stride, fl);
     if (S.checks) ref[size_t(j)] = static_cast<double>(acc[M * stride]);
   };
+  std::vector<std::vector<T>> outs(size_t(nt), std::vector<T>(size_t(R) * size_t(jb)));
+  std::vector<std::vector<const InternalFault*>> fls(static_cast<size_t>(nt));
+  for (auto& v : fls) v.reserve(targeted.size());
 #pragma omp parallel num_threads(nt)
   {
-    std::vector<T> out(size_t(R) * size_t(jb));
+    std::vector<T>& out = outs[size_t(omp_get_thread_num())];
+    std::vector<const InternalFault*>& fl = fls[size_t(omp_get_thread_num())];
 #pragma omp for schedule(static)
     for (int64_t b = 0; b < nblk; ++b) {
       const int64_t j0 = b * jb, j1 = std::min(N, j0 + jb);
@@ -222,8 +233,8 @@ abft_status run_small_gemm(Problem<T>& P, const KernelSet<T>& ks, abft_report& r
       }
       for (int64_t jj = j0; jj < j1; ++jj) {
         if (jj < jdone && !faulty[size_t(jj)]) continue;
-        const std::vector<const InternalFault*> fl =
-            faulty[size_t(jj)] ? faults_of(jj) : std::vector<const InternalFault*>{};
+        if (faulty[size_t(jj)]) faults_of(jj, fl);
+        else fl.clear();
         S.mirror(jj, fl.empty() ? nullptr : &fl, out.data());
         take(jj, out.data(), 1, fl.empty() ? nullptr : &fl);
       }
