@@ -29,8 +29,8 @@ Standard library only.
 import statistics
 import sys
 
-from bench_common import (git_commit, load_cells, parse_args, print_errors, print_machine_lines,
-                          print_notes)
+from bench_common import (git_commit, load_cells, ok, params, parse_args, print_errors,
+                          print_machine_lines, print_notes)
 
 BAR_OVERHEAD = 10.0   # % protected vs off, forward and backward
 BAR_FRACTION = 50.0   # % of our GEMM GFLOP/s, fused forward, seq >= BAR_MIN_SEQ
@@ -50,22 +50,6 @@ def split_name(run_name):
     if len(parts) < 2 or parts[0] not in ("attn_fwd", "attn_bwd", "gemm", "gemm_attn"):
         return None
     return parts[0], parts[1], "row"
-
-
-def params(text):
-    """'h:12,d:64,s:1024,causal:0' -> {'h': 12, 'd': 64, 's': 1024, 'causal': 0}."""
-    out = {}
-    for item in text.split(","):
-        k, _, v = item.partition(":")
-        try:
-            out[k] = int(v)
-        except ValueError:
-            out[k] = v
-    return out
-
-
-def ok(cell, field):
-    return cell is not None and not cell.get("error") and cell.get(field) is not None
 
 
 def fmt(cell, field, pattern="%.1f"):

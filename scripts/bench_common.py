@@ -168,3 +168,21 @@ def parse_args(argv, flags):
         else:
             paths.append(a)
     return seen, notes, paths
+
+
+def params(text):
+    """'h:12,d:64,causal:0' -> {'h': 12, 'd': 64, 'causal': 0}: a benchmark name's parameters,
+    numbers as ints."""
+    out = {}
+    for item in text.split(","):
+        k, _, v = item.partition(":")
+        try:
+            out[k] = int(v)
+        except ValueError:
+            out[k] = v
+    return out
+
+
+def ok(cell, field):
+    """A cell (one row's variant) that ran and has this field."""
+    return cell is not None and not cell.get("error") and cell.get(field) is not None

@@ -18,7 +18,8 @@ present, else the median of the single runs). Standard library only.
 import math
 import sys
 
-from bench_common import git_commit, load_cells, lscpu, parse_args, print_errors, print_notes
+from bench_common import (git_commit, load_cells, lscpu, ok, params, parse_args, print_errors,
+                          print_notes)
 
 BAR_OVERHEAD = 8.0  # %, correct vs off, inference and training
 LOAD_WARN = 0.2     # CPUs kept busy by other processes during a row: its figures are suspect
@@ -35,22 +36,6 @@ def split_name(run_name):
     if len(parts) < 2 or parts[0] not in KINDS:
         return None
     return parts[0], parts[1], "row"
-
-
-def params(text):
-    """'model:gpt2-small,seq:256' -> {'model': 'gpt2-small', 'seq': 256}."""
-    out = {}
-    for item in text.split(","):
-        k, _, v = item.partition(":")
-        try:
-            out[k] = int(v)
-        except ValueError:
-            out[k] = v
-    return out
-
-
-def ok(cell, field):
-    return cell is not None and not cell.get("error") and cell.get(field) is not None
 
 
 def loaded(cell):
