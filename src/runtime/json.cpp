@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "abft/transformer/error.hpp"
+#include "utf8.hpp"
 
 namespace abft::transformer::json {
 
@@ -207,24 +208,6 @@ class Parser {
     }
   }
 
-  static void append_utf8(std::string& s, uint32_t cp) {
-    if (cp < 0x80) {
-      s += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-      s += static_cast<char>(0xC0 | (cp >> 6));
-      s += static_cast<char>(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-      s += static_cast<char>(0xE0 | (cp >> 12));
-      s += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      s += static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-      s += static_cast<char>(0xF0 | (cp >> 18));
-      s += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-      s += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      s += static_cast<char>(0x80 | (cp & 0x3F));
-    }
-  }
-
   /** Four hex digits after "\u" (p_ points at the 'u'). */
   uint32_t hex4() {
     const char* start = p_ + 1;
@@ -249,28 +232,12 @@ class Parser {
     return v;
   }
 
-  /** Length of the well-formed UTF-8 sequence at `q` (lead byte >= 0x80), or 0. Rejects
-   *  overlong forms, encoded surrogates and code points above U+10FFFF (RFC 3629). */
+  /** Length of the well-formed UTF-8 sequence at `q` (lead byte >= 0x80), or 0 (utf8.hpp). */
   size_t utf8_length(const char* q) const {
-    const auto b = [&](ptrdiff_t i) { return static_cast<unsigned char>(q[i]); };
-    const ptrdiff_t left = end_ - q;
-    const unsigned char c = b(0);
-    const auto cont = [&](ptrdiff_t i) { return i < left && (b(i) & 0xC0) == 0x80; };
-    if (c >= 0xC2 && c <= 0xDF) return cont(1) ? 2 : 0;
-    if (c >= 0xE0 && c <= 0xEF) {
-      if (!cont(1) || !cont(2)) return 0;
-      if (c == 0xE0 && b(1) < 0xA0) return 0;   // overlong
-      if (c == 0xED && b(1) >= 0xA0) return 0;  // U+D800..U+DFFF
-      return 3;
-    }
-    if (c >= 0xF0 && c <= 0xF4) {
-      if (!cont(1) || !cont(2) || !cont(3)) return 0;
-      if (c == 0xF0 && b(1) < 0x90) return 0;  // overlong
-      if (c == 0xF4 && b(1) >= 0x90) return 0;  // above U+10FFFF
-      return 4;
-    }
-    return 0;
+    uint32_t cp;
+    return utf8::decode(q, size_t(end_ - q), cp);
   }
+
 
   void string(std::string& out) {
     ++p_;  // opening quote
@@ -324,7 +291,7 @@ class Parser {
               fail(low_at, "expected a low surrogate (\\uDC00-\\uDFFF) after a high surrogate");
             cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
           }
-          append_utf8(out, cp);
+          utf8::append(out, cp);
           continue;  // hex4 left p_ after the digits
         }
         default:
