@@ -95,26 +95,10 @@ int64_t Config::parameter_count() const { return static_cast<int64_t>(count_para
 
 namespace {
 
-Config gpt2(int64_t layers, int64_t d, int64_t heads, int64_t ffn, int64_t vocab, int64_t ctx) {
+Config make(Arch arch, int64_t layers, int64_t d, int64_t heads, int64_t kv, int64_t ffn,
+            int64_t vocab, int64_t ctx, bool tied) {
   Config c;
-  c.arch = Arch::GPT2;
-  c.layers = layers;
-  c.d_model = d;
-  c.heads = heads;
-  c.kv_heads = heads;
-  c.ffn = ffn;
-  c.vocab = vocab;
-  c.context = ctx;
-  c.norm_eps = 1e-5;
-  c.rope_theta = 10000.0;
-  c.tie_embeddings = true;
-  return c;
-}
-
-Config llama(int64_t layers, int64_t d, int64_t heads, int64_t kv, int64_t ffn, int64_t vocab,
-             int64_t ctx, bool tied) {
-  Config c;
-  c.arch = Arch::Llama;
+  c.arch = arch;
   c.layers = layers;
   c.d_model = d;
   c.heads = heads;
@@ -126,6 +110,15 @@ Config llama(int64_t layers, int64_t d, int64_t heads, int64_t kv, int64_t ffn, 
   c.rope_theta = 10000.0;
   c.tie_embeddings = tied;
   return c;
+}
+
+Config gpt2(int64_t layers, int64_t d, int64_t heads, int64_t ffn, int64_t vocab, int64_t ctx) {
+  return make(Arch::GPT2, layers, d, heads, heads, ffn, vocab, ctx, true);
+}
+
+Config llama(int64_t layers, int64_t d, int64_t heads, int64_t kv, int64_t ffn, int64_t vocab,
+             int64_t ctx, bool tied) {
+  return make(Arch::Llama, layers, d, heads, kv, ffn, vocab, ctx, tied);
 }
 
 struct Preset {
