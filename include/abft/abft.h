@@ -189,6 +189,13 @@ ABFT_API double abft_call_flops(const abft_call_info* call);
  * every kernel family. */
 /** Faults of the most recent call, with original/corrupted/applied filled in. */
 ABFT_API abft_status abft_injector_last(abft_injector_t inj, abft_fault* out, int cap, int* count);
+/** Coordinate ranges of a site for a call: a fault lands when 0 <= row < *rows,
+ *  0 <= col < *cols, 0 <= kpos < *kpos, where a range of 0 means the site ignores that
+ *  coordinate (use 0). Returns SUCCESS when the site exists for call->kernel,
+ *  ABFT_STATUS_NOT_SUPPORTED when it does not (e.g. an FFT site for a GEMM); any output
+ *  pointer may be NULL. For custom planners (abft_handle_set_inject_hook). */
+ABFT_API abft_status abft_site_extent(const abft_call_info* call, abft_site site, int64_t* rows,
+                                      int64_t* cols, int64_t* kpos);
 
 /* ------------------------------------------------------------- handle */
 ABFT_API abft_status abft_handle_create(abft_handle_t* out);
@@ -202,6 +209,12 @@ ABFT_API abft_status abft_handle_set_injector(abft_handle_t h, abft_injector_t i
 /** Attach (or detach with NULL) a custom planner. */
 ABFT_API abft_status abft_handle_set_inject_hook(abft_handle_t h, abft_inject_plan_fn fn,
                                                  void* user);
+/** Faults of the most recent call on h that planned any (from the injector or the custom
+ *  planner), with original/corrupted/applied filled in by the engine; *count = 0 when no call
+ *  has planned one since the injector or planner was last set. How a custom planner learns
+ *  whether and what its faults hit. */
+ABFT_API abft_status abft_handle_last_injected(abft_handle_t h, abft_fault* out, int cap,
+                                               int* count);
 
 /** Effective policy when nothing overrides it (env ABFT_POLICY=off|detect|correct). */
 ABFT_API abft_policy abft_default_policy(void);

@@ -39,6 +39,8 @@ extern "C" abft_status abft_handle_set_threads(abft_handle_t h, int nthreads) {
 extern "C" abft_status abft_handle_set_injector(abft_handle_t h, abft_injector_t inj) {
   if (!h) return ABFT_STATUS_NULL_POINTER;
   h->injector = inj;
+  std::lock_guard<std::mutex> g(h->injected_mu);
+  h->last_injected.clear();
   return ABFT_STATUS_SUCCESS;
 }
 
@@ -47,5 +49,7 @@ extern "C" abft_status abft_handle_set_inject_hook(abft_handle_t h, abft_inject_
   if (!h) return ABFT_STATUS_NULL_POINTER;
   h->hook = fn;
   h->hook_user = user;
+  std::lock_guard<std::mutex> g(h->injected_mu);
+  h->last_injected.clear();
   return ABFT_STATUS_SUCCESS;
 }

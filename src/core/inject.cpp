@@ -172,6 +172,28 @@ extern "C" abft_status abft_injector_last(abft_injector_t inj, abft_fault* out, 
   return ABFT_STATUS_SUCCESS;
 }
 
+extern "C" abft_status abft_site_extent(const abft_call_info* call, abft_site site, int64_t* rows,
+                                        int64_t* cols, int64_t* kpos) {
+  if (!call) return ABFT_STATUS_NULL_POINTER;
+  if (site < 0 || site >= ABFT_SITE_COUNT_ || call->kernel < 0 || call->kernel >= ABFT_KERNEL_COUNT_)
+    return ABFT_STATUS_INVALID_VALUE;
+  const abft::core::SiteExtent e = abft::core::site_extent(*call, site);
+  if (rows) *rows = e.rows;
+  if (cols) *cols = e.cols;
+  if (kpos) *kpos = e.kpos;
+  return e.exists ? ABFT_STATUS_SUCCESS : ABFT_STATUS_NOT_SUPPORTED;
+}
+
+extern "C" abft_status abft_handle_last_injected(abft_handle_t h, abft_fault* out, int cap,
+                                                 int* count) {
+  if (!h || !count) return ABFT_STATUS_NULL_POINTER;
+  if (cap > 0 && !out) return ABFT_STATUS_NULL_POINTER;
+  std::lock_guard<std::mutex> g(h->injected_mu);
+  *count = int(h->last_injected.size());
+  for (int i = 0; i < cap && i < *count; ++i) out[i] = h->last_injected[size_t(i)];
+  return ABFT_STATUS_SUCCESS;
+}
+
 namespace abft::core {
 
 InjectionPlan plan_injection(abft_handle_t h, const abft_call_info& call_in) {
@@ -216,10 +238,15 @@ InjectionPlan plan_injection(abft_handle_t h, const abft_call_info& call_in) {
     if (valid && f.model >= 0 && f.model < ABFT_FAULT_MODEL_COUNT_) ok.push_back(f);
   }
   plan.faults.swap(ok);
+  plan.handle = h;
   return plan;
 }
 
 void finish_injection(InjectionPlan& plan) {
+  if (plan.handle && !plan.faults.empty()) {
+    std::lock_guard<std::mutex> g(plan.handle->injected_mu);
+    plan.handle->last_injected = plan.faults;
+  }
   if (!plan.injector) return;
   std::lock_guard<std::mutex> g(plan.injector->mu);
   plan.injector->last = plan.faults;

@@ -39,6 +39,9 @@ struct abft_handle_s {
   abft_inject_plan_fn hook = nullptr;
   void* hook_user = nullptr;
   abft_stats_block stats;
+  /** Faults of the most recent call that planned any (abft_handle_last_injected). */
+  std::mutex injected_mu;
+  std::vector<abft_fault> last_injected;
 };
 
 namespace abft::core {
@@ -58,6 +61,7 @@ int resolve_threads(abft_handle_t h);
 struct InjectionPlan {
   std::vector<abft_fault> faults;
   abft_injector_t injector = nullptr;
+  abft_handle_t handle = nullptr;  ///< the call's handle (keeps the landed faults)
   bool empty() const { return faults.empty(); }
 };
 /** Coordinate ranges [0, rows) x [0, cols) x [0, kpos) of a site for a call;
