@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "abft/checksum/bounds.hpp"
+#include "abft/checksum/gemm_escape.hpp"
 #include "abft/checksum/float_bits.hpp"
 #include "test_util.hpp"
 
@@ -101,32 +102,8 @@ LineBounds<T> line_bounds(const Problem<T>& p) {
   auto C_int = [&](int64_t i, int64_t L) -> double {
     return rm ? double(p.c0(i, L)) : double(p.c0(L, i));
   };
-  const bool bnz = p.beta != T(0);
-  double maxcol = 0.0;
-  for (int64_t q = 0; q < p.k; ++q) {
-    double s = 0.0;
-    for (int64_t i = 0; i < Mint; ++i) s += std::fabs(A_int(i, q));
-    maxcol = std::max(maxcol, s);
-  }
-  const double coef = abft::checksum::gemm_conservative_coefficient<T>(Mint, p.k, bnz);
-  abft::checksum::GemmShape sh;
-  sh.mb = Mint;
-  sh.k = p.k;
-  sh.kc = p.k;
-  sh.mr = 16;
-  sh.beta_nonzero = bnz;
-  const double aa = std::fabs(double(p.alpha)), ba = std::fabs(double(p.beta));
-  const double abs_term = abft::checksum::gemm_column_abs_term<T>(sh, aa, ba);
-  lb.b.resize(size_t(lines));
-  for (int64_t L = 0; L < lines; ++L) {
-    double sb = 0.0, sc = 0.0;
-    for (int64_t q = 0; q < p.k; ++q) sb += std::fabs(B_int(q, L));
-    if (bnz)
-      for (int64_t i = 0; i < Mint; ++i) sc += std::fabs(C_int(i, L));
-    const double X = aa * maxcol * sb + ba * sc;
-    // A few ulps of inflation: X is formed here in a different order than the engine.
-    lb.b[size_t(L)] = coef * X * (1.0 + 1e-12) + abs_term;
-  }
+  lb.b = abft::checksum::gemm_line_bounds<T>(
+      Mint, p.k, lines, double(p.alpha), double(p.beta), A_int, B_int, C_int);
   return lb;
 }
 

@@ -1,1 +1,60 @@
-/* being written */
+/** \file kernels.cpp
+ *  \brief The campaign's kernel table: names, types, sizes, and the adapter each maps to.
+ */
+#include "campaign/kernel.hpp"
+
+namespace abft::campaign {
+
+const char* type_name(DataType t) {
+  switch (t) {
+    case DataType::F32: return "f32";
+    case DataType::F64: return "f64";
+    case DataType::C32: return "c32";
+    default: return "c64";
+  }
+}
+
+int type_bits(DataType t) { return (t == DataType::F32 || t == DataType::C32) ? 32 : 64; }
+
+const std::vector<KernelInfo>& kernel_list() {
+  static const std::vector<KernelInfo> list = {
+      {"gemm", "f32,f64,c32,c64", "m,n,k (96,96,96)",
+       "protected GEMM; --variant <ta><tb>[-row|-col], ta/tb in n,t,c (nn-row; complex: -col)"},
+      {"symm", "f32,f64,c32,c64", "m,n (96,96)", "BLAS ?SYMM through the shim's Level-3 core"},
+      {"hemm", "c32,c64", "m,n (96,96)", "BLAS ?HEMM"},
+      {"syrk", "f32,f64,c32,c64", "n,k (96,96)", "BLAS ?SYRK"},
+      {"herk", "c32,c64", "n,k (96,96)", "BLAS ?HERK"},
+      {"syr2k", "f32,f64,c32,c64", "n,k (96,96)", "BLAS ?SYR2K"},
+      {"her2k", "c32,c64", "n,k (96,96)", "BLAS ?HER2K"},
+      {"trmm", "f32,f64,c32,c64", "m,n (96,96)", "BLAS ?TRMM"},
+      {"trsm", "f32,f64,c32,c64", "m,n (96,96)", "BLAS ?TRSM (checked substitution + GEMM updates)"},
+      {"fft", "f32,f64", "n,batch (1024,4)", "protected FFT; --variant c2c (forward), c2c-bwd, r2c, c2r"},
+      {"attn-fwd", "f32", "q,kv,d,heads[,kv_heads]", "protected attention forward; --variant causal|full"},
+      {"attn-bwd", "f32", "q,kv,d,heads[,kv_heads]", "protected attention backward; --variant causal|full"},
+      {"train", "f32", "batch,seq (2,16)", "one transformer training step; --variant gpt2-tiny|llama-tiny"},
+  };
+  return list;
+}
+
+std::unique_ptr<Kernel> make_kernel(const KernelOptions& o, std::string* error) {
+  const std::string& k = o.kernel;
+  for (const KernelInfo& ki : kernel_list())
+    if (k == ki.name) {
+      const std::string types = std::string(",") + ki.types + ",";
+      if (types.find(std::string(",") + type_name(o.type) + ",") == std::string::npos) {
+        *error = "kernel '" + k + "' has no type " + type_name(o.type) + " (it has " + ki.types + ")";
+        return nullptr;
+      }
+    }
+  if (k == "gemm") return make_gemm_kernel(o, error);
+  if (k == "fft") return make_fft_kernel(o, error);
+  if (k == "attn-fwd" || k == "attn-bwd") return make_attention_kernel(o, error);
+  if (k == "train") return make_train_kernel(o, error);
+  if (k == "selftest") return make_selftest_kernel(o, error);
+  for (const char* r : {"symm", "hemm", "syrk", "herk", "syr2k", "her2k", "trmm", "trsm"})
+    if (k == r) return make_blas3_kernel(o, error);
+  *error = "unknown kernel '" + k + "' (abft campaign --list shows them)";
+  return nullptr;
+}
+
+}  // namespace abft::campaign

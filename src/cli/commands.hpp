@@ -30,6 +30,10 @@ int cmd_infer(int argc, char** argv);
  *  statistics, a JSON report (cmd_train.cpp). */
 int cmd_train(int argc, char** argv);
 
+/** `abft campaign`: a fault-injection campaign over one kernel: trials classified against
+ *  clean runs, false-positive trials, a watchdog, summary/CSV/JSON (cmd_campaign.cpp). */
+int cmd_campaign(int argc, char** argv);
+
 /** Options of `abft demo`. */
 struct DemoOptions {
   uint64_t seed = 42;

@@ -43,6 +43,12 @@ void print_usage(std::FILE* out) {
                "                       protected forward and backward passes, faults optionally\n"
                "                       injected; exits 1 if a fault stayed unrepaired\n"
                "                       (`abft infer --help`, `abft train --help`: every option)\n"
+               "  campaign --kernel K [--type T] [--sizes ..] [--model M] [--bit B] [--site S]\n"
+               "        [--faults N] [--pattern row|col] [--trials N] [--seed S] [--jobs N] ...\n"
+               "                       fault-injection campaign: every trial classified against a\n"
+               "                       clean run (masked, corrected, sdc, ...), false positives,\n"
+               "                       a watchdog; tables by site and bit, CSV, JSON\n"
+               "                       (`abft campaign --help`: every option)\n"
                "  help, --help, -h     this text\n"
                "\n"
                "environment: ABFT_POLICY=off|detect|correct  ABFT_ISA=reference|avx2|avx512\n"
@@ -95,6 +101,7 @@ int main(int argc, char** argv) {
     if (!std::strcmp(cmd, "demo")) return cmd_demo(argc - 2, argv + 2);
     if (!std::strcmp(cmd, "infer")) return cmd_infer(argc - 2, argv + 2);
     if (!std::strcmp(cmd, "train")) return cmd_train(argc - 2, argv + 2);
+    if (!std::strcmp(cmd, "campaign")) return cmd_campaign(argc - 2, argv + 2);
     if (!std::strcmp(cmd, "help") || !std::strcmp(cmd, "--help") || !std::strcmp(cmd, "-h")) {
       print_usage(stdout);
       return 0;
