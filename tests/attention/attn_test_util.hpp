@@ -343,51 +343,13 @@ inline BwdRun run_backward(abft_handle_t h, abft_policy pol, const Problem& p, c
 }
 
 // ------------------------------------------------------------------ tolerances
-inline double gamma_f(double n) {
-  const double u = std::ldexp(1.0, -24);
-  return n * u / (1.0 - n * u);
-}
-/** exp() of the engine: allowed error in units of float roundoff (a vectorised
- *  polynomial exp is typically within 2-4 ulp). */
-constexpr double kExpUlps = 8.0;
-
-/** Componentwise tolerance |got - ref| <= coef * mag + floor, from a
- *  first-order float error analysis valid for any summation order:
- *   - a score S_ij = scale q_i.k_j + mask carries |dS| <= gamma(d+2) |scale| sum|q||k|
- *     plus u|S|; shifting by the row max or lse and exp() add u(|S| + |lse|) and
- *     kExpUlps u: a relative error ds on each probability;
- *   - P V, P^T dO, dS K, dS^T Q sum n terms (n = kv_len, or q_len x group for
- *     dK/dV): gamma(n) relative to the sum of absolute terms (the reference's
- *     mag* arrays, which also carry |dP| + |D| for dS); dP and D add gamma(d);
- *   - the normalisation O = acc / l doubles the probability error (numerator and
- *     denominator), hence the factor 2.
- *  For O(1) random data this is ~1e-5 (d = 64, n ~ 100) to ~1e-4 (d = 256,
- *  n ~ 300) relative to the tensor's magnitude, the usual float attention
- *  accuracy (FlashAttention reports ~1e-4..1e-3 against fp64 for fp32 math with
- *  fp16 inputs). The floor covers exp() underflow / flushed denormals:
- *  n terms of at most FLT_MIN times the data. */
-struct Tol {
-  double coef = 0.0, floor = 0.0;
-};
-inline Tol tolerance(const abft_attention_desc& d, double qk_mag, double s_max_abs,
-                     double lse_max_abs, double data_max) {
-  const double u = std::ldexp(1.0, -24);
-  const int64_t group = d.kv_heads > 0 ? d.heads / d.kv_heads : 1;
-  const double n = double(std::max(d.kv_len, d.q_len * group));
-  const double ds = gamma_f(double(d.head_dim) + 4.0) * qk_mag +
-                    4.0 * u * (s_max_abs + lse_max_abs) + kExpUlps * u;
-  Tol t;
-  t.coef = 2.0 * (ds + gamma_f(n + double(d.head_dim) + 16.0));
-  t.floor = 4.0 * (n + 8.0) * double(std::numeric_limits<float>::min()) * std::max(1.0, data_max);
-  return t;
-}
-
-inline double max_abs(const std::vector<double>& v) {
-  double m = 0.0;
-  for (double x : v)
-    if (std::isfinite(x)) m = std::max(m, std::fabs(x));
-  return m;
-}
+// The correctness tolerance (Tol, tolerance(), the exp() allowance, max_abs) lives with the
+// reference in abft/checksum/attention_reference.hpp: the escape limits build on it.
+using attn_ref::gamma_f;
+using attn_ref::kExpUlps;
+using attn_ref::max_abs;
+using attn_ref::Tol;
+using attn_ref::tolerance;
 
 /** got vs ref elementwise: ref -inf/+inf/NaN must be reproduced; finite within
  *  coef * mag + floor (mag empty: floor only). dims name the logical indices. */

@@ -802,12 +802,11 @@ inline int probe_hook(void* user, const abft_call_info* call, abft_fault*, int) 
 // ------------------------------------------------------------------ bounds
 /** The escape bound of one signal: every output element of an undetected
  *  fault's run differs from the clean run by at most
- *  fft_conservative_coefficient<T>(N) ||x||_2 + an underflow term. */
+ *  fft_conservative_coefficient<T>(N) ||x||_2 + an underflow term
+ *  (abft::checksum::fft_escape_bound, which the campaign's fft adapter uses too). */
 template <class T>
 double escape_bound(int64_t N, long double x_norm) {
-  const int stages = int(std::ceil(std::log2(4.0 * double(std::max<int64_t>(N, 1))))) + 2;
-  return abft::checksum::fft_conservative_coefficient<T>(N) * double(x_norm) * (1.0 + 1e-9) +
-         abft::checksum::fft_abs_term<T>(N, stages, 16);
+  return abft::checksum::fft_escape_bound<T>(N, double(x_norm));
 }
 
 /** The 2-norm of the full input signal a unit of a real transform sees: for

@@ -146,4 +146,19 @@ ABFT_HD double fft_conservative_coefficient(int64_t n) {
   return b.coefficient();
 }
 
+/** The escape bound of one signal of N points (the transform's size, all dimensions) whose
+ *  input has 2-norm x_norm: an undetected fault leaves every output element of the signal
+ *  within this distance of the clean run (docs/RELIABILITY.md §7.2). No smaller than any
+ *  unit's bound whatever the plan's decomposition: the conservative coefficient, a 1e-9
+ *  margin for the rounding of x_norm, and the underflow term of a Bluestein line (stages
+ *  ceil(log2 4N) + 2 of radix <= 16). For a C2R signal pass the norm of the Hermitian
+ *  signal its half spectrum stands for: at most sqrt(2) times the half spectrum's norm.
+ *  The fault-matrix test (tests/fft) and the campaign's fft adapter judge escapes by it. */
+template <class T>
+ABFT_HD double fft_escape_bound(int64_t N, double x_norm) {
+  const double n = double(N > 1 ? N : 1);
+  const int stages = int(std::ceil(std::log2(4.0 * n))) + 2;
+  return fft_conservative_coefficient<T>(N) * x_norm * (1.0 + 1e-9) + fft_abs_term<T>(N, stages, 16);
+}
+
 }  // namespace abft::checksum
