@@ -113,8 +113,9 @@ std::string settings_text(const Options& o) {
 
 std::string group_json(const Group& g) {
   std::ostringstream os;
-  os << "{\"landed\":" << g.landed << ",\"detected\":" << g.detected
-     << ",\"detected_pct\":" << json_num(g.pct(g.detected));
+  // "flagged": every detected outcome; "detected" (below) is the DETECT-policy outcome only.
+  os << "{\"landed\":" << g.landed << ",\"flagged\":" << g.detected
+     << ",\"flagged_pct\":" << json_num(g.pct(g.detected));
   for (int i = 0; i < kOutcomes; ++i) os << ",\"" << outcome_name(Outcome(i)) << "\":" << g.n[i];
   os << ",\"beyond_bound\":" << g.beyond << ",\"beyond_bound_detected\":" << g.beyond_detected
      << ",\"max_escape_change_over_limit\":" << json_num(g.esc_ratio)
