@@ -5,24 +5,19 @@
 
 #include <cmath>
 
+#include "campaign/input_gen.hpp"
+
 namespace abft::campaign {
 
-uint64_t next_random(uint64_t& x) {
-  uint64_t z = (x += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
 uint64_t trial_seed(uint64_t seed, int64_t id, uint64_t what) {
-  uint64_t st = seed ^ (0xD1B54A32D192ED03ull * (uint64_t(id) + 1)) ^ (what << 56);
-  next_random(st);
-  return next_random(st);
+  InputRng r(seed ^ (0xD1B54A32D192ED03ull * (uint64_t(id) + 1)) ^ (what << 56));
+  r.next();
+  return r.next();
 }
 
 namespace {
 
-int64_t draw(uint64_t& st, int64_t n) { return n > 0 ? int64_t(next_random(st) % uint64_t(n)) : 0; }
+int64_t draw(InputRng& st, int64_t n) { return n > 0 ? int64_t(st.next() % uint64_t(n)) : 0; }
 
 bool same_call(const abft_call_info& a, const abft_call_info& b) {
   return a.kernel == b.kernel && a.m == b.m && a.n == b.n && a.k == b.k && a.batch == b.batch;
@@ -69,7 +64,7 @@ int Planner::hook(void* user, const abft_call_info* call, abft_fault* out, int c
 TrialFaults draw_faults(const Options& o, const std::vector<abft_site>& sites, int bits,
                         const std::vector<abft_call_info>& calls, uint64_t seed) {
   TrialFaults tf;
-  uint64_t st = seed;
+  InputRng st(seed);
   if (sites.empty()) return tf;
   tf.site = sites[size_t(draw(st, int64_t(sites.size())))];
   tf.model = o.random_model ? abft_fault_model(draw(st, ABFT_FAULT_MODEL_COUNT_)) : o.model;
@@ -93,8 +88,7 @@ TrialFaults draw_faults(const Options& o, const std::vector<abft_site>& sites, i
     // An accumulator fault lands after kpos of k terms: 1 <= kpos < k (a real mid-k fault).
     f.kpos = (f.site == ABFT_SITE_ACCUMULATOR && kpos > 1) ? 1 + draw(st, kpos - 1) : draw(st, kpos);
     if (f.model == ABFT_FAULT_RANDOM) {
-      const double mant = (double(next_random(st) >> 11) * 0x1.0p-53) * 2.0 - 1.0;
-      f.value = std::ldexp(mant, int(draw(st, 17)) - 8);
+      f.value = std::ldexp(st.symmetric(), int(draw(st, 17)) - 8);
     }
     tf.faults.push_back(f);
   }

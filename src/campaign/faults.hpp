@@ -13,8 +13,6 @@
 
 namespace abft::campaign {
 
-/** splitmix64 step: the campaign's random stream (state advanced in place). */
-uint64_t next_random(uint64_t& state);
 /** A seed for stream `what` of trial `id` of a campaign seeded with `seed`. */
 uint64_t trial_seed(uint64_t seed, int64_t id, uint64_t what);
 

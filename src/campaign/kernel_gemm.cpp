@@ -3,8 +3,8 @@
  *
  *  --sizes m,n,k (default 96,96,96). --variant <ta><tb>[-row|-col] with ta, tb in n, t, c
  *  (default nn-row; complex types run column-major only, the BLAS convention). alpha and beta
- *  vary by trial over {1, -0.75} x {0, 0.5}; values over three distributions (uniform,
- *  sum of three uniforms, sign x 10^U(-3,3)).
+ *  vary by trial over {1, -0.75} x {0, 0.5}; values from the trial's distribution
+ *  (input_gen.hpp: uniform, normal, sign x 10^U(-3,3)).
  *
  *  Limits: twice the per-line bound of gemm_escape.hpp on the engine's internal view. A
  *  complex product runs as one real product of depth 2k (docs/ABFT.md §7): C' = P' Q' with
@@ -16,7 +16,7 @@
 #include <complex>
 
 #include "abft/checksum/gemm_escape.hpp"
-#include "campaign/faults.hpp"
+#include "campaign/input_gen.hpp"
 #include "campaign/kernel.hpp"
 
 namespace abft::campaign {
@@ -32,17 +32,10 @@ bool parse_op(char c, abft_op* op) {
   }
 }
 
-/** Fill v with values of distribution `dist` from the stream st. */
+/** Fill v with values of distribution d (Wide: magnitudes 10^U(-3, 3)). */
 template <class R>
-void fill(std::vector<R>& v, int dist, uint64_t& st) {
-  auto u = [&] { return double(next_random(st) >> 11) * 0x1.0p-53 * 2.0 - 1.0; };
-  for (R& x : v) {
-    switch (dist) {
-      case 0: x = R(u()); break;
-      case 1: x = R((u() + u() + u()) / 3.0); break;
-      default: x = R((u() < 0 ? -1.0 : 1.0) * std::pow(10.0, 3.0 * u())); break;
-    }
-  }
+void fill(std::vector<R>& v, InputDist d, InputRng& r) {
+  for (R& x : v) x = R(r.draw(d, -3.0, 3.0));
 }
 
 template <class R, bool Cplx>
@@ -81,11 +74,11 @@ class GemmKernel final : public Kernel {
   }
 
   void prepare(uint64_t trial, uint64_t seed) override {
-    uint64_t st = seed;
-    const int dist = int(trial % 3);
-    fill(A_, dist, st);
-    fill(B_, dist, st);
-    fill(C0_, dist, st);
+    InputRng r(seed);
+    const InputDist d = input_dist_of(trial);
+    fill(A_, d, r);
+    fill(B_, d, r);
+    fill(C0_, d, r);
     alpha_ = (trial / 3) % 2 ? R(-0.75) : R(1);
     beta_ = (trial / 6) % 2 ? R(0.5) : R(0);
     limits_();
