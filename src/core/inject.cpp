@@ -33,13 +33,16 @@ namespace abft::core {
 
 SiteExtent site_extent(const abft_call_info& c, abft_site site) {
   if (!is_attention(c.kernel)) {
+    // GEMM kernels have the output, accumulator and packed-operand sites; the FFT its output,
+    // stage and twiddle sites.
+    const bool fft = c.kernel == ABFT_KERNEL_SFFT || c.kernel == ABFT_KERNEL_DFFT;
     switch (site) {
       case ABFT_SITE_OUTPUT: return {c.m, c.n, 0};
-      case ABFT_SITE_ACCUMULATOR:
+      case ABFT_SITE_ACCUMULATOR: return fft ? SiteExtent{} : SiteExtent{c.m, c.n, c.k};
       case ABFT_SITE_FFT_STAGE:
-      case ABFT_SITE_FFT_TWIDDLE: return {c.m, c.n, c.k};
-      case ABFT_SITE_PACKED_A: return {c.m, 0, c.k};
-      case ABFT_SITE_PACKED_B: return {0, c.n, c.k};
+      case ABFT_SITE_FFT_TWIDDLE: return fft ? SiteExtent{c.m, c.n, c.k} : SiteExtent{};
+      case ABFT_SITE_PACKED_A: return fft ? SiteExtent{} : SiteExtent{c.m, 0, c.k};
+      case ABFT_SITE_PACKED_B: return fft ? SiteExtent{} : SiteExtent{0, c.n, c.k};
       default: return {};
     }
   }
