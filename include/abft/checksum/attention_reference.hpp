@@ -99,6 +99,11 @@ void row_scores(const abft_attention_desc& d, const Views& w, const T* Q, const 
   *qk_mag = std::max(*qk_mag, mag);
 }
 
+/** The engine's blocking (src/cpu/attention/attn_kernels.hpp kQueryBlock, kKeyBlock): queries
+ *  per block and keys per tile, every ISA. The checks sum over these blocks. */
+constexpr int64_t kEngineQueryBlock = 64;
+constexpr int64_t kEngineKeyBlock = 96;
+
 struct Forward {
   std::vector<double> O, lse;
   /** magO(i,c) = sum_j P_ij |V_jc|: the componentwise scale of O's round-off. */
@@ -106,6 +111,16 @@ struct Forward {
   double qk_mag = 0.0;     ///< max |scale| sum_c |Q_ic K_jc| over admissible (i, j)
   double s_max_abs = 0.0;  ///< max |S_ij| over admissible (i, j)
   double lse_max_abs = 0.0;
+  /** Per query row: the largest bound of the engine's score checks over the row's key
+   *  blocks (attn_tile_coefficient x |scale| sum_c |Q_ic| sum_{j in block} |K_jc|, blocks of
+   *  kEngineKeyBlock keys, register slices of 16 rows at most). A score fault the check does
+   *  not see moves lse by at most twice this (forward_escape_limits). */
+  std::vector<double> score_bound;
+  /** Per O element: score_bound_i x max_j |P_ij (V_jc - O_ic)| over admissible j, how far a
+   *  score fault of one score bound moves O_ic through the softmax (dO_i/dS_ij =
+   *  P_ij (V_j - O_i)); the check of P V cannot see it, the product being consistent with
+   *  the probabilities it was given. */
+  std::vector<double> o_score_bound;
 };
 
 inline size_t oidx(const abft_attention_desc& d, int64_t b, int64_t h, int64_t i, int64_t c) {
@@ -128,14 +143,33 @@ Forward forward(const abft_attention_desc& d, const T* Q, const T* K, const T* V
   r.magO.assign(nO, 0.0);
   r.lse.assign(size_t(std::max<int64_t>(0, d.batch * d.heads * d.q_len)),
                -std::numeric_limits<double>::infinity());
+  r.score_bound.assign(r.lse.size(), 0.0);
+  r.o_score_bound.assign(nO, 0.0);
   if (d.kv_heads <= 0) return r;
   const int64_t group = d.heads / d.kv_heads;
   std::vector<double> s, p;
   std::vector<char> adm;
+  const int64_t kb = kEngineKeyBlock, nkb = (d.kv_len + kb - 1) / kb;
+  std::vector<double> kabs(size_t(std::max<int64_t>(0, nkb * d.head_dim)));
   for (int64_t b = 0; b < d.batch; ++b)
     for (int64_t h = 0; h < d.heads; ++h) {
       const int64_t g = h / group;
+      // Column sums of |K| per key block: the magnitude scale of the score checks.
+      std::fill(kabs.begin(), kabs.end(), 0.0);
+      for (int64_t j = 0; j < d.kv_len; ++j)
+        for (int64_t c = 0; c < d.head_dim; ++c)
+          kabs[size_t((j / kb) * d.head_dim + c)] += std::fabs(double(K[w.k.at(b, g, j, c)]));
       for (int64_t i = 0; i < d.q_len; ++i) {
+        double sb = 0.0;
+        for (int64_t t = 0; t < nkb; ++t) {
+          const int64_t nk = std::min(kb, d.kv_len - t * kb);
+          double X = 0.0;
+          for (int64_t c = 0; c < d.head_dim; ++c)
+            X += std::fabs(double(d.scale) * double(Q[w.q.at(b, h, i, c)])) * kabs[size_t(t * d.head_dim + c)];
+          const double coef = attn_tile_coefficient<float>(nk, d.head_dim, 16);
+          sb = std::max(sb, coef * X * (1.0 + 1e-9) + attn_abs_term<float>(double(nk) * double(d.head_dim), 0.0));
+        }
+        r.score_bound[lidx(d, b, h, i)] = sb;
         row_scores(d, w, Q, K, mask, b, h, i, s, adm, &r.qk_mag);
         double m = -std::numeric_limits<double>::infinity();
         for (int64_t j = 0; j < d.kv_len; ++j)
@@ -164,6 +198,11 @@ Forward forward(const abft_attention_desc& d, const T* Q, const T* K, const T* V
           }
           r.O[oidx(d, b, h, i, c)] = acc / l;
           r.magO[oidx(d, b, h, i, c)] = mag / l;
+          double reach = 0.0;
+          for (int64_t j = 0; j < d.kv_len; ++j)
+            if (adm[size_t(j)])
+              reach = std::max(reach, p[size_t(j)] / l * std::fabs(double(V[w.v.at(b, g, j, c)]) - acc / l));
+          r.o_score_bound[oidx(d, b, h, i, c)] = r.score_bound[lidx(d, b, h, i)] * reach;
         }
       }
     }
@@ -309,10 +348,6 @@ inline double max_abs(const std::vector<double>& v) {
 }
 
 // ------------------------------------------------------------------ escape limits
-/** The engine's blocking (src/cpu/attention/attn_kernels.hpp kQueryBlock, kKeyBlock): queries
- *  per block and keys per tile, every ISA. The checks sum over these blocks. */
-constexpr int64_t kEngineQueryBlock = 64;
-constexpr int64_t kEngineKeyBlock = 96;
 
 /** Escape limits: how far an undetected fault may move each output element from the clean
  *  run. An undetected fault may move an output element by at most `factor` (the fault
@@ -378,9 +413,22 @@ inline EscapeLimits forward_escape_limits(const abft_attention_desc& d, const Fo
   e.t.push_back(detail::tensor_floor(t, rf.magO));
   detail::raise_rows(e.t.back(), rf.magO, D, attn_output_coefficient<float>(kEngineKeyBlock, nkb, D),
                      factor);
+  // A score fault below its check's bound (|delta| <= 2 score_bound) moves O_ic by up to
+  // |delta| max_j P_ij |V_jc - O_ic| to first order; 1.1 covers the second order for the
+  // |delta| << 1 such bounds have. (Found by `abft campaign --kernel attn-fwd --site
+  // attn_scores` on normal and wide data.)
+  for (size_t k = 0; k < e.t.back().size() && k < rf.o_score_bound.size(); ++k)
+    e.t.back()[k] = std::max(e.t.back()[k], factor * rf.o_score_bound[k] * 1.1);
   Tol lt = t;
   lt.floor += 2.0 * std::ldexp(1.0, -24) * rf.lse_max_abs;
   e.t.push_back(detail::tensor_floor(lt, std::vector<double>(rf.lse.size(), 1.0)));
+  // lse is not checked itself: a score fault below its check's bound reaches lse through the
+  // softmax, moving it by log(1 + P (e^delta - 1)), at most |delta| (to first order P |delta|),
+  // and |delta| of an undetected fault is at most twice the check's bound. (Found by
+  // `abft campaign --kernel attn-fwd --site attn_scores` on normal and wide data.)
+  std::vector<double>& lim = e.t.back();
+  for (size_t i = 0; i < lim.size() && i < rf.score_bound.size(); ++i)
+    lim[i] = std::max(lim[i], factor * rf.score_bound[i] * 1.01);
   return e;
 }
 

@@ -445,8 +445,13 @@ abft_status FftPlan<T>::execute(const void* in_v, void* out_v, abft_report* repo
     }
   }
 
-  for (const TwSave& s : tw_saves)
-    if (s.t->data[s.idx] == s.bad || std::isnan(double(s.t->data[s.idx]))) s.t->data[s.idx] = s.orig;
+  // Undo the table faults last first: two faults on one entry saved the first one's value as
+  // the second one's original, so restoring in order would leave the table corrupt for every
+  // later execution of the plan (found by `abft campaign --kernel fft --faults 3 --pattern col
+  // --site fft_twiddle`).
+  for (auto it = tw_saves.rbegin(); it != tw_saves.rend(); ++it)
+    if (it->t->data[it->idx] == it->bad || std::isnan(double(it->t->data[it->idx])))
+      it->t->data[it->idx] = it->orig;
   if (nf) core::finish_injection(cx.inj);
   core::record_call(h, kid, total);
   if (report) *report = total;
