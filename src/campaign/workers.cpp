@@ -66,24 +66,33 @@ struct Worker {
   std::vector<char> buf;
 };
 
-bool spawn(const Options& o, Worker& w) {
+/** Fork a child that runs body(write end of a pipe) and never returns; the parent gets the
+ *  child's pid and the read end (false, nothing left open, when either cannot be made). */
+template <class F>
+bool fork_with_pipe(F body, pid_t* pid, int* fd) {
   int p[2];
   if (::pipe(p) != 0) return false;
   std::fflush(stdout);
   std::fflush(stderr);
-  const pid_t pid = ::fork();
-  if (pid < 0) {
+  const pid_t child = ::fork();
+  if (child < 0) {
     ::close(p[0]);
     ::close(p[1]);
     return false;
   }
-  if (pid == 0) {
+  if (child == 0) {
     ::close(p[0]);
-    worker_main(o, w.ids, w.pos, p[1]);
+    body(p[1]);
+    _exit(0);
   }
   ::close(p[1]);
-  w.pid = pid;
-  w.fd = p[0];
+  *pid = child;
+  *fd = p[0];
+  return true;
+}
+
+bool spawn(const Options& o, Worker& w) {
+  if (!fork_with_pipe([&](int fd) { worker_main(o, w.ids, w.pos, fd); }, &w.pid, &w.fd)) return false;
   w.last = Clock::now();
   w.buf.clear();
   return true;
@@ -129,38 +138,29 @@ class Progress {
 }  // namespace
 
 bool probe_kernel(const Options& o, std::string* desc, std::string* error) {
-  int p[2];
-  if (::pipe(p) != 0) {
-    *error = "could not create a pipe";
+  pid_t pid = -1;
+  int fd = -1;
+  const bool forked = fork_with_pipe(
+      [&](int out) {
+        std::string err;
+        std::unique_ptr<TrialRunner> tr = TrialRunner::create(o, &err);
+        const std::string msg = tr ? "+" + tr->kernel().describe() : "-" + err;
+        write_all(out, msg.data(), msg.size());
+      },
+      &pid, &fd);
+  if (!forked) {
+    *error = "could not start a process";
     return false;
   }
-  std::fflush(stdout);
-  std::fflush(stderr);
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    ::close(p[0]);
-    ::close(p[1]);
-    *error = "could not fork";
-    return false;
-  }
-  if (pid == 0) {
-    ::close(p[0]);
-    std::string err;
-    std::unique_ptr<TrialRunner> tr = TrialRunner::create(o, &err);
-    const std::string msg = tr ? "+" + tr->kernel().describe() : "-" + err;
-    write_all(p[1], msg.data(), msg.size());
-    _exit(0);
-  }
-  ::close(p[1]);
   std::string msg;
   char buf[4096];
   for (;;) {
-    const ssize_t got = ::read(p[0], buf, sizeof buf);
+    const ssize_t got = ::read(fd, buf, sizeof buf);
     if (got < 0 && errno == EINTR) continue;
     if (got <= 0) break;
     msg.append(buf, size_t(got));
   }
-  ::close(p[0]);
+  ::close(fd);
   int st = 0;
   ::waitpid(pid, &st, 0);
   if (msg.empty()) {

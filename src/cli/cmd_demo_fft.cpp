@@ -173,16 +173,13 @@ void run_case(const FftCase& c, const DemoOptions& opt, Handle& prot, Injector& 
   // spectrum stands for a Hermitian one of up to sqrt(2) times its norm).
   int64_t N = 1;
   for (int64_t v : c.n) N *= v;
-  const int stages = int(std::ceil(std::log2(4.0 * double(N)))) + 2;
-  const double coef = checksum::fft_conservative_coefficient<R>(N);
-  const double abs_term = checksum::fft_abs_term<R>(N, stages, 16);
   const size_t per_in = x.size() / size_t(c.batch);
   std::vector<double> bound(size_t(c.batch));
   for (int64_t b = 0; b < c.batch; ++b) {
     double s = 0;
     for (size_t i = 0; i < per_in; ++i) s += std::pow(magnitude(x[size_t(b) * per_in + i]), 2);
     const double norm = std::sqrt(s) * (c.kind == ABFT_FFT_C2R ? std::sqrt(2.0) : 1.0);
-    bound[size_t(b)] = coef * norm * (1.0 + 1e-9) + abs_term;
+    bound[size_t(b)] = checksum::fft_escape_bound<R>(N, norm);
   }
 
   for (const Scenario& sc : scenarios) {

@@ -124,14 +124,20 @@ ABFT_HD double gemm_small_abs_term(int64_t k, int64_t m, int64_t lanes, double a
 /** A coefficient no smaller than the engine's for any path and blocking it may choose
  *  (blocked: kc = k, mr = 16, mb = all m_rows rows of the checksum; small-M: up to 16 lanes):
  *  what tests and campaigns use to judge "within the bound" without knowing the kernel. */
-template <class T>
-ABFT_HD double gemm_conservative_coefficient(int64_t m_rows, int64_t k, bool beta_nonzero) {
+/** The shape the conservative bounds assume: one block of all m_rows rows, kc = k, mr = 16. */
+ABFT_HD GemmShape gemm_conservative_shape(int64_t m_rows, int64_t k, bool beta_nonzero) {
   GemmShape s;
   s.mb = m_rows;
   s.k = k;
   s.kc = k;
   s.mr = 16;
   s.beta_nonzero = beta_nonzero;
+  return s;
+}
+
+template <class T>
+ABFT_HD double gemm_conservative_coefficient(int64_t m_rows, int64_t k, bool beta_nonzero) {
+  const GemmShape s = gemm_conservative_shape(m_rows, k, beta_nonzero);
   const double blocked = gemm_column_coefficient<T>(s);
   const double small = gemm_small_coefficient<T>(k, m_rows, 16);
   return blocked > small ? blocked : small;

@@ -33,12 +33,7 @@ std::vector<double> gemm_line_bounds(int64_t M_int, int64_t k, int64_t lines, do
     maxcol = s > maxcol ? s : maxcol;
   }
   const double coef = gemm_conservative_coefficient<T>(M_int, k, bnz);
-  GemmShape sh;
-  sh.mb = M_int;
-  sh.k = k;
-  sh.kc = k;
-  sh.mr = 16;
-  sh.beta_nonzero = bnz;
+  const GemmShape sh = gemm_conservative_shape(M_int, k, bnz);
   const double aa = std::fabs(alpha), ba = std::fabs(beta);
   const double abs_term = gemm_column_abs_term<T>(sh, aa, ba);
   std::vector<double> b(static_cast<size_t>(lines));
