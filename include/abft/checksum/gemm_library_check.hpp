@@ -1,0 +1,155 @@
+/** \file gemm_library_check.hpp
+ *  \brief Checksums of a GEMM whose product a library computes (cuBLAS / cuBLASLt on the GPU
+ *  engine): encoding, the precision-aware bound, verification and the row checks that locate
+ *  a fault. Host and device (ABFT_HD); the device kernels and the host tests run these same
+ *  functions (docs/ABFT.md §11).
+ *
+ *  The library's summation order, blocking, FMA use and split-k are unknown, so the bound is
+ *  the any-order one. For C = alpha op(A) op(B) + beta C0 (m x n, inner dimension k):
+ *    - operands are read as stored, or rounded to `u_in` on the way in (TF32 tensor-core math
+ *      on float data: u_in = 2^-11; otherwise 0);
+ *    - products and sums accumulate in a format of unit roundoff `u_acc` (float for the
+ *      16-bit types and float, double for double), alpha and beta applied there;
+ *    - the result is rounded to the output format (`u_out`: 2^-11 binary16, 2^-8 bfloat16).
+ *  Hence, for each element, with M_ij = |alpha| (|op(A)| |op(B)|)_ij + |beta| |C0_ij|,
+ *      |C_ij - exact_ij| <= g_elem M_ij,
+ *      g_elem = u_out + (1 + u_out) ((1 + u_in)^2 (1 + gamma_{k+2}(u_acc)) - 1)
+ *  (Higham, Accuracy and Stability, §3.1: any order of k terms, one alpha product, one
+ *  beta product and add). Every checksum is formed in double on the device:
+ *      observed   obs_j = sum_i C_ij                                   (m terms)
+ *      reference  ref_j = alpha sum_p v_p op(B)_pj + beta sum_i C0_ij,  v_p = sum_i op(A)_ip
+ *      magnitude  X_j   = |alpha| sum_p w_p |op(B)_pj| + |beta| sum_i |C0_ij|,  w_p = sum_i |op(A)_ip|
+ *  so |obs_j - ref_j| <= c X_j + abs with
+ *      c = (g_elem + gamma_m(u_d) (1 + g_elem) + gamma_{m+k+3}(u_d)) / (1 - gamma_{m+k+2}(u_d)),
+ *  the last factor making the computed X_j an upper bound of the exact one. `abs` covers
+ *  underflow: every rounding of the k-term sums, of the output and of the checksums may lose
+ *  at most one smallest normal of its format (flush-to-zero included). Row checks (for
+ *  location) are the same with the roles of m and n exchanged: lines of length n.
+ */
+#pragma once
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include "abft/checksum/bounds.hpp"
+#include "abft/checksum/num_format.hpp"
+
+namespace abft::checksum {
+
+/** The precision a library product runs at. */
+struct LibraryGemmPrecision {
+  NumFormat input = NumFormat::F32;   ///< the operands' storage format
+  NumFormat accum = NumFormat::F32;   ///< the accumulation format (compute type)
+  NumFormat output = NumFormat::F32;  ///< C's storage format
+  bool tf32 = false;                  ///< float operands rounded to TF32 by the tensor cores
+};
+
+/** The usual combinations: float, double, and the 16-bit types with float accumulation. */
+ABFT_HD LibraryGemmPrecision library_precision(NumFormat storage, bool tf32 = false) {
+  LibraryGemmPrecision p;
+  p.input = p.output = storage;
+  p.accum = storage == NumFormat::F64 ? NumFormat::F64 : NumFormat::F32;
+  p.tf32 = tf32 && storage == NumFormat::F32;
+  return p;
+}
+
+/** g_elem: relative error of one element against M_ij (see the file comment). */
+ABFT_HD double library_element_coefficient(const LibraryGemmPrecision& p, int64_t k) {
+  const double u_in = p.tf32 ? format_unit_roundoff(NumFormat::TF32) : 0.0;
+  const double u_acc = format_unit_roundoff(p.accum);
+  const double u_out = p.output == p.accum ? 0.0 : format_unit_roundoff(p.output);
+  const double g_acc = gamma(double(k) + 2.0, u_acc);
+  const double g = (1.0 + u_in) * (1.0 + u_in) * (1.0 + g_acc) - 1.0;
+  return u_out + (1.0 + u_out) * g;
+}
+
+/** c of a line check over `len` elements of inner dimension k (column check: len = m; row
+ *  check: len = n). Infinite when the shape makes the bound meaningless. */
+ABFT_HD double library_line_coefficient(const LibraryGemmPrecision& p, int64_t len, int64_t k) {
+  const double ud = unit_roundoff<double>();
+  const double ge = library_element_coefficient(p, k);
+  const double g_obs = gamma(double(len), ud) * (1.0 + ge);
+  const double g_ref = gamma(double(len + k) + 3.0, ud);
+  const double lo = 1.0 - gamma(double(len + k) + 2.0, ud);
+  return lo > 0.0 ? (ge + g_obs + g_ref) / lo * (1.0 + 1e-12) : std::numeric_limits<double>::infinity();
+}
+
+/** abs of a line check over `len` elements: one smallest normal of the accumulation format per
+ *  rounding of each element's k-term sum (times the scalars), one of the output format per
+ *  element, and a double's per checksum term. */
+ABFT_HD double library_line_abs_term(const LibraryGemmPrecision& p, int64_t len, int64_t k, double alpha_abs,
+                                     double beta_abs) {
+  const double acc = format_min_normal(p.accum), out = format_min_normal(p.output);
+  const double dmin = static_cast<double>(std::numeric_limits<double>::min());
+  return double(len) * ((double(k) + 4.0) * acc * (alpha_abs + beta_abs + 1.0) + out) * 2.0 +
+         double(len + k + 4) * dmin;
+}
+
+/** Encoding of one column p of op(A) (an m-vector `a(i)`): v_p = sum_i a_ip, w_p = sum_i |a_ip|,
+ *  in double. Also the row encoding of op(B) (an n-vector: sum_j op(B)_pj) for row checks. */
+template <class F>
+ABFT_HD void library_encode(int64_t len, F a, double* v, double* w) {
+  double s = 0.0, sa = 0.0;
+  for (int64_t i = 0; i < len; ++i) {
+    const double x = double(a(i));
+    s += x;
+    sa += std::fabs(x);
+  }
+  *v = s;
+  *w = sa;
+}
+
+/** Reference and magnitude of one line from the encoded vectors: b(p) is op(B)_pj (column
+ *  check) or op(A)_ip (row check); c0_sum / c0_abs the line's sums of C0 and |C0| (ignored
+ *  when beta == 0: C0 is never read then). */
+template <class F>
+ABFT_HD void library_line_reference(int64_t k, const double* v, const double* w, F b, double alpha, double beta,
+                                    double c0_sum, double c0_abs, double* ref, double* X) {
+  double r = 0.0, x = 0.0;
+  for (int64_t p = 0; p < k; ++p) {
+    const double bp = double(b(p));
+    r += v[p] * bp;
+    x += w[p] * std::fabs(bp);
+  }
+  *ref = alpha * r + (beta != 0.0 ? beta * c0_sum : 0.0);
+  *X = std::fabs(alpha) * x + (beta != 0.0 ? std::fabs(beta) * c0_abs : 0.0);
+}
+
+/** The observed sum of one line of the stored C (and, for the magnitude of C0, its |sum|). */
+template <class F>
+ABFT_HD void library_line_sum(int64_t len, F c, double* sum, double* abs_sum) {
+  double s = 0.0, sa = 0.0;
+  for (int64_t i = 0; i < len; ++i) {
+    const double x = double(c(i));
+    s += x;
+    sa += std::fabs(x);
+  }
+  *sum = s;
+  if (abs_sum) *abs_sum = sa;
+}
+
+/** Outcome of one line check. */
+enum class LineVerdict : int {
+  Ok = 0,       ///< within the bound
+  Failed = 1,   ///< beyond the bound, or a non-finite observed sum where no element can overflow
+  Skipped = 2   ///< not decidable by the sums: a non-finite reference (non-finite input data), or
+                ///< a non-finite observed sum where an element may have overflowed legitimately
+                ///< (the engine then recomputes the line's non-finite elements to decide)
+};
+
+/** The check of one line: obs against ref within coef X + abs, NaN-safe. A finite observed sum
+ *  means no element overflowed, so the rounding bound holds whatever X is (binary16's range
+ *  is small: X above its maximum is common and fine); a non-finite one from finite data is a
+ *  fault unless X says an element may exceed the output format's range. */
+ABFT_HD LineVerdict library_line_verdict(double obs, double ref, double X, double coef, double abs,
+                                         NumFormat output) {
+  if (!std::isfinite(ref) || !std::isfinite(X)) return LineVerdict::Skipped;
+  if (!std::isfinite(obs)) return X <= format_max(output) * 0.25 ? LineVerdict::Failed : LineVerdict::Skipped;
+  return residual_ok(obs, ref, coef * X + abs) ? LineVerdict::Ok : LineVerdict::Failed;
+}
+
+/** The escape bound of a line (what an undetected fault may move an element of it by): the
+ *  check's bound plus the clean residual it allows. */
+ABFT_HD double library_line_escape(double X, double coef, double abs) { return 2.0 * (coef * X + abs); }
+
+}  // namespace abft::checksum
