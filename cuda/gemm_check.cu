@@ -56,7 +56,7 @@ struct RowOf {
 template <class T>
 __global__ void encode_a_kernel(OpView<T> A, int64_t m, int64_t k, double* v, double* w) {
   for (int64_t p = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; p < k; p += int64_t(gridDim.x) * blockDim.x)
-    ck::library_encode(m, ColumnOf<T>{A, p}, v + p, w + p);
+    ck::library_line_sum(m, ColumnOf<T>{A, p}, v + p, w + p);
 }
 
 /** Column sums of C0 and |C0| (before the product overwrites C). */

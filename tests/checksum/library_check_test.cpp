@@ -137,7 +137,7 @@ Checks run_checks(const Problem& P, const std::vector<double>& C) {
   const double coef_c = ck::library_line_coefficient(P.prec, P.m, P.k);
   const double abs_c = ck::library_line_abs_term(P.prec, P.m, P.k, std::fabs(P.alpha), std::fabs(P.beta));
   std::vector<double> v(size_t(P.k)), w(size_t(P.k));
-  for (int64_t p = 0; p < P.k; ++p) ck::library_encode(P.m, [&](int64_t i) { return P.a(i, p); }, &v[size_t(p)], &w[size_t(p)]);
+  for (int64_t p = 0; p < P.k; ++p) ck::library_line_sum(P.m, [&](int64_t i) { return P.a(i, p); }, &v[size_t(p)], &w[size_t(p)]);
   for (int64_t j = 0; j < P.n; ++j) {
     double c0s = 0, c0a = 0, obs = 0, ref = 0, X = 0;
     if (P.beta != 0.0) ck::library_line_sum(P.m, [&](int64_t i) { return P.c0(i, j); }, &c0s, &c0a);
@@ -151,7 +151,7 @@ Checks run_checks(const Problem& P, const std::vector<double>& C) {
   // Row checks (location): lines of length n; op(B)'s rows encoded.
   const double coef_r = ck::library_line_coefficient(P.prec, P.n, P.k);
   const double abs_r = ck::library_line_abs_term(P.prec, P.n, P.k, std::fabs(P.alpha), std::fabs(P.beta));
-  for (int64_t p = 0; p < P.k; ++p) ck::library_encode(P.n, [&](int64_t j) { return P.b(p, j); }, &v[size_t(p)], &w[size_t(p)]);
+  for (int64_t p = 0; p < P.k; ++p) ck::library_line_sum(P.n, [&](int64_t j) { return P.b(p, j); }, &v[size_t(p)], &w[size_t(p)]);
   for (int64_t i = 0; i < P.m; ++i) {
     double c0s = 0, c0a = 0, obs = 0, ref = 0, X = 0;
     if (P.beta != 0.0) ck::library_line_sum(P.n, [&](int64_t j) { return P.c0(i, j); }, &c0s, &c0a);

@@ -85,20 +85,6 @@ ABFT_HD double library_line_abs_term(const LibraryGemmPrecision& p, int64_t len,
          double(len + k + 4) * dmin;
 }
 
-/** Encoding of one column p of op(A) (an m-vector `a(i)`): v_p = sum_i a_ip, w_p = sum_i |a_ip|,
- *  in double. Also the row encoding of op(B) (an n-vector: sum_j op(B)_pj) for row checks. */
-template <class F>
-ABFT_HD void library_encode(int64_t len, F a, double* v, double* w) {
-  double s = 0.0, sa = 0.0;
-  for (int64_t i = 0; i < len; ++i) {
-    const double x = double(a(i));
-    s += x;
-    sa += std::fabs(x);
-  }
-  *v = s;
-  *w = sa;
-}
-
 /** Reference and magnitude of one line from the encoded vectors: b(p) is op(B)_pj (column
  *  check) or op(A)_ip (row check); c0_sum / c0_abs the line's sums of C0 and |C0| (ignored
  *  when beta == 0: C0 is never read then). */
@@ -115,14 +101,16 @@ ABFT_HD void library_line_reference(int64_t k, const double* v, const double* w,
   *X = std::fabs(alpha) * x + (beta != 0.0 ? std::fabs(beta) * c0_abs : 0.0);
 }
 
-/** The observed sum of one line of the stored C (and, for the magnitude of C0, its |sum|). */
+/** The sums of one line, sum_i x(i) and sum_i |x(i)|, in double (abs_sum may be null): the
+ *  encoding of op(A) (v_p, w_p over a column of op(A); over a row of op(B) for row checks),
+ *  the sums of C0, and the observed sum of the stored C. */
 template <class F>
-ABFT_HD void library_line_sum(int64_t len, F c, double* sum, double* abs_sum) {
+ABFT_HD void library_line_sum(int64_t len, F x, double* sum, double* abs_sum) {
   double s = 0.0, sa = 0.0;
   for (int64_t i = 0; i < len; ++i) {
-    const double x = double(c(i));
-    s += x;
-    sa += std::fabs(x);
+    const double v = double(x(i));
+    s += v;
+    sa += std::fabs(v);
   }
   *sum = s;
   if (abs_sum) *abs_sum = sa;
