@@ -1,5 +1,6 @@
 /** \file abft_cuda.h
- *  \brief C API of the CUDA engine (built only when nvcc is found): device discovery.
+ *  \brief C API of the CUDA engine (built only when nvcc is found): device discovery and the
+ *  protected GEMM on device pointers (first part of issue 9: not yet run on a GPU).
  *
  *  Like the rest of the C API these functions never exit or abort: a machine
  *  without a GPU, without a driver, or with a driver older than the runtime is
@@ -24,6 +25,35 @@ ABFT_API int abft_cuda_device_count(void);
  *  Returns NULL_POINTER when buf is NULL or cap is 0, SUCCESS otherwise (also
  *  when no device exists: that is information, not a failure). */
 ABFT_API abft_status abft_cuda_describe(char* buf, size_t cap);
+
+/* ------------------------------------------------------------- protected GEMM (device) */
+/** C <- alpha op(A) op(B) + beta C on device pointers, BLAS semantics (beta == 0 never reads
+ *  C), row- or column-major, any transposes (CONJ_TRANS = TRANS for real types), leading
+ *  dimensions as on the CPU. The product is cuBLAS's; the checks are the library's (docs/ABFT.md
+ *  §11). Stream-ordered on `stream` (a cudaStream_t; NULL: the default stream) and on the
+ *  handle h, which gives the policy and the injection planner as on the CPU.
+ *  The return value is the argument / launch status only: the fault-free path never waits for
+ *  the device. Detections, repairs (failed columns recomputed in double on the device, then
+ *  re-verified) and failures are counted on the device; abft_cuda_sync reads them.
+ *  Returns ABFT_STATUS_NOT_SUPPORTED when no device (or no cuBLAS) can be used, or a dimension
+ *  exceeds cuBLAS's 32-bit range. Environment ABFT_CUDA_TF32=1 lets cuBLAS use TF32 tensor
+ *  cores for float (the bound then accounts for TF32 rounding). */
+ABFT_API abft_status abft_cuda_sgemm(abft_handle_t h, void* stream, abft_policy policy, abft_layout layout,
+                                     abft_op transa, abft_op transb, int64_t m, int64_t n, int64_t k,
+                                     float alpha, const float* A, int64_t lda, const float* B, int64_t ldb,
+                                     float beta, float* C, int64_t ldc);
+ABFT_API abft_status abft_cuda_dgemm(abft_handle_t h, void* stream, abft_policy policy, abft_layout layout,
+                                     abft_op transa, abft_op transb, int64_t m, int64_t n, int64_t k,
+                                     double alpha, const double* A, int64_t lda, const double* B, int64_t ldb,
+                                     double beta, double* C, int64_t ldc);
+/** Wait for `stream`, then read and reset the device-side counters of h's GPU calls since the
+ *  last sync into *out (may be NULL): checks, detected, corrected / recomputed (columns),
+ *  uncorrectable, skipped. Returns FAULT_UNCORRECTABLE when a repaired column still failed,
+ *  FAULT_DETECTED when detections were not repaired (policy DETECT), SUCCESS otherwise. */
+ABFT_API abft_status abft_cuda_sync(abft_handle_t h, void* stream, abft_report* out);
+/** Free the device state (workspace, counters, cuBLAS handle) kept for h; call before
+ *  abft_handle_destroy(h). Harmless when h never ran on the GPU. */
+ABFT_API abft_status abft_cuda_release(abft_handle_t h);
 
 #ifdef __cplusplus
 }

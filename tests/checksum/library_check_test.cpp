@@ -1,6 +1,6 @@
 /** \file library_check_test.cpp
  *  \brief The GPU engine's GEMM checksum algebra (abft/checksum/gemm_library_check.hpp), run
- *  on the host: the same ABFT_HD functions the device kernels call (cuda/gemm_check.cu), on
+ *  on the host: the same ABFT_HD functions the device kernels call (cuda/gemm_check.cuh), on
  *  products computed the way a library may compute them — any summation order (forward,
  *  reverse, pairwise, split-k), TF32 rounding of float operands, float accumulation of 16-bit
  *  data, binary16 / bfloat16 output rounding — emulated exactly with round_to_format.

@@ -1,4 +1,4 @@
-/** \file gemm_check.cu
+/** \file gemm_check.cuh
  *  \brief Device kernels of the GPU GEMM's checksums (issue 9, first part): encoding of op(A)
  *  and of C0, the column references and magnitudes, the observed sums and the verdicts, with
  *  device-side counters (no host synchronization on the fault-free path). Each kernel is a
@@ -7,9 +7,11 @@
  *
  *  Matrices are column-major with leading dimensions (the cuBLAS convention); op(A) is m x k,
  *  op(B) k x n, C m x n. Element types: float, double, __half, __nv_bfloat16 (read as double).
- *  Status: compiled for sm_90 + PTX in every CUDA build; not yet run on a GPU (no device was
- *  lent to this work) and not yet wired to a public entry point.
+ *  Included by the translation unit that launches them (gemm_protected.cu): a __global__
+ *  template must be instantiated where it is launched. Status: compiled for sm_90 + PTX in
+ *  every CUDA build; not yet run on a GPU (no device was lent to this work).
  */
+#pragma once
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -97,20 +99,5 @@ __global__ void column_verify_kernel(OpView<T> C, int64_t m, int64_t n, const do
     if (vd == ck::LineVerdict::Skipped) atomicAdd(&counters->skipped, 1ull);
   }
 }
-
-// Instantiations for every storage type the engine takes (compile checks for sm_90).
-#define ABFT_CUDA_CHECK_INSTANTIATE(T)                                                                       \
-  template __global__ void encode_a_kernel<T>(OpView<T>, int64_t, int64_t, double*, double*);                \
-  template __global__ void column_sums_kernel<T>(OpView<T>, int64_t, int64_t, double*, double*);             \
-  template __global__ void column_reference_kernel<T>(OpView<T>, int64_t, int64_t, const double*,            \
-                                                      const double*, double, double, const double*,          \
-                                                      const double*, double*, double*);                      \
-  template __global__ void column_verify_kernel<T>(OpView<T>, int64_t, int64_t, const double*, const double*, \
-                                                   double, double, ck::NumFormat, int*, DeviceCounters*);
-ABFT_CUDA_CHECK_INSTANTIATE(float)
-ABFT_CUDA_CHECK_INSTANTIATE(double)
-ABFT_CUDA_CHECK_INSTANTIATE(__half)
-ABFT_CUDA_CHECK_INSTANTIATE(__nv_bfloat16)
-#undef ABFT_CUDA_CHECK_INSTANTIATE
 
 }  // namespace abft::cuda

@@ -1,0 +1,381 @@
+/** \file gemm_protected.cu
+ *  \brief Protected GEMM on device pointers (issue 9, first part): the product is cuBLAS's,
+ *  the checksums are ours (gemm_check.cuh over abft/checksum/gemm_library_check.hpp), the
+ *  repair recomputes failed columns in double on the device, and the outcome is counted on the
+ *  device: the fault-free path never synchronizes with the host. abft_cuda_sync() waits for
+ *  the stream and folds the device counters into the handle's statistics.
+ *
+ *  One call, column-major (a row-major call is the transposed column-major one):
+ *    1. beta != 0: column sums of C0 (and, under CORRECT, a copy of C0 for the repair);
+ *    2. v, w = column sums of op(A), |op(A)| (encode);
+ *    3. cuBLAS gemm (with a corrupted copy of an operand when a fault is injected there);
+ *    4. faults injected at the output, before verification (injection only);
+ *    5. ref_j, X_j per column; obs_j and the verdict per column; device counters;
+ *    6. CORRECT: every failed column recomputed in double from the caller's A, B (and the
+ *       saved C0), then re-verified; a column that still fails counts as uncorrectable.
+ *
+ *  Status: compiled for sm_90 + PTX in every CUDA build and exercised by tests/cuda (which
+ *  skip without a device); NOT yet run on a GPU — no device was lent to this work.
+ */
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <new>
+#include <unordered_map>
+#include <vector>
+
+#include "abft/abft_cuda.h"
+#include "abft/checksum/fault_models.hpp"
+#include "abft/checksum/gemm_library_check.hpp"
+#include "core/internal.hpp"
+#include "gemm_check.cuh"
+
+namespace abft::cuda {
+
+namespace ck = abft::checksum;
+
+namespace {
+
+/** Counters of the repair (one per handle, next to the verification's). */
+struct RepairCounters {
+  unsigned long long corrected, uncorrectable;
+};
+
+template <class T>
+__device__ double op_at(const T* p, int64_t ld, bool trans, int64_t r, int64_t c) {
+  return to_double(trans ? p[c + r * ld] : p[r + c * ld]);
+}
+
+/** Every column whose verdict is Failed: recomputed in double from the caller's operands (and
+ *  the saved C0), then re-verified against the same reference. One thread per column: the
+ *  rare path. */
+template <class T>
+__global__ void repair_kernel(const T* A, int64_t lda, bool ta, const T* B, int64_t ldb, bool tb, const T* C0,
+                              int64_t ldc0, T* C, int64_t ldc, int64_t m, int64_t n, int64_t k, double alpha,
+                              double beta, const double* ref, const double* X, double coef, double abs,
+                              ck::NumFormat output, const int* verdict, RepairCounters* rc) {
+  for (int64_t j = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; j < n; j += int64_t(gridDim.x) * blockDim.x) {
+    if (verdict[j] != int(ck::LineVerdict::Failed)) continue;
+    double obs = 0.0;
+    for (int64_t i = 0; i < m; ++i) {
+      double s = 0.0;
+      for (int64_t p = 0; p < k; ++p) s += op_at(A, lda, ta, i, p) * op_at(B, ldb, tb, p, j);
+      double e = alpha * s;
+      if (beta != 0.0) e += beta * double(C0[i + j * ldc0]);
+      const T stored = T(e);
+      C[i + j * ldc] = stored;
+      obs += double(stored);
+    }
+    const ck::LineVerdict again = ck::library_line_verdict(obs, ref[j], X[j], coef, abs, output);
+    atomicAdd(again == ck::LineVerdict::Failed ? &rc->uncorrectable : &rc->corrected, 1ull);
+  }
+}
+
+/** One fault at C(row, col) (column-major), value before and after into out[0..1]. */
+template <class T>
+__global__ void output_fault_kernel(T* C, int64_t ldc, int64_t row, int64_t col, abft_fault_model model, int bit,
+                                    double value, double* out) {
+  T& x = C[row + col * ldc];
+  out[0] = double(x);
+  x = ck::apply_fault<T>(x, model, bit, value);
+  out[1] = double(x);
+}
+
+/** The device state of one handle: workspace, counters, a cuBLAS handle. */
+struct State {
+  cublasHandle_t blas = nullptr;
+  bool tf32 = false;
+  DeviceCounters* counters = nullptr;  // device
+  RepairCounters* repair = nullptr;    // device
+  void* work = nullptr;
+  size_t work_bytes = 0;
+  uint64_t calls = 0;
+  ~State() {
+    if (blas) cublasDestroy(blas);
+    cudaFree(counters);
+    cudaFree(repair);
+    cudaFree(work);
+  }
+};
+
+std::mutex g_mu;
+std::unordered_map<abft_handle_t, State*>& states() {
+  static auto* m = new std::unordered_map<abft_handle_t, State*>();
+  return *m;
+}
+
+abft_status state_of(abft_handle_t h, State** out) {
+  std::lock_guard<std::mutex> g(g_mu);
+  auto it = states().find(h);
+  if (it != states().end()) {
+    *out = it->second;
+    return ABFT_STATUS_SUCCESS;
+  }
+  State* s = new (std::nothrow) State();
+  if (!s) return ABFT_STATUS_ALLOC_FAILED;
+  if (cublasCreate(&s->blas) != CUBLAS_STATUS_SUCCESS ||
+      cudaMalloc(&s->counters, sizeof(DeviceCounters)) != cudaSuccess ||
+      cudaMalloc(&s->repair, sizeof(RepairCounters)) != cudaSuccess ||
+      cudaMemset(s->counters, 0, sizeof(DeviceCounters)) != cudaSuccess ||
+      cudaMemset(s->repair, 0, sizeof(RepairCounters)) != cudaSuccess) {
+    cudaGetLastError();
+    delete s;
+    return ABFT_STATUS_NOT_SUPPORTED;  // no device, no driver, or no memory on it
+  }
+  const char* env = std::getenv("ABFT_CUDA_TF32");
+  s->tf32 = env && env[0] == '1';
+  cublasSetMathMode(s->blas, s->tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH);
+  states()[h] = s;
+  *out = s;
+  return ABFT_STATUS_SUCCESS;
+}
+
+cublasOperation_t to_cublas(abft_op op) { return op == ABFT_NO_TRANS ? CUBLAS_OP_N : CUBLAS_OP_T; }
+
+cublasStatus_t blas_gemm(cublasHandle_t b, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
+                         const float* alpha, const float* A, int lda, const float* B, int ldb, const float* beta,
+                         float* C, int ldc) {
+  return cublasSgemm(b, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+cublasStatus_t blas_gemm(cublasHandle_t b, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
+                         const double* alpha, const double* A, int lda, const double* B, int ldb,
+                         const double* beta, double* C, int ldc) {
+  return cublasDgemm(b, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+template <class T>
+abft_status run(abft_handle_t h, void* stream_ptr, abft_policy policy, abft_layout layout, abft_op transa,
+                abft_op transb, int64_t m, int64_t n, int64_t k, T alpha, const T* A, int64_t lda, const T* B,
+                int64_t ldb, T beta, T* C, int64_t ldc) {
+  if (layout != ABFT_ROW_MAJOR && layout != ABFT_COL_MAJOR) return ABFT_STATUS_INVALID_VALUE;
+  for (abft_op op : {transa, transb})
+    if (op != ABFT_NO_TRANS && op != ABFT_TRANS && op != ABFT_CONJ_TRANS) return ABFT_STATUS_INVALID_VALUE;
+  if (policy < ABFT_POLICY_DEFAULT || policy > ABFT_POLICY_CORRECT) return ABFT_STATUS_INVALID_VALUE;
+  if (m < 0 || n < 0 || k < 0) return ABFT_STATUS_INVALID_SIZE;
+  if (m > INT32_MAX || n > INT32_MAX || k > INT32_MAX) return ABFT_STATUS_NOT_SUPPORTED;
+  const int64_t caller_m = m, caller_n = n;
+  const bool row_major = layout == ABFT_ROW_MAJOR;
+  // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T.
+  if (row_major) {
+    std::swap(m, n);
+    std::swap(A, B);
+    std::swap(lda, ldb);
+    std::swap(transa, transb);
+  }
+  const bool ta = transa != ABFT_NO_TRANS, tb = transb != ABFT_NO_TRANS;
+  const int64_t arows = ta ? k : m, brows = tb ? n : k;
+  if (lda < (arows > 1 ? arows : 1) || ldb < (brows > 1 ? brows : 1) || ldc < (m > 1 ? m : 1))
+    return ABFT_STATUS_INVALID_LD;
+  if (m == 0 || n == 0) return ABFT_STATUS_SUCCESS;
+  if (!C || (k > 0 && alpha != T(0) && (!A || !B))) return ABFT_STATUS_NULL_POINTER;
+
+  State* st = nullptr;
+  const abft_status ss = state_of(h, &st);
+  if (ss != ABFT_STATUS_SUCCESS) return ss;
+  cudaStream_t stream = static_cast<cudaStream_t>(stream_ptr);
+  cublasSetStream(st->blas, stream);
+  const abft_policy pol = core::resolve_policy(h, policy);
+  const abft_kernel kid = sizeof(T) == 4 ? ABFT_KERNEL_SGEMM : ABFT_KERNEL_DGEMM;
+
+  // OFF, and the products with nothing to check (k = 0 or alpha = 0: C = beta C0, A and B unread).
+  if (pol == ABFT_POLICY_OFF || k == 0 || alpha == T(0)) {
+    const cublasStatus_t bs = blas_gemm(st->blas, to_cublas(transa), to_cublas(transb), int(m), int(n), int(k),
+                                        &alpha, A, int(lda), B, int(ldb), &beta, C, int(ldc));
+    return bs == CUBLAS_STATUS_SUCCESS ? ABFT_STATUS_SUCCESS : ABFT_STATUS_INTERNAL_ERROR;
+  }
+
+  // Workspace: v, w (k); c0s, c0a, ref, X (n); verdict (n ints); C0 copy (m x n, CORRECT with beta != 0).
+  const bool keep_c0 = pol == ABFT_POLICY_CORRECT && beta != T(0);
+  const size_t nd = size_t(2 * k + 4 * n), c0_elems = keep_c0 ? size_t(m * n) : 0;
+  const size_t bytes = nd * sizeof(double) + size_t(n) * sizeof(int) + c0_elems * sizeof(T) + 64;
+  if (bytes > st->work_bytes) {
+    cudaFree(st->work);
+    st->work = nullptr;
+    st->work_bytes = 0;
+    if (cudaMalloc(&st->work, bytes) != cudaSuccess) {
+      cudaGetLastError();
+      return ABFT_STATUS_ALLOC_FAILED;
+    }
+    st->work_bytes = bytes;
+  }
+  double* v = static_cast<double*>(st->work);
+  double *w = v + k, *c0s = w + k, *c0a = c0s + n, *ref = c0a + n, *X = ref + n;
+  int* verdict = reinterpret_cast<int*>(X + n);
+  T* c0copy = reinterpret_cast<T*>(reinterpret_cast<char*>(verdict + n) + 32 - (reinterpret_cast<uintptr_t>(verdict + n) % 32));
+
+  const int threads = 256;
+  auto blocks = [&](int64_t work) { return int((work + threads - 1) / threads > 4096 ? 4096 : (work + threads - 1) / threads); };
+  const double a = double(alpha), b = double(beta);
+  const OpView<T> Av{A, lda, ta}, Bv{B, ldb, tb}, Cv{C, ldc, false};
+
+  // 1-2. C0 sums (and copy), encoding of op(A).
+  if (beta != T(0)) {
+    column_sums_kernel<T><<<blocks(n), threads, 0, stream>>>(Cv, m, n, c0s, c0a);
+    if (keep_c0) cudaMemcpy2DAsync(c0copy, size_t(m) * sizeof(T), C, size_t(ldc) * sizeof(T), size_t(m) * sizeof(T),
+                                   size_t(n), cudaMemcpyDeviceToDevice, stream);
+  }
+  encode_a_kernel<T><<<blocks(k), threads, 0, stream>>>(Av, m, k, v, w);
+
+  // Injection (only with a planner on the handle): operand faults go into a private copy the
+  // product reads, output faults into C before verification. Accumulator faults have no
+  // place in a library's product: they do not land.
+  // Faults are in the caller's coordinates (C(row,col), op(A)(row,kpos), op(B)(kpos,col));
+  // a row-major call runs transposed, where the caller's op(A) is the internal op(B)^T.
+  abft_call_info call{kid, caller_m, caller_n, k, 0, 1};
+  core::InjectionPlan plan = core::plan_injection(h, call);
+  struct Internal {
+    bool on_a;  // operand site: internal op(A) (else op(B))
+    int64_t r, c;  // internal op(X)(r, c), or C(r, c)
+  };
+  auto internal = [&](const abft_fault& f) {
+    Internal x{};
+    if (f.site == ABFT_SITE_OUTPUT) {
+      x.r = row_major ? f.col : f.row;
+      x.c = row_major ? f.row : f.col;
+    } else if (f.site == ABFT_SITE_PACKED_A) {  // caller op(A)(row, kpos)
+      x.on_a = !row_major;
+      x.r = row_major ? f.kpos : f.row;
+      x.c = row_major ? f.row : f.kpos;
+    } else {  // caller op(B)(kpos, col)
+      x.on_a = row_major;
+      x.r = row_major ? f.col : f.kpos;
+      x.c = row_major ? f.kpos : f.col;
+    }
+    return x;
+  };
+  const T* Ause = A;
+  const T* Buse = B;
+  T* opcopy = nullptr;
+  for (abft_fault& f : plan.faults) {
+    if (f.site != ABFT_SITE_PACKED_A && f.site != ABFT_SITE_PACKED_B) continue;
+    const Internal x = internal(f);
+    const bool isA = x.on_a;
+    const bool tr = isA ? ta : tb;
+    const int64_t cols = isA ? (ta ? m : k) : (tb ? k : n);  // stored columns
+    const int64_t ld = isA ? lda : ldb;
+    if (cudaMalloc(&opcopy, size_t(ld) * size_t(cols) * sizeof(T)) != cudaSuccess) {
+      cudaGetLastError();
+      return ABFT_STATUS_ALLOC_FAILED;
+    }
+    cudaMemcpyAsync(opcopy, isA ? A : B, size_t(ld) * size_t(cols) * sizeof(T), cudaMemcpyDeviceToDevice, stream);
+    // op(X)(r, c) in the stored column-major matrix.
+    const int64_t sr = tr ? x.c : x.r, sc = tr ? x.r : x.c;
+    double* dv = ref;  // scratch for the values before / after (ref is written later)
+    output_fault_kernel<T><<<1, 1, 0, stream>>>(opcopy, ld, sr, sc, f.model, f.bit, f.value, dv);
+    double vals[2] = {0, 0};
+    cudaMemcpyAsync(vals, dv, sizeof vals, cudaMemcpyDeviceToHost, stream);
+    cudaStreamSynchronize(stream);  // injection only: the fault-free path never gets here
+    f.original = vals[0], f.corrupted = vals[1], f.applied = 1;
+    (isA ? Ause : Buse) = opcopy;
+    break;  // one operand copy per call
+  }
+
+  // 3. The product.
+  const cublasStatus_t bs = blas_gemm(st->blas, to_cublas(transa), to_cublas(transb), int(m), int(n), int(k),
+                                      &alpha, Ause, int(lda), Buse, int(ldb), &beta, C, int(ldc));
+  if (opcopy) {
+    cudaStreamSynchronize(stream);
+    cudaFree(opcopy);
+  }
+  if (bs != CUBLAS_STATUS_SUCCESS) {
+    core::finish_injection(plan);
+    return ABFT_STATUS_INTERNAL_ERROR;
+  }
+  // 4. Output faults.
+  for (abft_fault& f : plan.faults) {
+    if (f.site != ABFT_SITE_OUTPUT) continue;
+    const Internal x = internal(f);
+    double* dv = X;  // scratch, written by the reference kernel afterwards
+    output_fault_kernel<T><<<1, 1, 0, stream>>>(C, ldc, x.r, x.c, f.model, f.bit, f.value, dv);
+    double vals[2] = {0, 0};
+    cudaMemcpyAsync(vals, dv, sizeof vals, cudaMemcpyDeviceToHost, stream);
+    cudaStreamSynchronize(stream);
+    f.original = vals[0], f.corrupted = vals[1], f.applied = 1;
+  }
+  core::finish_injection(plan);
+
+  // 5. Verification.
+  const ck::LibraryGemmPrecision prec =
+      ck::library_precision(sizeof(T) == 4 ? ck::NumFormat::F32 : ck::NumFormat::F64, st->tf32);
+  const double coef = ck::library_line_coefficient(prec, m, k);
+  const double abs = ck::library_line_abs_term(prec, m, k, a < 0 ? -a : a, b < 0 ? -b : b);
+  column_reference_kernel<T><<<blocks(n), threads, 0, stream>>>(Bv, k, n, v, w, a, b, c0s, c0a, ref, X);
+  column_verify_kernel<T><<<blocks(n), threads, 0, stream>>>(Cv, m, n, ref, X, coef, abs, prec.output, verdict,
+                                                             st->counters);
+  // 6. Repair.
+  if (pol == ABFT_POLICY_CORRECT)
+    repair_kernel<T><<<blocks(n), threads, 0, stream>>>(A, lda, ta, B, ldb, tb, c0copy, m, C, ldc, m, n, k, a, b,
+                                                        ref, X, coef, abs, prec.output, verdict, st->repair);
+  ++st->calls;
+  const cudaError_t le = cudaGetLastError();
+  return le == cudaSuccess ? ABFT_STATUS_SUCCESS : ABFT_STATUS_INTERNAL_ERROR;
+}
+
+}  // namespace
+
+}  // namespace abft::cuda
+
+extern "C" abft_status abft_cuda_sgemm(abft_handle_t h, void* stream, abft_policy policy, abft_layout layout,
+                                       abft_op transa, abft_op transb, int64_t m, int64_t n, int64_t k,
+                                       float alpha, const float* A, int64_t lda, const float* B, int64_t ldb,
+                                       float beta, float* C, int64_t ldc) {
+  if (!h) return ABFT_STATUS_NULL_POINTER;
+  return abft::cuda::run<float>(h, stream, policy, layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta,
+                                C, ldc);
+}
+
+extern "C" abft_status abft_cuda_dgemm(abft_handle_t h, void* stream, abft_policy policy, abft_layout layout,
+                                       abft_op transa, abft_op transb, int64_t m, int64_t n, int64_t k,
+                                       double alpha, const double* A, int64_t lda, const double* B, int64_t ldb,
+                                       double beta, double* C, int64_t ldc) {
+  if (!h) return ABFT_STATUS_NULL_POINTER;
+  return abft::cuda::run<double>(h, stream, policy, layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta,
+                                 C, ldc);
+}
+
+extern "C" abft_status abft_cuda_sync(abft_handle_t h, void* stream, abft_report* out) {
+  if (!h) return ABFT_STATUS_NULL_POINTER;
+  abft::cuda::State* st = nullptr;
+  const abft_status ss = abft::cuda::state_of(h, &st);
+  if (ss != ABFT_STATUS_SUCCESS) return ss;
+  if (cudaStreamSynchronize(static_cast<cudaStream_t>(stream)) != cudaSuccess) {
+    cudaGetLastError();
+    return ABFT_STATUS_INTERNAL_ERROR;
+  }
+  abft::cuda::DeviceCounters dc{};
+  abft::cuda::RepairCounters rc{};
+  if (cudaMemcpy(&dc, st->counters, sizeof dc, cudaMemcpyDeviceToHost) != cudaSuccess ||
+      cudaMemcpy(&rc, st->repair, sizeof rc, cudaMemcpyDeviceToHost) != cudaSuccess ||
+      cudaMemset(st->counters, 0, sizeof dc) != cudaSuccess || cudaMemset(st->repair, 0, sizeof rc) != cudaSuccess) {
+    cudaGetLastError();
+    return ABFT_STATUS_INTERNAL_ERROR;
+  }
+  abft_report r{};
+  r.checks = dc.checks;
+  r.detected = dc.failed;
+  r.skipped = dc.skipped;
+  r.recomputed = rc.corrected + rc.uncorrectable;  // whole columns recomputed
+  r.corrected = rc.corrected;
+  r.uncorrectable = rc.uncorrectable;
+  if (out) *out = r;
+  if (r.uncorrectable) return ABFT_STATUS_FAULT_UNCORRECTABLE;
+  // Detections that no repair answered: the calls ran under DETECT.
+  return r.detected > r.corrected + r.uncorrectable ? ABFT_STATUS_FAULT_DETECTED : ABFT_STATUS_SUCCESS;
+}
+
+extern "C" abft_status abft_cuda_release(abft_handle_t h) {
+  if (!h) return ABFT_STATUS_NULL_POINTER;
+  abft::cuda::State* s = nullptr;
+  {
+    std::lock_guard<std::mutex> g(abft::cuda::g_mu);
+    auto it = abft::cuda::states().find(h);
+    if (it == abft::cuda::states().end()) return ABFT_STATUS_SUCCESS;
+    s = it->second;
+    abft::cuda::states().erase(it);
+  }
+  delete s;
+  return ABFT_STATUS_SUCCESS;
+}
