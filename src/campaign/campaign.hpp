@@ -8,7 +8,8 @@
  *    3. every `clean_every`-th trial, the call runs clean under the campaign's policy: a
  *       false-positive trial (any detection, or any change beyond the escape limits, is one);
  *    4. the faults of the trial are drawn from (s, t): a site, the protected call they land in
- *       (kernels that make several calls), their coordinates, bit and model;
+ *       (kernels that make several calls; from the calls step 3 recorded, else step 2's),
+ *       their coordinates, bit and model;
  *    5. the call runs with those faults under OFF: how far the fault alone moves the output
  *       (its effect, in units of the escape limit);
  *    6. the call runs with the same faults under the policy: the trial's outcome.

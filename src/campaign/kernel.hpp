@@ -57,6 +57,10 @@ class Kernel {
    *  A run is 4 calls of a trial: clean OFF, clean protected, injected OFF, injected
    *  protected; keep it cheap (no allocation that could be kept, no re-planning). */
   virtual RunResult run(abft_handle_t h, abft_policy policy) = 0;
+  /** The clean OFF run's output, right after that run (step 2 of a trial) and before limits()
+   *  is read: for adapters whose escape limits depend on the clean result (the training step's
+   *  tolerance scales with each clean gradient), so they need not compute it a second time. */
+  virtual void set_clean_output(const std::vector<double>& out) { (void)out; }
   /** Per output scalar (indexing of RunResult::out): how far an undetected fault may move it
    *  from the clean run (the escape bound, docs/RELIABILITY.md §11). A move beyond it that is
    *  not flagged is an SDC. */

@@ -153,6 +153,7 @@ TrialRecord TrialRunner::run(int64_t id) {
     return finish(Outcome::Error);
   }
   std::vector<abft_call_info> calls = I.planner.calls();
+  K.set_clean_output(clean.out);
   const std::vector<double>& lim = K.limits();
 
   // 3. The false-positive trial: a clean run under the policy.
@@ -170,7 +171,10 @@ TrialRecord TrialRunner::run(int64_t id) {
       rec.clean = CleanOutcome::Mismatch;
     else
       rec.clean = CleanOutcome::Ok;
-    if (cp.calls == clean.calls && I.planner.calls().size() == calls.size()) calls = I.planner.calls();
+    // The faults go into the protected run: draw them from its own list of calls (a policy may
+    // change the calls a routine makes, e.g. checked TRSM blocks); the planner matches each
+    // call's description, so the OFF run of step 5 gets them only where its call is the same.
+    calls = I.planner.calls();
   }
 
   // 4. The trial's faults.
