@@ -18,12 +18,15 @@
  *  skip without a device); NOT yet run on a GPU — no device was lent to this work.
  */
 #include <cublas_v2.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <new>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -32,12 +35,79 @@
 #include "abft/checksum/gemm_library_check.hpp"
 #include "core/internal.hpp"
 #include "gemm_check.cuh"
+#include "gemm_protected.hpp"
 
 namespace abft::cuda {
 
 namespace ck = abft::checksum;
 
 namespace {
+
+/** What each storage type needs: the scalar type of alpha and beta (float for the 16-bit
+ *  types, whose products accumulate in float), the number formats, conversions, kernels'
+ *  kernel id for the statistics and injection. */
+template <class T> struct Traits;
+template <> struct Traits<float> {
+  using Scalar = float;
+  static constexpr ck::NumFormat kFormat = ck::NumFormat::F32;
+  static constexpr abft_kernel kKernel = ABFT_KERNEL_SGEMM;
+};
+template <> struct Traits<double> {
+  using Scalar = double;
+  static constexpr ck::NumFormat kFormat = ck::NumFormat::F64;
+  static constexpr abft_kernel kKernel = ABFT_KERNEL_DGEMM;
+};
+template <> struct Traits<__half> {
+  using Scalar = float;
+  static constexpr ck::NumFormat kFormat = ck::NumFormat::F16;
+  static constexpr abft_kernel kKernel = ABFT_KERNEL_SGEMM;  // float accumulation
+};
+template <> struct Traits<__nv_bfloat16> {
+  using Scalar = float;
+  static constexpr ck::NumFormat kFormat = ck::NumFormat::BF16;
+  static constexpr abft_kernel kKernel = ABFT_KERNEL_SGEMM;
+};
+
+template <class T> __device__ T from_double(double x) { return T(x); }
+template <> __device__ __half from_double<__half>(double x) { return __double2half(x); }
+template <> __device__ __nv_bfloat16 from_double<__nv_bfloat16>(double x) { return __double2bfloat16(x); }
+
+/** A fault on a 16-bit value, on its bits (bit 0 = the significand's LSB), as
+ *  fault_models.hpp does for float and double: bfloat16 when bf16, else binary16. */
+__device__ uint16_t fault16(uint16_t v, bool bf16, abft_fault_model model, int bit, double value) {
+  if (bit < 0) bit = 0;
+  if (bit > 15) bit = 15;
+  switch (model) {
+    case ABFT_FAULT_BITFLIP: return uint16_t(v ^ (1u << bit));
+    case ABFT_FAULT_BITFLIP2: {
+      const int b2 = bit + 1 < 16 ? bit + 1 : bit - 1;
+      return uint16_t(v ^ (1u << bit) ^ (1u << b2));
+    }
+    case ABFT_FAULT_RANDOM: {
+      if (bf16) {
+        const __nv_bfloat16 r = __double2bfloat16(value);
+        return *reinterpret_cast<const uint16_t*>(&r);
+      }
+      const __half r = __double2half(value);
+      return *reinterpret_cast<const uint16_t*>(&r);
+    }
+    case ABFT_FAULT_ZERO: return 0;
+    case ABFT_FAULT_NAN: return bf16 ? 0x7FC0 : 0x7E00;
+    case ABFT_FAULT_POS_INF: return bf16 ? 0x7F80 : 0x7C00;
+    case ABFT_FAULT_NEG_INF: return bf16 ? 0xFF80 : 0xFC00;
+    default: return v;
+  }
+}
+
+template <class T> __device__ T apply_fault_any(T x, abft_fault_model model, int bit, double value) {
+  if constexpr (sizeof(T) == 2) {
+    uint16_t b = *reinterpret_cast<const uint16_t*>(&x);
+    b = fault16(b, std::is_same<T, __nv_bfloat16>::value, model, bit, value);
+    return *reinterpret_cast<const T*>(&b);
+  } else {
+    return ck::apply_fault<T>(x, model, bit, value);
+  }
+}
 
 /** Counters of the repair (one per handle, next to the verification's). */
 struct RepairCounters {
@@ -64,10 +134,10 @@ __global__ void repair_kernel(const T* A, int64_t lda, bool ta, const T* B, int6
       double s = 0.0;
       for (int64_t p = 0; p < k; ++p) s += op_at(A, lda, ta, i, p) * op_at(B, ldb, tb, p, j);
       double e = alpha * s;
-      if (beta != 0.0) e += beta * double(C0[i + j * ldc0]);
-      const T stored = T(e);
+      if (beta != 0.0) e += beta * to_double(C0[i + j * ldc0]);
+      const T stored = from_double<T>(e);
       C[i + j * ldc] = stored;
-      obs += double(stored);
+      obs += to_double(stored);
     }
     const ck::LineVerdict again = ck::library_line_verdict(obs, ref[j], X[j], coef, abs, output);
     atomicAdd(again == ck::LineVerdict::Failed ? &rc->uncorrectable : &rc->corrected, 1ull);
@@ -79,9 +149,9 @@ template <class T>
 __global__ void output_fault_kernel(T* C, int64_t ldc, int64_t row, int64_t col, abft_fault_model model, int bit,
                                     double value, double* out) {
   T& x = C[row + col * ldc];
-  out[0] = double(x);
-  x = ck::apply_fault<T>(x, model, bit, value);
-  out[1] = double(x);
+  out[0] = to_double(x);
+  x = apply_fault_any<T>(x, model, bit, value);
+  out[1] = to_double(x);
 }
 
 /** The device state of one handle: workspace, counters, a cuBLAS handle. */
@@ -146,10 +216,29 @@ cublasStatus_t blas_gemm(cublasHandle_t b, cublasOperation_t ta, cublasOperation
   return cublasDgemm(b, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
+cublasStatus_t blas_gemm_ex(cublasHandle_t b, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
+                            const float* alpha, const void* A, int lda, const void* B, int ldb, const float* beta,
+                            void* C, int ldc, cudaDataType_t type) {
+  return cublasGemmEx(b, ta, tb, m, n, k, alpha, A, type, lda, B, type, ldb, beta, C, type, ldc, CUBLAS_COMPUTE_32F,
+                      CUBLAS_GEMM_DEFAULT);
+}
+cublasStatus_t blas_gemm(cublasHandle_t b, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
+                         const float* alpha, const __half* A, int lda, const __half* B, int ldb, const float* beta,
+                         __half* C, int ldc) {
+  return blas_gemm_ex(b, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, CUDA_R_16F);
+}
+cublasStatus_t blas_gemm(cublasHandle_t b, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
+                         const float* alpha, const __nv_bfloat16* A, int lda, const __nv_bfloat16* B, int ldb,
+                         const float* beta, __nv_bfloat16* C, int ldc) {
+  return blas_gemm_ex(b, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, CUDA_R_16BF);
+}
+
 template <class T>
 abft_status run(abft_handle_t h, void* stream_ptr, abft_policy policy, abft_layout layout, abft_op transa,
-                abft_op transb, int64_t m, int64_t n, int64_t k, T alpha, const T* A, int64_t lda, const T* B,
-                int64_t ldb, T beta, T* C, int64_t ldc) {
+                abft_op transb, int64_t m, int64_t n, int64_t k, typename Traits<T>::Scalar alpha, const T* A,
+                int64_t lda, const T* B, int64_t ldb, typename Traits<T>::Scalar beta, T* C, int64_t ldc,
+                int math_mode = -1) {
+  using S = typename Traits<T>::Scalar;
   if (layout != ABFT_ROW_MAJOR && layout != ABFT_COL_MAJOR) return ABFT_STATUS_INVALID_VALUE;
   for (abft_op op : {transa, transb})
     if (op != ABFT_NO_TRANS && op != ABFT_TRANS && op != ABFT_CONJ_TRANS) return ABFT_STATUS_INVALID_VALUE;
@@ -170,25 +259,33 @@ abft_status run(abft_handle_t h, void* stream_ptr, abft_policy policy, abft_layo
   if (lda < (arows > 1 ? arows : 1) || ldb < (brows > 1 ? brows : 1) || ldc < (m > 1 ? m : 1))
     return ABFT_STATUS_INVALID_LD;
   if (m == 0 || n == 0) return ABFT_STATUS_SUCCESS;
-  if (!C || (k > 0 && alpha != T(0) && (!A || !B))) return ABFT_STATUS_NULL_POINTER;
+  if (!C || (k > 0 && alpha != S(0) && (!A || !B))) return ABFT_STATUS_NULL_POINTER;
 
   State* st = nullptr;
   const abft_status ss = state_of(h, &st);
   if (ss != ABFT_STATUS_SUCCESS) return ss;
   cudaStream_t stream = static_cast<cudaStream_t>(stream_ptr);
   cublasSetStream(st->blas, stream);
+  // The caller's cuBLAS math mode (the cuBLAS-signature entry points) or the handle's.
+  bool tf32 = st->tf32;
+  if (math_mode >= 0) {
+    cublasSetMathMode(st->blas, cublasMath_t(math_mode));
+    tf32 = (math_mode & 0xF) == CUBLAS_TF32_TENSOR_OP_MATH;
+  } else {
+    cublasSetMathMode(st->blas, st->tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH);
+  }
   const abft_policy pol = core::resolve_policy(h, policy);
-  const abft_kernel kid = sizeof(T) == 4 ? ABFT_KERNEL_SGEMM : ABFT_KERNEL_DGEMM;
+  const abft_kernel kid = Traits<T>::kKernel;
 
   // OFF, and the products with nothing to check (k = 0 or alpha = 0: C = beta C0, A and B unread).
-  if (pol == ABFT_POLICY_OFF || k == 0 || alpha == T(0)) {
+  if (pol == ABFT_POLICY_OFF || k == 0 || alpha == S(0)) {
     const cublasStatus_t bs = blas_gemm(st->blas, to_cublas(transa), to_cublas(transb), int(m), int(n), int(k),
                                         &alpha, A, int(lda), B, int(ldb), &beta, C, int(ldc));
     return bs == CUBLAS_STATUS_SUCCESS ? ABFT_STATUS_SUCCESS : ABFT_STATUS_INTERNAL_ERROR;
   }
 
   // Workspace: v, w (k); c0s, c0a, ref, X (n); verdict (n ints); C0 copy (m x n, CORRECT with beta != 0).
-  const bool keep_c0 = pol == ABFT_POLICY_CORRECT && beta != T(0);
+  const bool keep_c0 = pol == ABFT_POLICY_CORRECT && beta != S(0);
   const size_t nd = size_t(2 * k + 4 * n), c0_elems = keep_c0 ? size_t(m * n) : 0;
   const size_t bytes = nd * sizeof(double) + size_t(n) * sizeof(int) + c0_elems * sizeof(T) + 64;
   if (bytes > st->work_bytes) {
@@ -212,7 +309,7 @@ abft_status run(abft_handle_t h, void* stream_ptr, abft_policy policy, abft_layo
   const OpView<T> Av{A, lda, ta}, Bv{B, ldb, tb}, Cv{C, ldc, false};
 
   // 1-2. C0 sums (and copy), encoding of op(A).
-  if (beta != T(0)) {
+  if (beta != S(0)) {
     column_sums_kernel<T><<<blocks(n), threads, 0, stream>>>(Cv, m, n, c0s, c0a);
     if (keep_c0) cudaMemcpy2DAsync(c0copy, size_t(m) * sizeof(T), C, size_t(ldc) * sizeof(T), size_t(m) * sizeof(T),
                                    size_t(n), cudaMemcpyDeviceToDevice, stream);
@@ -299,7 +396,7 @@ abft_status run(abft_handle_t h, void* stream_ptr, abft_policy policy, abft_layo
 
   // 5. Verification.
   const ck::LibraryGemmPrecision prec =
-      ck::library_precision(sizeof(T) == 4 ? ck::NumFormat::F32 : ck::NumFormat::F64, st->tf32);
+      ck::library_precision(Traits<T>::kFormat, tf32);
   const double coef = ck::library_line_coefficient(prec, m, k);
   const double abs = ck::library_line_abs_term(prec, m, k, a < 0 ? -a : a, b < 0 ? -b : b);
   column_reference_kernel<T><<<blocks(n), threads, 0, stream>>>(Bv, k, n, v, w, a, b, c0s, c0a, ref, X);
@@ -315,6 +412,35 @@ abft_status run(abft_handle_t h, void* stream_ptr, abft_policy policy, abft_layo
 }
 
 }  // namespace
+
+abft_status protected_gemm(abft_handle_t h, void* stream, int math_mode, cudaDataType_t type, abft_layout layout,
+                           abft_op transa, abft_op transb, int64_t m, int64_t n, int64_t k, const void* alpha,
+                           const void* A, int64_t lda, const void* B, int64_t ldb, const void* beta, void* C,
+                           int64_t ldc) {
+  if (!h || !alpha || !beta) return ABFT_STATUS_NULL_POINTER;
+  const bool dbl = type == CUDA_R_64F;
+  const float af = dbl ? 0.f : *static_cast<const float*>(alpha), bf = dbl ? 0.f : *static_cast<const float*>(beta);
+  switch (type) {
+    case CUDA_R_32F:
+      return run<float>(h, stream, ABFT_POLICY_DEFAULT, layout, transa, transb, m, n, k, af,
+                        static_cast<const float*>(A), lda, static_cast<const float*>(B), ldb, bf,
+                        static_cast<float*>(C), ldc, math_mode);
+    case CUDA_R_64F:
+      return run<double>(h, stream, ABFT_POLICY_DEFAULT, layout, transa, transb, m, n, k,
+                         *static_cast<const double*>(alpha), static_cast<const double*>(A), lda,
+                         static_cast<const double*>(B), ldb, *static_cast<const double*>(beta),
+                         static_cast<double*>(C), ldc, math_mode);
+    case CUDA_R_16F:
+      return run<__half>(h, stream, ABFT_POLICY_DEFAULT, layout, transa, transb, m, n, k, af,
+                         static_cast<const __half*>(A), lda, static_cast<const __half*>(B), ldb, bf,
+                         static_cast<__half*>(C), ldc, math_mode);
+    case CUDA_R_16BF:
+      return run<__nv_bfloat16>(h, stream, ABFT_POLICY_DEFAULT, layout, transa, transb, m, n, k, af,
+                                static_cast<const __nv_bfloat16*>(A), lda, static_cast<const __nv_bfloat16*>(B),
+                                ldb, bf, static_cast<__nv_bfloat16*>(C), ldc, math_mode);
+    default: return ABFT_STATUS_NOT_SUPPORTED;
+  }
+}
 
 }  // namespace abft::cuda
 
@@ -334,6 +460,27 @@ extern "C" abft_status abft_cuda_dgemm(abft_handle_t h, void* stream, abft_polic
   if (!h) return ABFT_STATUS_NULL_POINTER;
   return abft::cuda::run<double>(h, stream, policy, layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta,
                                  C, ldc);
+}
+
+extern "C" abft_status abft_cuda_hgemm(abft_handle_t h, void* stream, abft_policy policy, abft_layout layout,
+                                       abft_op transa, abft_op transb, int64_t m, int64_t n, int64_t k,
+                                       float alpha, const void* A, int64_t lda, const void* B, int64_t ldb,
+                                       float beta, void* C, int64_t ldc) {
+  if (!h) return ABFT_STATUS_NULL_POINTER;
+  return abft::cuda::run<__half>(h, stream, policy, layout, transa, transb, m, n, k, alpha,
+                                 static_cast<const __half*>(A), lda, static_cast<const __half*>(B), ldb, beta,
+                                 static_cast<__half*>(C), ldc);
+}
+
+extern "C" abft_status abft_cuda_bf16gemm(abft_handle_t h, void* stream, abft_policy policy, abft_layout layout,
+                                          abft_op transa, abft_op transb, int64_t m, int64_t n, int64_t k,
+                                          float alpha, const void* A, int64_t lda, const void* B, int64_t ldb,
+                                          float beta, void* C, int64_t ldc) {
+  if (!h) return ABFT_STATUS_NULL_POINTER;
+  return abft::cuda::run<__nv_bfloat16>(h, stream, policy, layout, transa, transb, m, n, k, alpha,
+                                        static_cast<const __nv_bfloat16*>(A), lda,
+                                        static_cast<const __nv_bfloat16*>(B), ldb, beta,
+                                        static_cast<__nv_bfloat16*>(C), ldc);
 }
 
 extern "C" abft_status abft_cuda_sync(abft_handle_t h, void* stream, abft_report* out) {

@@ -46,6 +46,17 @@ ABFT_API abft_status abft_cuda_dgemm(abft_handle_t h, void* stream, abft_policy 
                                      abft_op transa, abft_op transb, int64_t m, int64_t n, int64_t k,
                                      double alpha, const double* A, int64_t lda, const double* B, int64_t ldb,
                                      double beta, double* C, int64_t ldc);
+/** binary16 / bfloat16 storage (A, B, C: __half / __nv_bfloat16 on the device), products
+ *  accumulated in float, alpha and beta in float; the bound accounts for the 16-bit output
+ *  rounding (docs/ABFT.md §11). */
+ABFT_API abft_status abft_cuda_hgemm(abft_handle_t h, void* stream, abft_policy policy, abft_layout layout,
+                                     abft_op transa, abft_op transb, int64_t m, int64_t n, int64_t k,
+                                     float alpha, const void* A, int64_t lda, const void* B, int64_t ldb,
+                                     float beta, void* C, int64_t ldc);
+ABFT_API abft_status abft_cuda_bf16gemm(abft_handle_t h, void* stream, abft_policy policy, abft_layout layout,
+                                        abft_op transa, abft_op transb, int64_t m, int64_t n, int64_t k,
+                                        float alpha, const void* A, int64_t lda, const void* B, int64_t ldb,
+                                        float beta, void* C, int64_t ldc);
 /** Wait for `stream`, then read and reset the device-side counters of h's GPU calls since the
  *  last sync into *out (may be NULL): checks, detected, corrected / recomputed (columns),
  *  uncorrectable, skipped. Returns FAULT_UNCORRECTABLE when a repaired column still failed,

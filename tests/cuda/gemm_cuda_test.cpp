@@ -5,17 +5,23 @@
  *  needs a CUDA device and skips with the reason without one: results against a double
  *  reference for both layouts and every transpose pair, policies, zero detections on clean
  *  data, injected faults (NaN and exponent flips at the output, in the operand copies) counted
- *  on the device, repaired, reported by abft_cuda_sync.
+ *  on the device, repaired, reported by abft_cuda_sync; binary16 and bfloat16 storage; the
+ *  cuBLAS-signature entry points against cuBLAS itself.
  */
+#include <cublas_v2.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "abft/abft.h"
+#include "abft/abft_cublas.h"
 #include "abft/abft_cuda.h"
 
 namespace {
@@ -205,6 +211,79 @@ TEST(CudaGemm, InjectedFaultsAreRepairedOnTheDevice) {
     check_fault<float>(ABFT_SITE_PACKED_A, ABFT_FAULT_POS_INF, 0, lay);
     check_fault<double>(ABFT_SITE_PACKED_B, ABFT_FAULT_BITFLIP, 61, lay);
   }
+}
+
+/** 16-bit storage: the protected result against a double reference of the stored 16-bit
+ *  operands, within the output's rounding plus float accumulation. */
+template <class H>
+void check_16bit(bool bf16) {
+  const int64_t m = 96, n = 80, k = 128;
+  std::mt19937_64 g(9);
+  std::uniform_real_distribution<float> u(-1, 1);
+  std::vector<H> A(size_t(m * k)), B(size_t(k * n)), C0(size_t(m * n));
+  std::vector<double> a(A.size()), b(B.size()), c0(C0.size());
+  auto conv = [&](float x) { if constexpr (std::is_same_v<H, __half>) return __float2half(x); else return __float2bfloat16(x); };
+  auto back = [&](H x) { if constexpr (std::is_same_v<H, __half>) return double(__half2float(x)); else return double(__bfloat162float(x)); };
+  for (size_t i = 0; i < A.size(); ++i) A[i] = conv(u(g)), a[i] = back(A[i]);
+  for (size_t i = 0; i < B.size(); ++i) B[i] = conv(u(g)), b[i] = back(B[i]);
+  for (size_t i = 0; i < C0.size(); ++i) C0[i] = conv(u(g)), c0[i] = back(C0[i]);
+  abft_handle_t h = nullptr;
+  ASSERT_EQ(abft_handle_create(&h), ABFT_STATUS_SUCCESS);
+  DeviceBuffer<H> dA(A), dB(B), dC(C0);
+  const abft_status st = bf16 ? abft_cuda_bf16gemm(h, nullptr, ABFT_POLICY_CORRECT, ABFT_COL_MAJOR, ABFT_NO_TRANS,
+                                                   ABFT_NO_TRANS, m, n, k, 1.0f, dA.p, m, dB.p, k, 0.5f, dC.p, m)
+                              : abft_cuda_hgemm(h, nullptr, ABFT_POLICY_CORRECT, ABFT_COL_MAJOR, ABFT_NO_TRANS,
+                                                ABFT_NO_TRANS, m, n, k, 1.0f, dA.p, m, dB.p, k, 0.5f, dC.p, m);
+  ASSERT_EQ(st, ABFT_STATUS_SUCCESS);
+  abft_report r{};
+  ASSERT_EQ(abft_cuda_sync(h, nullptr, &r), ABFT_STATUS_SUCCESS);
+  EXPECT_EQ(r.detected, 0u);
+  EXPECT_EQ(r.checks, uint64_t(n));
+  const std::vector<H> C = dC.get(C0.size());
+  const double u_out = bf16 ? std::ldexp(1.0, -8) : std::ldexp(1.0, -11);
+  for (int64_t j = 0; j < n; ++j)
+    for (int64_t i = 0; i < m; ++i) {
+      double s = 0, mag = 0;
+      for (int64_t p = 0; p < k; ++p) s += a[size_t(i + p * m)] * b[size_t(p + j * k)], mag += std::fabs(a[size_t(i + p * m)] * b[size_t(p + j * k)]);
+      const double want = s + 0.5 * c0[size_t(i + j * m)];
+      EXPECT_LE(std::fabs(back(C[size_t(i + j * m)]) - want), (u_out + 1e-5) * (mag + 0.5 * std::fabs(c0[size_t(i + j * m)])) + 1e-6);
+    }
+  abft_cuda_release(h);
+  abft_handle_destroy(h);
+}
+
+TEST(CudaGemm, HalfAndBfloat16Storage) {
+  REQUIRE_DEVICE();
+  check_16bit<__half>(false);
+  check_16bit<__nv_bfloat16>(true);
+}
+
+TEST(CudaGemm, CublasSignaturesMatchCublas) {
+  REQUIRE_DEVICE();
+  cublasHandle_t cb = nullptr;
+  ASSERT_EQ(cublasCreate(&cb), CUBLAS_STATUS_SUCCESS);
+  Problem<float> P(70, 50, 90, ABFT_COL_MAJOR, ABFT_TRANS, ABFT_NO_TRANS, 5);
+  DeviceBuffer<float> A(P.A), B(P.B), C1(P.C0), C2(P.C0);
+  const float alpha = 1.0f, beta = 0.5f;
+  ASSERT_EQ(abft_cublasSgemm(cb, CUBLAS_OP_T, CUBLAS_OP_N, 70, 50, 90, &alpha, A.p, int(P.lda), B.p, int(P.ldb),
+                             &beta, C1.p, int(P.ldc)),
+            CUBLAS_STATUS_SUCCESS);
+  ASSERT_EQ(cublasSgemm(cb, CUBLAS_OP_T, CUBLAS_OP_N, 70, 50, 90, &alpha, A.p, int(P.lda), B.p, int(P.ldb), &beta,
+                        C2.p, int(P.ldc)),
+            CUBLAS_STATUS_SUCCESS);
+  cudaDeviceSynchronize();
+  const std::vector<float> x = C1.get(P.C0.size()), y = C2.get(P.C0.size());
+  for (size_t i = 0; i < x.size(); ++i) EXPECT_NEAR(x[i], y[i], 1e-4f * (1.0f + std::fabs(y[i])));
+  abft_report r{};
+  ASSERT_EQ(abft_cuda_sync(abft_cublas_handle(), nullptr, &r), ABFT_STATUS_SUCCESS);
+  EXPECT_EQ(r.checks, 50u);
+  EXPECT_EQ(r.detected, 0u);
+  // A type the engine does not protect is refused, not run.
+  int dummy = 0;
+  EXPECT_EQ(abft_cublasGemmEx(cb, CUBLAS_OP_N, CUBLAS_OP_N, 1, 1, 1, &alpha, &dummy, CUDA_R_8I, 1, &dummy,
+                              CUDA_R_8I, 1, &beta, &dummy, CUDA_R_32I, 1, CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT),
+            CUBLAS_STATUS_NOT_SUPPORTED);
+  cublasDestroy(cb);
 }
 
 }  // namespace

@@ -1,0 +1,23 @@
+/** \file gemm_protected.hpp
+ *  \brief The CUDA engine's internal door to the protected GEMM (gemm_protected.cu), for the
+ *  entry points with cuBLAS's own signatures (gemm_cublas_api.cu).
+ */
+#pragma once
+#include <library_types.h>
+
+#include <cstdint>
+
+#include "abft/abft.h"
+
+namespace abft::cuda {
+
+/** One protected column-major-or-row-major GEMM of storage type `type` (CUDA_R_32F, _64F, _16F,
+ *  _16BF); alpha and beta point to host scalars (double for CUDA_R_64F, float otherwise);
+ *  math_mode: the caller's cuBLAS math mode (cublasMath_t), or -1 for the handle's own.
+ *  NOT_SUPPORTED for another type. */
+abft_status protected_gemm(abft_handle_t h, void* stream, int math_mode, cudaDataType_t type, abft_layout layout,
+                           abft_op transa, abft_op transb, int64_t m, int64_t n, int64_t k, const void* alpha,
+                           const void* A, int64_t lda, const void* B, int64_t ldb, const void* beta, void* C,
+                           int64_t ldc);
+
+}  // namespace abft::cuda
