@@ -6,9 +6,10 @@
 #        device — counts as a failure here: this script exists to run them).
 #
 # Usage: scripts/gpu-check.sh [--no-build]
-# Today (issue 9, part 1): the protected GEMM's tests (tests/cuda/gemm_cuda_test) and the
-# checksum algebra on the host (tests/checksum). The GPU benchmarks and a device campaign are
-# still to come.
+# Today (issue 9, part 1): the protected GEMM's tests (tests/cuda/gemm_cuda_test), the
+# checksum algebra on the host (tests/checksum) and the GEMM benchmark against cuBLAS
+# (bench/cuda_gemm_bench.cpp: float, double, bfloat16; bar >= 0.9x cuBLAS for float and double
+# at n >= 4096, >= 0.85x for bfloat16). A device campaign is still to come.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${ABFT_GPU_BUILD_DIR:-$root/build-gpu}
@@ -17,9 +18,10 @@ start=$(date +%s)
 
 if [ "${1:-}" != --no-build ]; then
   cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DABFT_WITH_CUDA=ON -DABFT_BUILD_TESTS=ON \
-        -DCMAKE_CUDA_ARCHITECTURES="90-real;90-virtual" >"$build.configure.log" 2>&1 \
+        -DABFT_BUILD_BENCH=ON -DCMAKE_CUDA_ARCHITECTURES="90-real;90-virtual" >"$build.configure.log" 2>&1 \
     || { log "configure failed (see $build.configure.log)"; tail -20 "$build.configure.log"; exit 1; }
-  cmake --build "$build" -j"$(nproc)" --target gemm_cuda_test library_check_test abft_cli >"$build.build.log" 2>&1 \
+  cmake --build "$build" -j"$(nproc)" --target gemm_cuda_test library_check_test abft_cli abft_bench_cuda_gemm \
+        >"$build.build.log" 2>&1 \
     || { log "build failed (see $build.build.log)"; grep -E "error" "$build.build.log" | head -20; exit 1; }
 fi
 
@@ -37,6 +39,36 @@ run() {  # run NAME BINARY: gtest counts into the table
 }
 run gemm_cuda_test "$build/tests/cuda/gemm_cuda_test"
 run library_check_test "$build/tests/checksum/library_check_test"
+
+bench_json=$build/cuda_gemm_bench.json
+"$build/bench/abft_bench_cuda_gemm" --benchmark_out="$bench_json" --benchmark_out_format=json >/dev/null 2>&1 \
+  || { status=1; log "benchmark failed"; }
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1
+echo
+echo "GEMM vs cuBLAS (same run; ratio = cuBLAS time / protected time):"
+python3 - "$bench_json" <<'PY' || status=1
+import json, re, sys
+try:
+    rows = json.load(open(sys.argv[1]))["benchmarks"]
+except Exception as e:
+    print(f"no benchmark results ({e})"); sys.exit(1)
+print("| shape | cuBLAS TFLOP/s | abft TFLOP/s | ratio | bar |")
+print("|---|---:|---:|---:|---|")
+bad = 0
+for r in rows:
+    name = r["name"].split("/iterations")[0]
+    if r.get("error_occurred"):
+        print(f"| {name} | - | - | - | {r.get('error_message','error').splitlines()[0]} |"); bad += 1; continue
+    ratio = 1.0 / r["vs_cublas"]
+    m = re.search(r"/(f32|f64|bf16)/m(\d+)n(\d+)k(\d+)", name)
+    t, n = m.group(1), min(int(m.group(2)), int(m.group(3)), int(m.group(4)))
+    need = 0.85 if t == "bf16" else 0.9
+    square = m.group(2) == m.group(3) == m.group(4)
+    bar = ("ok" if ratio >= need else f"**miss** (< {need}x)") if square and n >= 4096 else ""
+    bad += bar.startswith("**")
+    print(f"| {name} | {r['cublas_TFLOPs']:.1f} | {r['abft_TFLOPs']:.1f} | {ratio:.3f}x | {bar} |")
+sys.exit(1 if bad else 0)
+PY
 
 echo
 echo "GPU check, $(date -u +%Y-%m-%dT%H:%M:%SZ), $(( $(date +%s) - start )) s"

@@ -1,0 +1,171 @@
+/** \file cuda_gemm_bench.cpp
+ *  \brief The protected GPU GEMM (abft_cuda_*gemm) against plain cuBLAS in the same run:
+ *  float, double and bfloat16 (float accumulation), square n = 1024 ... 16384 and transformer
+ *  shapes, column-major NN, alpha = 1, beta = 0. Each iteration times both (CUDA events, the
+ *  order alternating) after one untimed warm-up of each, so the ratio is paired; counters:
+ *  TFLOP/s of each and `vs_cublas` = protected time / cuBLAS time. Skips every row (with the
+ *  reason) when no device is usable. Run by scripts/gpu-check.sh. Not yet run on a GPU.
+ */
+#include <benchmark/benchmark.h>
+#include <cublas_v2.h>
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "abft/abft.h"
+#include "abft/abft_cuda.h"
+
+namespace {
+
+enum class Type { F32, F64, BF16 };
+
+size_t elem_size(Type t) { return t == Type::F64 ? 8 : t == Type::F32 ? 4 : 2; }
+
+/** Device buffers of one shape, filled once with small values (a kernel-free fill: a host
+ *  pattern copied up). */
+struct Buffers {
+  void *A = nullptr, *B = nullptr, *C = nullptr;
+  bool ok = false;
+  Buffers(Type t, int64_t m, int64_t n, int64_t k) {
+    const size_t es = elem_size(t);
+    const size_t na = size_t(m * k), nb = size_t(k * n), nc = size_t(m * n);
+    if (cudaMalloc(&A, na * es) != cudaSuccess || cudaMalloc(&B, nb * es) != cudaSuccess ||
+        cudaMalloc(&C, nc * es) != cudaSuccess)
+      return;
+    auto fill = [&](void* d, size_t n_el) {
+      std::vector<unsigned char> h(n_el * es);
+      for (size_t i = 0; i < n_el; ++i) {
+        const float v = float(int((i * 2654435761u) % 2001) - 1000) / 1000.0f;
+        if (t == Type::F64) {
+          const double x = v;
+          std::memcpy(&h[i * es], &x, es);
+        } else if (t == Type::F32) {
+          std::memcpy(&h[i * es], &v, es);
+        } else {
+          const __nv_bfloat16 x = __float2bfloat16(v);
+          std::memcpy(&h[i * es], &x, es);
+        }
+      }
+      return cudaMemcpy(d, h.data(), h.size(), cudaMemcpyHostToDevice) == cudaSuccess;
+    };
+    ok = fill(A, na) && fill(B, nb) && fill(C, nc);
+  }
+  ~Buffers() {
+    cudaFree(A);
+    cudaFree(B);
+    cudaFree(C);
+  }
+};
+
+void BM_gemm(benchmark::State& state, Type t, int64_t m, int64_t n, int64_t k) {
+  if (abft_cuda_device_count() <= 0) {
+    char why[256];
+    abft_cuda_describe(why, sizeof why);
+    state.SkipWithError(("no usable CUDA device: " + std::string(why)).c_str());
+    return;
+  }
+  Buffers b(t, m, n, k);
+  cublasHandle_t cb = nullptr;
+  abft_handle_t h = nullptr;
+  if (!b.ok || cublasCreate(&cb) != CUBLAS_STATUS_SUCCESS || abft_handle_create(&h) != ABFT_STATUS_SUCCESS) {
+    state.SkipWithError("allocation failed");
+    return;
+  }
+  const float one_f = 1.0f, zero_f = 0.0f;
+  const double one_d = 1.0, zero_d = 0.0;
+  auto plain = [&] {
+    if (t == Type::F32)
+      cublasSgemm(cb, CUBLAS_OP_N, CUBLAS_OP_N, int(m), int(n), int(k), &one_f, static_cast<float*>(b.A), int(m),
+                  static_cast<float*>(b.B), int(k), &zero_f, static_cast<float*>(b.C), int(m));
+    else if (t == Type::F64)
+      cublasDgemm(cb, CUBLAS_OP_N, CUBLAS_OP_N, int(m), int(n), int(k), &one_d, static_cast<double*>(b.A), int(m),
+                  static_cast<double*>(b.B), int(k), &zero_d, static_cast<double*>(b.C), int(m));
+    else
+      cublasGemmEx(cb, CUBLAS_OP_N, CUBLAS_OP_N, int(m), int(n), int(k), &one_f, b.A, CUDA_R_16BF, int(m), b.B,
+                   CUDA_R_16BF, int(k), &zero_f, b.C, CUDA_R_16BF, int(m), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+  };
+  auto protected_ = [&] {
+    if (t == Type::F32)
+      abft_cuda_sgemm(h, nullptr, ABFT_POLICY_CORRECT, ABFT_COL_MAJOR, ABFT_NO_TRANS, ABFT_NO_TRANS, m, n, k, 1.0f,
+                      static_cast<float*>(b.A), m, static_cast<float*>(b.B), k, 0.0f, static_cast<float*>(b.C), m);
+    else if (t == Type::F64)
+      abft_cuda_dgemm(h, nullptr, ABFT_POLICY_CORRECT, ABFT_COL_MAJOR, ABFT_NO_TRANS, ABFT_NO_TRANS, m, n, k, 1.0,
+                      static_cast<double*>(b.A), m, static_cast<double*>(b.B), k, 0.0, static_cast<double*>(b.C), m);
+    else
+      abft_cuda_bf16gemm(h, nullptr, ABFT_POLICY_CORRECT, ABFT_COL_MAJOR, ABFT_NO_TRANS, ABFT_NO_TRANS, m, n, k,
+                         1.0f, b.A, m, b.B, k, 0.0f, b.C, m);
+  };
+  cudaEvent_t e0, e1;
+  cudaEventCreate(&e0);
+  cudaEventCreate(&e1);
+  auto timed = [&](auto&& fn) {
+    cudaEventRecord(e0);
+    fn();
+    cudaEventRecord(e1);
+    cudaEventSynchronize(e1);
+    float ms = 0;
+    cudaEventElapsedTime(&ms, e0, e1);
+    return double(ms) * 1e-3;
+  };
+  timed(plain);
+  timed(protected_);
+  double sum_plain = 0, sum_prot = 0;
+  int64_t it = 0;
+  for (auto _ : state) {
+    double tp, tq;
+    if (it % 2 == 0) tp = timed(plain), tq = timed(protected_);
+    else tq = timed(protected_), tp = timed(plain);
+    state.SetIterationTime(tq);
+    sum_plain += tp;
+    sum_prot += tq;
+    ++it;
+  }
+  abft_report r{};
+  const abft_status ss = abft_cuda_sync(h, nullptr, &r);
+  const double flops = 2.0 * double(m) * double(n) * double(k);
+  state.counters["cublas_TFLOPs"] = flops * double(it) / sum_plain * 1e-12;
+  state.counters["abft_TFLOPs"] = flops * double(it) / sum_prot * 1e-12;
+  state.counters["vs_cublas"] = sum_prot / sum_plain;
+  state.counters["detected"] = double(r.detected);
+  if (ss != ABFT_STATUS_SUCCESS || r.detected) state.SkipWithError("a clean run was flagged (false positive)");
+  cudaEventDestroy(e0);
+  cudaEventDestroy(e1);
+  abft_cuda_release(h);
+  abft_handle_destroy(h);
+  cublasDestroy(cb);
+}
+
+void register_all() {
+  struct Shape {
+    int64_t m, n, k;
+  };
+  std::vector<Shape> shapes;
+  for (int64_t s : {1024, 2048, 4096, 8192, 16384}) shapes.push_back({s, s, s});
+  shapes.push_back({2048, 768, 3072});
+  shapes.push_back({2048, 3072, 768});
+  for (Type t : {Type::F32, Type::F64, Type::BF16})
+    for (const Shape& s : shapes) {
+      if (t == Type::F64 && s.m > 8192) continue;  // keeps gpu-check.sh under its time
+      const char* tn = t == Type::F32 ? "f32" : t == Type::F64 ? "f64" : "bf16";
+      const std::string name = std::string("cuda_gemm/") + tn + "/m" + std::to_string(s.m) + "n" +
+                               std::to_string(s.n) + "k" + std::to_string(s.k);
+      benchmark::RegisterBenchmark(name.c_str(), BM_gemm, t, s.m, s.n, s.k)
+          ->UseManualTime()
+          ->Iterations(t == Type::F64 && s.m >= 8192 ? 3 : 10)
+          ->Unit(benchmark::kMillisecond);
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  register_all();
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
