@@ -304,17 +304,20 @@ abft_status run(abft_handle_t h, void* stream_ptr, abft_policy policy, abft_layo
   T* c0copy = reinterpret_cast<T*>(reinterpret_cast<char*>(verdict + n) + 32 - (reinterpret_cast<uintptr_t>(verdict + n) % 32));
 
   const int threads = 256;
+  // Thread-per-line kernels (the repair): enough blocks for every line, at most 4096.
   auto blocks = [&](int64_t work) { return int((work + threads - 1) / threads > 4096 ? 4096 : (work + threads - 1) / threads); };
+  // Block-per-line kernels (the sums): a block per line, at most 65535 (then grid-stride).
+  auto line_blocks = [](int64_t lines) { return int(lines < 65535 ? lines : 65535); };
   const double a = double(alpha), b = double(beta);
   const OpView<T> Av{A, lda, ta}, Bv{B, ldb, tb}, Cv{C, ldc, false};
 
   // 1-2. C0 sums (and copy), encoding of op(A).
   if (beta != S(0)) {
-    column_sums_kernel<T><<<blocks(n), threads, 0, stream>>>(Cv, m, n, c0s, c0a);
+    column_sums_kernel<T><<<line_blocks(n), threads, 0, stream>>>(Cv, m, n, c0s, c0a);
     if (keep_c0) cudaMemcpy2DAsync(c0copy, size_t(m) * sizeof(T), C, size_t(ldc) * sizeof(T), size_t(m) * sizeof(T),
                                    size_t(n), cudaMemcpyDeviceToDevice, stream);
   }
-  encode_a_kernel<T><<<blocks(k), threads, 0, stream>>>(Av, m, k, v, w);
+  encode_a_kernel<T><<<line_blocks(k), threads, 0, stream>>>(Av, m, k, v, w);
 
   // Injection (only with a planner on the handle): operand faults go into a private copy the
   // product reads, output faults into C before verification. Accumulator faults have no
@@ -399,9 +402,10 @@ abft_status run(abft_handle_t h, void* stream_ptr, abft_policy policy, abft_layo
       ck::library_precision(Traits<T>::kFormat, tf32);
   const double coef = ck::library_line_coefficient(prec, m, k);
   const double abs = ck::library_line_abs_term(prec, m, k, a < 0 ? -a : a, b < 0 ? -b : b);
-  column_reference_kernel<T><<<blocks(n), threads, 0, stream>>>(Bv, k, n, v, w, a, b, c0s, c0a, ref, X);
-  column_verify_kernel<T><<<blocks(n), threads, 0, stream>>>(Cv, m, n, ref, X, coef, abs, prec.output, verdict,
-                                                             st->counters);
+  column_reference_kernel<T><<<line_blocks(n), threads, 0, stream>>>(Bv, k, n, v, w, a, b, c0s, c0a, ref, X);
+  // (c0s, read by the reference kernel before, holds the observed sums.)
+  column_verify_kernel<T><<<line_blocks(n), threads, 0, stream>>>(Cv, m, n, ref, X, coef, abs, prec.output,
+                                                                  verdict, st->counters, c0s);
   // 6. Repair.
   if (pol == ABFT_POLICY_CORRECT)
     repair_kernel<T><<<blocks(n), threads, 0, stream>>>(A, lda, ta, B, ldb, tb, c0copy, m, C, ldc, m, n, k, a, b,

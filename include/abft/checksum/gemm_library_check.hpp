@@ -1,8 +1,10 @@
 /** \file gemm_library_check.hpp
  *  \brief Checksums of a GEMM whose product a library computes (cuBLAS / cuBLASLt on the GPU
  *  engine): encoding, the precision-aware bound, verification and the row checks that locate
- *  a fault. Host and device (ABFT_HD); the device kernels and the host tests run these same
- *  functions (docs/ABFT.md §11).
+ *  a fault. Host and device (ABFT_HD): the bound, the reference combination and the verdict
+ *  are the same functions in the device kernels (cuda/gemm_check.cuh, which form the sums by
+ *  parallel reductions in double — any order, as the bound allows) and in the host tests
+ *  (docs/ABFT.md §11).
  *
  *  The library's summation order, blocking, FMA use and split-k are unknown, so the bound is
  *  the any-order one. For C = alpha op(A) op(B) + beta C0 (m x n, inner dimension k):
