@@ -124,7 +124,8 @@ enum class LineVerdict : int {
   Failed = 1,   ///< beyond the bound, or a non-finite observed sum where no element can overflow
   Skipped = 2   ///< not decidable by the sums: a non-finite reference (non-finite input data), or
                 ///< a non-finite observed sum where an element may have overflowed legitimately
-                ///< (the engine then recomputes the line's non-finite elements to decide)
+                ///< (counted as skipped; recomputing the line's non-finite elements to decide is
+                ///< not done yet)
 };
 
 /** The check of one line: obs against ref within coef X + abs, NaN-safe. A finite observed sum
