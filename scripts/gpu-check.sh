@@ -9,7 +9,8 @@
 # Today (issue 9, part 1): the protected GEMM's tests (tests/cuda/gemm_cuda_test), the
 # checksum algebra on the host (tests/checksum) and the GEMM benchmark against cuBLAS
 # (bench/cuda_gemm_bench.cpp: float, double, bfloat16; bar >= 0.9x cuBLAS for float and double
-# at n >= 4096, >= 0.85x for bfloat16). A device campaign is still to come.
+# at n >= 4096, >= 0.85x for bfloat16) and a 1000-trial campaign per type (abft campaign --kernel
+# cuda-gemm).
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${ABFT_GPU_BUILD_DIR:-$root/build-gpu}
@@ -39,6 +40,14 @@ run() {  # run NAME BINARY: gtest counts into the table
 }
 run gemm_cuda_test "$build/tests/cuda/gemm_cuda_test"
 run library_check_test "$build/tests/checksum/library_check_test"
+
+# A small campaign on the GPU GEMM (random bit flips at the output and in operand copies).
+for t in f32 f64; do
+  if out=$(OMP_WAIT_POLICY=PASSIVE "$build/src/cli/abft" campaign --kernel cuda-gemm --type $t --trials 1000 \
+             --jobs 2 --no-progress 2>&1); then verdict=PASS; else verdict=FAIL; status=1; fi
+  printf '%s\n' "$out" | grep -E "^(outcome|masked|corrected|recomputed|sdc|detected [0-9]|clean trials|verdict)" | sed "s/^/  [cuda-gemm $t] /"
+  rows+=("$(printf '| %-22s | %6s | %6s | %7s |' "campaign cuda-gemm $t" "$([ $verdict = PASS ] && echo 1 || echo 0)" "$([ $verdict = PASS ] && echo 0 || echo 1)" 0)")
+done
 
 bench_json=$build/cuda_gemm_bench.json
 "$build/bench/abft_bench_cuda_gemm" --benchmark_out="$bench_json" --benchmark_out_format=json >/dev/null 2>&1 \

@@ -36,6 +36,8 @@ const std::vector<KernelInfo>& kernel_list() {
        "protected attention forward (O, lse); --variant causal|full"},
       {"attn-bwd", "f32", "q,kv,d,heads[,kv_heads] (72,128,64,2,1)",
        "protected attention backward (dQ, dK, dV); --variant causal|full"},
+      {"cuda-gemm", "f32,f64", "m,n,k (512,512,512)",
+       "protected GPU GEMM (cuBLAS product, abft checks; needs a device); --variant <ta><tb>, n or t"},
       {"train", "f32", "batch,seq (2,16)",
        "one training step (forward, loss, backward; output: loss + gradient); "
        "--variant gpt2-tiny|llama-tiny|gpt2-demo|llama-demo"},
@@ -58,6 +60,7 @@ std::unique_ptr<Kernel> make_kernel(const KernelOptions& o, std::string* error) 
   if (k == "attn-fwd" || k == "attn-bwd") return make_attention_kernel(o, error);
   if (k == "train") return make_train_kernel(o, error);
   if (k == "selftest") return make_selftest_kernel(o, error);
+  if (k == "cuda-gemm") return make_cuda_gemm_kernel(o, error);
   for (const char* r : {"symm", "hemm", "syrk", "herk", "syr2k", "her2k", "trmm", "trsm"})
     if (k == r) return make_blas3_kernel(o, error);
   *error = "unknown kernel '" + k + "' (abft campaign --list shows them)";
