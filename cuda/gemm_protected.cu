@@ -126,16 +126,38 @@ template <class T>
 __global__ void repair_kernel(const T* A, int64_t lda, bool ta, const T* B, int64_t ldb, bool tb, const T* C0,
                               int64_t ldc0, T* C, int64_t ldc, int64_t m, int64_t n, int64_t k, double alpha,
                               double beta, const double* ref, const double* X, double coef, double abs,
-                              ck::NumFormat output, const int* verdict, RepairCounters* rc) {
+                              ck::NumFormat output, const int* verdict, RepairCounters* rc,
+                              DeviceCounters* dc) {
   for (int64_t j = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; j < n; j += int64_t(gridDim.x) * blockDim.x) {
-    if (verdict[j] != int(ck::LineVerdict::Failed)) continue;
-    double obs = 0.0;
-    for (int64_t i = 0; i < m; ++i) {
+    auto value = [&](int64_t i) {
       double s = 0.0;
       for (int64_t p = 0; p < k; ++p) s += op_at(A, lda, ta, i, p) * op_at(B, ldb, tb, p, j);
       double e = alpha * s;
       if (beta != 0.0) e += beta * to_double(C0[i + j * ldc0]);
-      const T stored = from_double<T>(e);
+      return from_double<T>(e);
+    };
+    if (verdict[j] == int(ck::LineVerdict::Skipped)) {
+      // A non-finite sum where an element may have overflowed legitimately (finite data):
+      // recompute the non-finite elements; one that is finite now was a fault.
+      if (!isfinite(ref[j]) || !isfinite(X[j])) continue;  // non-finite input data: nothing to decide
+      bool fault = false;
+      for (int64_t i = 0; i < m; ++i) {
+        if (isfinite(to_double(C[i + j * ldc]))) continue;
+        const T r = value(i);
+        if (isfinite(to_double(r))) C[i + j * ldc] = r, fault = true;
+      }
+      if (!fault) continue;
+      atomicAdd(&dc->failed, 1ull);
+      double obs = 0.0;
+      for (int64_t i = 0; i < m; ++i) obs += to_double(C[i + j * ldc]);
+      const ck::LineVerdict again = ck::library_line_verdict(obs, ref[j], X[j], coef, abs, output);
+      atomicAdd(again == ck::LineVerdict::Failed ? &rc->uncorrectable : &rc->corrected, 1ull);
+      continue;
+    }
+    if (verdict[j] != int(ck::LineVerdict::Failed)) continue;
+    double obs = 0.0;
+    for (int64_t i = 0; i < m; ++i) {
+      const T stored = value(i);
       C[i + j * ldc] = stored;
       obs += to_double(stored);
     }
@@ -409,7 +431,8 @@ abft_status run(abft_handle_t h, void* stream_ptr, abft_policy policy, abft_layo
   // 6. Repair.
   if (pol == ABFT_POLICY_CORRECT)
     repair_kernel<T><<<blocks(n), threads, 0, stream>>>(A, lda, ta, B, ldb, tb, c0copy, m, C, ldc, m, n, k, a, b,
-                                                        ref, X, coef, abs, prec.output, verdict, st->repair);
+                                                        ref, X, coef, abs, prec.output, verdict, st->repair,
+                                                        st->counters);
   ++st->calls;
   const cudaError_t le = cudaGetLastError();
   return le == cudaSuccess ? ABFT_STATUS_SUCCESS : ABFT_STATUS_INTERNAL_ERROR;

@@ -124,8 +124,7 @@ enum class LineVerdict : int {
   Failed = 1,   ///< beyond the bound, or a non-finite observed sum where no element can overflow
   Skipped = 2   ///< not decidable by the sums: a non-finite reference (non-finite input data), or
                 ///< a non-finite observed sum where an element may have overflowed legitimately
-                ///< (counted as skipped; recomputing the line's non-finite elements to decide is
-                ///< not done yet)
+                ///< (the GPU engine then recomputes the line's non-finite elements to decide)
 };
 
 /** The check of one line: obs against ref within coef X + abs, NaN-safe. A finite observed sum
