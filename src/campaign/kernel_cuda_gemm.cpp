@@ -96,7 +96,9 @@ class CudaGemmKernel final : public Kernel {
 
   /** 2 x the engine's bound of each column, from the shared functions on the host data. */
   void compute_limits() {
-    const ck::LibraryGemmPrecision prec = ck::library_precision(sizeof(T) == 4 ? ck::NumFormat::F32 : ck::NumFormat::F64);
+    // TF32 may be on for float (ABFT_CUDA_TF32): its looser bound is the safe escape limit.
+    const ck::LibraryGemmPrecision prec =
+        ck::library_precision(sizeof(T) == 4 ? ck::NumFormat::F32 : ck::NumFormat::F64, true);
     const double coef = ck::library_line_coefficient(prec, m_, k_);
     const double abs = ck::library_line_abs_term(prec, m_, k_, 1.0, std::fabs(double(beta_)));
     std::vector<double> v(static_cast<size_t>(k_)), w(static_cast<size_t>(k_));
@@ -107,10 +109,7 @@ class CudaGemmKernel final : public Kernel {
       if (beta_ != T(0)) ck::library_line_sum(m_, [&](int64_t i) { return double(C0_[size_t(i + j * m_)]); }, &c0s, &c0a);
       ck::library_line_reference(k_, v.data(), w.data(), [&](int64_t p) { return opB(p, j); }, 1.0, double(beta_),
                                  c0s, c0a, &ref, &X);
-      // TF32 may be on (ABFT_CUDA_TF32): the looser TF32 bound is the safe escape limit.
-      const ck::LibraryGemmPrecision p32 = ck::library_precision(ck::NumFormat::F32, true);
-      const double coef_any = sizeof(T) == 4 ? ck::library_line_coefficient(p32, m_, k_) : coef;
-      const double e = ck::library_line_escape(X, coef_any, abs);
+      const double e = ck::library_line_escape(X, coef, abs);
       for (int64_t i = 0; i < m_; ++i) lim_[size_t(i + j * m_)] = e;
     }
   }
