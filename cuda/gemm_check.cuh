@@ -22,6 +22,7 @@
 #include <cstdint>
 
 #include "abft/checksum/gemm_library_check.hpp"
+#include "device_state.hpp"
 
 namespace abft::cuda {
 
@@ -121,11 +122,6 @@ __global__ void column_reference_kernel(OpView<T> B, int64_t k, int64_t n, const
     }
   }
 }
-
-/** Device-side counters of one handle: read by the host only when statistics are asked for. */
-struct DeviceCounters {
-  unsigned long long checks, failed, skipped;
-};
 
 /** The observed sum of every column of the stored C (a block per column), its verdict into
  *  `verdict[j]` (the shared library_line_verdict), and the counters. */

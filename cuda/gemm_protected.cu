@@ -22,18 +22,16 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
-#include <cstdlib>
 #include <cstring>
-#include <mutex>
 #include <new>
 #include <type_traits>
-#include <unordered_map>
 #include <vector>
 
 #include "abft/abft_cuda.h"
 #include "abft/checksum/fault_models.hpp"
 #include "abft/checksum/gemm_library_check.hpp"
 #include "core/internal.hpp"
+#include "device_state.hpp"
 #include "gemm_check.cuh"
 #include "gemm_protected.hpp"
 
@@ -109,11 +107,6 @@ template <class T> __device__ T apply_fault_any(T x, abft_fault_model model, int
   }
 }
 
-/** Counters of the repair (one per handle, next to the verification's). */
-struct RepairCounters {
-  unsigned long long corrected, uncorrectable;
-};
-
 template <class T>
 __device__ double op_at(const T* p, int64_t ld, bool trans, int64_t r, int64_t c) {
   return to_double(trans ? p[c + r * ld] : p[r + c * ld]);
@@ -174,55 +167,6 @@ __global__ void output_fault_kernel(T* C, int64_t ldc, int64_t row, int64_t col,
   out[0] = to_double(x);
   x = apply_fault_any<T>(x, model, bit, value);
   out[1] = to_double(x);
-}
-
-/** The device state of one handle: workspace, counters, a cuBLAS handle. */
-struct State {
-  cublasHandle_t blas = nullptr;
-  bool tf32 = false;
-  DeviceCounters* counters = nullptr;  // device
-  RepairCounters* repair = nullptr;    // device
-  void* work = nullptr;
-  size_t work_bytes = 0;
-  uint64_t calls = 0;
-  ~State() {
-    if (blas) cublasDestroy(blas);
-    cudaFree(counters);
-    cudaFree(repair);
-    cudaFree(work);
-  }
-};
-
-std::mutex g_mu;
-std::unordered_map<abft_handle_t, State*>& states() {
-  static auto* m = new std::unordered_map<abft_handle_t, State*>();
-  return *m;
-}
-
-abft_status state_of(abft_handle_t h, State** out) {
-  std::lock_guard<std::mutex> g(g_mu);
-  auto it = states().find(h);
-  if (it != states().end()) {
-    *out = it->second;
-    return ABFT_STATUS_SUCCESS;
-  }
-  State* s = new (std::nothrow) State();
-  if (!s) return ABFT_STATUS_ALLOC_FAILED;
-  if (cublasCreate(&s->blas) != CUBLAS_STATUS_SUCCESS ||
-      cudaMalloc(&s->counters, sizeof(DeviceCounters)) != cudaSuccess ||
-      cudaMalloc(&s->repair, sizeof(RepairCounters)) != cudaSuccess ||
-      cudaMemset(s->counters, 0, sizeof(DeviceCounters)) != cudaSuccess ||
-      cudaMemset(s->repair, 0, sizeof(RepairCounters)) != cudaSuccess) {
-    cudaGetLastError();
-    delete s;
-    return ABFT_STATUS_NOT_SUPPORTED;  // no device, no driver, or no memory on it
-  }
-  const char* env = std::getenv("ABFT_CUDA_TF32");
-  s->tf32 = env && env[0] == '1';
-  cublasSetMathMode(s->blas, s->tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH);
-  states()[h] = s;
-  *out = s;
-  return ABFT_STATUS_SUCCESS;
 }
 
 cublasOperation_t to_cublas(abft_op op) { return op == ABFT_NO_TRANS ? CUBLAS_OP_N : CUBLAS_OP_T; }
@@ -286,6 +230,7 @@ abft_status run(abft_handle_t h, void* stream_ptr, abft_policy policy, abft_layo
   State* st = nullptr;
   const abft_status ss = state_of(h, &st);
   if (ss != ABFT_STATUS_SUCCESS) return ss;
+  if (!blas_of(st)) return ABFT_STATUS_NOT_SUPPORTED;
   cudaStream_t stream = static_cast<cudaStream_t>(stream_ptr);
   cublasSetStream(st->blas, stream);
   // The caller's cuBLAS math mode (the cuBLAS-signature entry points) or the handle's.
@@ -508,48 +453,4 @@ extern "C" abft_status abft_cuda_bf16gemm(abft_handle_t h, void* stream, abft_po
                                         static_cast<const __nv_bfloat16*>(A), lda,
                                         static_cast<const __nv_bfloat16*>(B), ldb, beta,
                                         static_cast<__nv_bfloat16*>(C), ldc);
-}
-
-extern "C" abft_status abft_cuda_sync(abft_handle_t h, void* stream, abft_report* out) {
-  if (!h) return ABFT_STATUS_NULL_POINTER;
-  abft::cuda::State* st = nullptr;
-  const abft_status ss = abft::cuda::state_of(h, &st);
-  if (ss != ABFT_STATUS_SUCCESS) return ss;
-  if (cudaStreamSynchronize(static_cast<cudaStream_t>(stream)) != cudaSuccess) {
-    cudaGetLastError();
-    return ABFT_STATUS_INTERNAL_ERROR;
-  }
-  abft::cuda::DeviceCounters dc{};
-  abft::cuda::RepairCounters rc{};
-  if (cudaMemcpy(&dc, st->counters, sizeof dc, cudaMemcpyDeviceToHost) != cudaSuccess ||
-      cudaMemcpy(&rc, st->repair, sizeof rc, cudaMemcpyDeviceToHost) != cudaSuccess ||
-      cudaMemset(st->counters, 0, sizeof dc) != cudaSuccess || cudaMemset(st->repair, 0, sizeof rc) != cudaSuccess) {
-    cudaGetLastError();
-    return ABFT_STATUS_INTERNAL_ERROR;
-  }
-  abft_report r{};
-  r.checks = dc.checks;
-  r.detected = dc.failed;
-  r.skipped = dc.skipped;
-  r.recomputed = rc.corrected + rc.uncorrectable;  // whole columns recomputed
-  r.corrected = rc.corrected;
-  r.uncorrectable = rc.uncorrectable;
-  if (out) *out = r;
-  if (r.uncorrectable) return ABFT_STATUS_FAULT_UNCORRECTABLE;
-  // Detections that no repair answered: the calls ran under DETECT.
-  return r.detected > r.corrected + r.uncorrectable ? ABFT_STATUS_FAULT_DETECTED : ABFT_STATUS_SUCCESS;
-}
-
-extern "C" abft_status abft_cuda_release(abft_handle_t h) {
-  if (!h) return ABFT_STATUS_NULL_POINTER;
-  abft::cuda::State* s = nullptr;
-  {
-    std::lock_guard<std::mutex> g(abft::cuda::g_mu);
-    auto it = abft::cuda::states().find(h);
-    if (it == abft::cuda::states().end()) return ABFT_STATUS_SUCCESS;
-    s = it->second;
-    abft::cuda::states().erase(it);
-  }
-  delete s;
-  return ABFT_STATUS_SUCCESS;
 }

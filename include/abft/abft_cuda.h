@@ -1,6 +1,7 @@
 /** \file abft_cuda.h
- *  \brief C API of the CUDA engine (built only when nvcc is found): device discovery and the
- *  protected GEMM on device pointers (first part of issue 9: not yet run on a GPU).
+ *  \brief C API of the CUDA engine (built only when nvcc is found): device discovery, the
+ *  protected GEMM (issue 9) and the protected FFT (issue 10) on device pointers — first parts,
+ *  compiled and argument-tested, not yet run on a GPU.
  *
  *  Like the rest of the C API these functions never exit or abort: a machine
  *  without a GPU, without a driver, or with a driver older than the runtime is
@@ -10,6 +11,7 @@
 #include <stddef.h>
 
 #include "abft/abft.h"
+#include "abft/fft.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -57,9 +59,41 @@ ABFT_API abft_status abft_cuda_bf16gemm(abft_handle_t h, void* stream, abft_poli
                                         abft_op transa, abft_op transb, int64_t m, int64_t n, int64_t k,
                                         float alpha, const void* A, int64_t lda, const void* B, int64_t ldb,
                                         float beta, void* C, int64_t ldc);
+/* -------------------------------------------------------------- protected FFT (device) */
+
+/** A protected cuFFT plan (opaque). */
+typedef struct abft_cuda_fft_plan_s* abft_cuda_fft_plan_t;
+
+/** Plan a batch of `batch` transforms of rank 1..3 (sizes n[0..rank), row-major, the last
+ *  dimension fastest) on device memory, with cuFFT's advanced layout: element idx of signal b is
+ *  at b * dist + ((idx0 * embed[1] + idx1) * embed[2] + idx2) * stride, counted in elements of
+ *  the side (complex for complex sides; NULL embed: tight). Kinds and signs as on the CPU
+ *  (abft/fft.h): C2C sign -1 or +1, R2C -1, C2R +1 (rank 1 only: the C2R check's tables are 1D);
+ *  unnormalised. The transform is cuFFT's; every signal is checked (docs/ABFT.md §12), a failed
+ *  one is recomputed in double on the device and re-verified. h gives the policy and the
+ *  injection planner, as on the CPU; the counters are read by abft_cuda_sync(h, ...).
+ *  Statuses: NULL_POINTER, INVALID_VALUE (precision, kind, rank, sign), INVALID_SIZE (n < 1,
+ *  batch < 1), INVALID_LD (stride < 1, dist < 0, embed smaller than the side's size,
+ *  overlapping signals), checked before any CUDA call; NOT_SUPPORTED without a usable device or
+ *  when cuFFT refuses the plan. */
+ABFT_API abft_status abft_cuda_fft_plan_many(abft_cuda_fft_plan_t* out, abft_handle_t h, abft_precision prec,
+                                             abft_fft_kind kind, int rank, const int64_t* n, int sign,
+                                             int64_t batch, const int64_t* inembed, int64_t istride, int64_t idist,
+                                             const int64_t* onembed, int64_t ostride, int64_t odist);
+/** A contiguous batch of 1D transforms of length n (distances n, or n/2 + 1 on a half side). */
+ABFT_API abft_status abft_cuda_fft_plan_1d(abft_cuda_fft_plan_t* out, abft_handle_t h, abft_precision prec,
+                                           abft_fft_kind kind, int64_t n, int sign, int64_t batch);
+/** Policy for this plan's executions (DEFAULT: the handle's, then ABFT_POLICY, then CORRECT). */
+ABFT_API abft_status abft_cuda_fft_set_policy(abft_cuda_fft_plan_t p, abft_policy policy);
+/** Execute on device arrays, stream-ordered on `stream` (a cudaStream_t; NULL: the default
+ *  stream). in == out is in place (cuFFT's rules for in-place layouts). Returns the argument /
+ *  launch status only: the fault-free path never waits for the device. */
+ABFT_API abft_status abft_cuda_fft_execute(abft_cuda_fft_plan_t p, void* stream, const void* in, void* out);
+ABFT_API abft_status abft_cuda_fft_destroy(abft_cuda_fft_plan_t p);
+
 /** Wait for `stream`, then read and reset the device-side counters of h's GPU calls since the
- *  last sync into *out (may be NULL): checks, detected, corrected / recomputed (columns),
- *  uncorrectable, skipped. Returns FAULT_UNCORRECTABLE when a repaired column still failed,
+ *  last sync into *out (may be NULL): checks, detected, corrected / recomputed (GEMM columns, FFT
+ *  signals), uncorrectable, skipped. Returns FAULT_UNCORRECTABLE when a repaired line still failed,
  *  FAULT_DETECTED when detections were not repaired (policy DETECT), SUCCESS otherwise. */
 ABFT_API abft_status abft_cuda_sync(abft_handle_t h, void* stream, abft_report* out);
 /** Free the device state (workspace, counters, cuBLAS handle) kept for h; call before

@@ -1,0 +1,48 @@
+/** \file device_state.hpp
+ *  \brief The device state the CUDA engine keeps per abft handle, shared by its kernel families
+ *  (GEMM, FFT): the device-side counters every check and repair adds to, a workspace, and the
+ *  cuBLAS handle of the GEMM. abft_cuda_sync() reads and resets the counters; abft_cuda_release()
+ *  frees the state. Counters live on the device so that the fault-free path never waits for it.
+ */
+#pragma once
+#include <cublas_v2.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "abft/abft.h"
+
+namespace abft::cuda {
+
+/** Verification counters (device memory): one check per line (GEMM column, FFT signal). */
+struct DeviceCounters {
+  unsigned long long checks, failed, skipped;
+};
+
+/** Repair counters (device memory): lines recomputed that verified again, and those that did not. */
+struct RepairCounters {
+  unsigned long long corrected, uncorrectable;
+};
+
+struct State {
+  cublasHandle_t blas = nullptr;  ///< created on first use by the GEMM (blas_of)
+  bool tf32 = false;              ///< ABFT_CUDA_TF32=1 at creation
+  DeviceCounters* counters = nullptr;
+  RepairCounters* repair = nullptr;
+  void* work = nullptr;  ///< the GEMM's workspace (grown on demand)
+  size_t work_bytes = 0;
+  uint64_t calls = 0;
+  ~State();
+};
+
+/** The state of h, created on first use (counters allocated and zeroed). NOT_SUPPORTED when
+ *  no device can be used (no driver, no GPU, no memory), ALLOC_FAILED without host memory. */
+abft_status state_of(abft_handle_t h, State** out);
+
+/** The state's cuBLAS handle, created on first use; nullptr when cuBLAS cannot start. */
+cublasHandle_t blas_of(State* s);
+
+/** Forget and free h's state (abft_cuda_release). */
+void release_state(abft_handle_t h);
+
+}  // namespace abft::cuda

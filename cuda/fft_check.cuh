@@ -1,0 +1,270 @@
+/** \file fft_check.cuh
+ *  \brief Device kernels of the GPU FFT's checksums (issue 10, first part): the input side
+ *  (sum_j v_j x_j and ||x||^2, with the repair copy of the input when one is needed), the output
+ *  side (sum_k w_k y_k), the verdict per signal with device-side counters, the repair of a
+ *  failed signal (recomputed in double on the device) and its re-verification. Each kernel is a
+ *  parallel loop around the shared ABFT_HD functions of abft/checksum/fft_library_check.hpp,
+ *  which tests/checksum/fft_library_check_test.cpp runs on the host against the CPU FFT.
+ *
+ *  Layout: cuFFT's advanced layout. Element idx (multi-index over the side's dims) of signal b
+ *  is at  b * dist + ((idx0 * embed1 + idx1) * embed2 + idx2) * stride  (complex sides count in
+ *  complex elements, stored re, im). Sums are formed in double, a block per slice of a signal,
+ *  then added into the signal's accumulators with atomics (any order: the bound's dot term
+ *  allows every order).
+ *  Included by the translation unit that launches the kernels (fft_protected.cu). Status:
+ *  compiled for sm_90 + PTX in every CUDA build; not yet run on a GPU (no device was lent).
+ */
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "abft/checksum/fft_library_check.hpp"
+#include "device_state.hpp"
+
+namespace abft::cuda {
+
+namespace ck = abft::checksum;
+
+/** One side (input or output) of a batch of signals in memory. */
+struct SigLayout {
+  int rank = 1;
+  int64_t dims[3] = {1, 1, 1};   ///< elements per dimension on this side
+  int64_t embed[3] = {1, 1, 1};  ///< storage sizes (embed[0] unused)
+  int64_t stride = 1, dist = 0;
+  bool complex = true;  ///< complex elements (two scalars) or real
+  __host__ __device__ int64_t count() const { return dims[0] * (rank > 1 ? dims[1] : 1) * (rank > 2 ? dims[2] : 1); }
+  __host__ __device__ int64_t offset(int64_t sig, const int64_t* idx) const {
+    int64_t o = idx[0];
+    for (int d = 1; d < rank; ++d) o = o * embed[d] + idx[d];
+    return sig * dist + o * stride;
+  }
+};
+
+/** Accumulators per signal (double): in.re, in.im, ||x||^2, out.re, out.im. */
+constexpr int kAcc = 5;
+
+/** Sum over the block of three doubles per thread; the totals are valid in thread 0. */
+__device__ __forceinline__ void block_sum3(double& a, double& b, double& c) {
+  __shared__ double s[3][32];
+  for (int o = 16; o > 0; o >>= 1) {
+    a += __shfl_down_sync(0xffffffffu, a, o);
+    b += __shfl_down_sync(0xffffffffu, b, o);
+    c += __shfl_down_sync(0xffffffffu, c, o);
+  }
+  const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5, nw = blockDim.x >> 5;
+  if (lane == 0) s[0][wid] = a, s[1][wid] = b, s[2][wid] = c;
+  __syncthreads();
+  if (wid == 0) {
+    a = lane < nw ? s[0][lane] : 0.0;
+    b = lane < nw ? s[1][lane] : 0.0;
+    c = lane < nw ? s[2][lane] : 0.0;
+    for (int o = 16; o > 0; o >>= 1) {
+      a += __shfl_down_sync(0xffffffffu, a, o);
+      b += __shfl_down_sync(0xffffffffu, b, o);
+      c += __shfl_down_sync(0xffffffffu, c, o);
+    }
+  }
+  __syncthreads();
+}
+
+template <class T>
+__device__ __forceinline__ ck::Cd load_elem(const T* p, const SigLayout& L, int64_t off) {
+  if (L.complex) return {double(p[2 * off]), double(p[2 * off + 1])};
+  return {double(p[off]), 0.0};
+}
+
+/** Input side of every signal: acc[b].in += v_j x_j, acc[b].x2 += |x_j|^2; with `backup`, the
+ *  input is also copied there, packed signal after signal (the repair's source when the
+ *  transform may overwrite its input). grid: (slices, signals), grid-stride in both. C2R reads
+ *  its coefficient pairs (A_k for Re X_k, B_k for Im X_k) from c2r_in. */
+template <class T>
+__global__ void fft_in_kernel(const T* in, SigLayout L, ck::FftLibraryShape sh, const ck::Cd* c2r_in, int64_t batch,
+                              double* acc, T* backup) {
+  const int64_t cnt = L.count();
+  const int scal = L.complex ? 2 : 1;
+  for (int64_t b = blockIdx.y; b < batch; b += gridDim.y) {
+    double re = 0, im = 0, x2 = 0;
+    for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < cnt; e += int64_t(gridDim.x) * blockDim.x) {
+      int64_t idx[3] = {0, 0, 0};
+      ck::fft_unravel(e, L.rank, L.dims, idx);
+      const int64_t off = L.offset(b, idx);
+      const ck::Cd x = load_elem(in, L, off);
+      if (backup) {
+        backup[(b * cnt + e) * scal] = in[scal * off];
+        if (scal == 2) backup[(b * cnt + e) * 2 + 1] = in[2 * off + 1];
+      }
+      ck::Cd t;
+      if (sh.kind == 2) {
+        const ck::Cd A = c2r_in[2 * e], B = c2r_in[2 * e + 1];
+        t = {x.re * A.re + x.im * B.re, x.re * A.im + x.im * B.im};
+      } else {
+        t = ck::cmul(x, ck::fft_in_weight(sh, idx));
+      }
+      re += t.re;
+      im += t.im;
+      x2 += x.re * x.re + x.im * x.im;
+    }
+    block_sum3(re, im, x2);
+    if (threadIdx.x == 0) {
+      atomicAdd(acc + kAcc * b + 0, re);
+      atomicAdd(acc + kAcc * b + 1, im);
+      atomicAdd(acc + kAcc * b + 2, x2);
+    }
+  }
+}
+
+/** sum_k w_k y_k of signal b's output, summed by the calling block (valid in thread 0). */
+template <class T>
+__device__ void out_sum(const T* out, const SigLayout& L, const ck::FftLibraryShape& sh, const ck::Cd* c2r_out,
+                        int64_t b, int64_t e0, int64_t step, double& re, double& im) {
+  re = 0, im = 0;
+  const int64_t cnt = L.count();
+  for (int64_t e = e0; e < cnt; e += step) {
+    int64_t idx[3] = {0, 0, 0};
+    ck::fft_unravel(e, L.rank, L.dims, idx);
+    const ck::Cd y = load_elem(out, L, L.offset(b, idx));
+    const ck::Cd w = sh.kind == 2 ? c2r_out[e] : ck::fft_out_weight_md(sh, idx);
+    const ck::Cd t = ck::cmul(y, w);
+    re += t.re;
+    im += t.im;
+  }
+  double z = 0;
+  block_sum3(re, im, z);
+}
+
+/** Output side of every signal: acc[b].out += w_k y_k. grid: (slices, signals). */
+template <class T>
+__global__ void fft_out_kernel(const T* out, SigLayout L, ck::FftLibraryShape sh, const ck::Cd* c2r_out,
+                               int64_t batch, double* acc) {
+  for (int64_t b = blockIdx.y; b < batch; b += gridDim.y) {
+    double re, im;
+    out_sum(out, L, sh, c2r_out, b, blockIdx.x * int64_t(blockDim.x) + threadIdx.x, int64_t(gridDim.x) * blockDim.x,
+            re, im);
+    if (threadIdx.x == 0) {
+      atomicAdd(acc + kAcc * b + 3, re);
+      atomicAdd(acc + kAcc * b + 4, im);
+    }
+  }
+}
+
+/** Pieces of the verdict, fixed per plan. */
+struct FftVerdictArgs {
+  double coef, abs, Y, t_max;
+};
+
+/** The verdict of every signal (a thread per signal) and the counters; failed signals are
+ *  listed in flags[1 + ...] (flags[0] their number) for the repair. */
+__global__ void fft_verify_kernel(const double* acc, int64_t batch, FftVerdictArgs va, int* flags,
+                                  DeviceCounters* dc) {
+  for (int64_t b = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; b < batch; b += int64_t(gridDim.x) * blockDim.x) {
+    const double* a = acc + kAcc * b;
+    const ck::LineVerdict v = ck::fft_library_verdict({a[0], a[1]}, {a[3], a[4]}, a[2], va.coef, va.abs, va.Y, va.t_max);
+    atomicAdd(&dc->checks, 1ull);
+    if (v == ck::LineVerdict::Skipped) atomicAdd(&dc->skipped, 1ull);
+    if (v == ck::LineVerdict::Failed) {
+      atomicAdd(&dc->failed, 1ull);
+      const int slot = atomicAdd(flags, 1);
+      flags[1 + slot] = int(b);
+    }
+  }
+}
+
+/** Exact phase of j.k / n as a fraction of a turn, reduced (integer arithmetic, then one division). */
+__device__ __forceinline__ double turn_fraction(int64_t j, int64_t k, int64_t n) {
+  return double((j % n) * (k % n) % n) / double(n);
+}
+
+/** Recompute every listed signal in double: y_k = sum_j x_j exp(s 2 pi i <j, k / n>) with
+ *  compensated sums, from `src` (the caller's input, or the packed backup). O(N) per output:
+ *  the rare path. C2R (rank 1): y_j = Re X_0 + (-1)^j Re X_{n/2} (n even) + 2 Re sum_{0<k<n/2}
+ *  X_k exp(i 2 pi j k / n). grid: (slices, listed signals), grid-stride in both. */
+template <class T>
+__global__ void fft_repair_kernel(const T* src, SigLayout Ls, T* out, SigLayout Lo, ck::FftLibraryShape sh,
+                                  const int* flags) {
+  const int nflag = flags[0];
+  const int64_t cnt_out = Lo.count(), cnt_in = Ls.count();
+  for (int f = blockIdx.y; f < nflag; f += gridDim.y) {
+    const int64_t b = flags[1 + f];
+    for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < cnt_out;
+         e += int64_t(gridDim.x) * blockDim.x) {
+      int64_t k[3] = {0, 0, 0};
+      ck::fft_unravel(e, Lo.rank, Lo.dims, k);
+      double sr = 0, si = 0, cr = 0, ci = 0;  // Kahan sums
+      auto add = [&](double tr, double ti) {
+        const double yr = tr - cr, tr2 = sr + yr;
+        cr = (tr2 - sr) - yr, sr = tr2;
+        const double yi = ti - ci, ti2 = si + yi;
+        ci = (ti2 - si) - yi, si = ti2;
+      };
+      if (sh.kind == 2) {  // rank 1
+        const int64_t n = sh.n[0], h = n / 2;
+        for (int64_t j = 0; j < cnt_in; ++j) {
+          int64_t jj[3] = {j, 0, 0};
+          const ck::Cd x = load_elem(src, Ls, Ls.offset(b, jj));
+          if (j == 0 || (2 * j == n)) {
+            add(j == 0 ? x.re : ((k[0] & 1) ? -x.re : x.re), 0.0);
+            continue;
+          }
+          if (j > h) continue;
+          double s, c;
+          sincospi(2.0 * turn_fraction(j, k[0], n), &s, &c);
+          add(2.0 * (x.re * c - x.im * s), 0.0);
+        }
+      } else {
+        for (int64_t j = 0; j < cnt_in; ++j) {
+          int64_t jj[3] = {0, 0, 0};
+          ck::fft_unravel(j, Ls.rank, Ls.dims, jj);
+          double fr = 0;
+          for (int d = 0; d < sh.rank; ++d) fr += turn_fraction(jj[d], k[d], sh.n[d]);
+          fr -= floor(fr);
+          double s, c;
+          sincospi(2.0 * fr, &s, &c);
+          if (sh.sign < 0) s = -s;
+          const ck::Cd x = load_elem(src, Ls, Ls.offset(b, jj));
+          add(x.re * c - x.im * s, x.re * s + x.im * c);
+        }
+      }
+      const int64_t off = Lo.offset(b, k);
+      if (Lo.complex) {
+        out[2 * off] = T(sr);
+        out[2 * off + 1] = T(si);
+      } else {
+        out[off] = T(sr);
+      }
+    }
+  }
+}
+
+/** Re-verification of every listed signal after its repair (a block per signal): the output
+ *  side again, against the input side kept in acc; counted as corrected or uncorrectable. */
+template <class T>
+__global__ void fft_recheck_kernel(const T* out, SigLayout L, ck::FftLibraryShape sh, const ck::Cd* c2r_out,
+                                   const double* acc, const int* flags, FftVerdictArgs va, RepairCounters* rc) {
+  const int nflag = flags[0];
+  for (int f = blockIdx.x; f < nflag; f += gridDim.x) {
+    const int64_t b = flags[1 + f];
+    double re, im;
+    out_sum(out, L, sh, c2r_out, b, threadIdx.x, blockDim.x, re, im);
+    if (threadIdx.x == 0) {
+      const double* a = acc + kAcc * b;
+      const ck::LineVerdict v = ck::fft_library_verdict({a[0], a[1]}, {re, im}, a[2], va.coef, va.abs, va.Y, va.t_max);
+      atomicAdd(v == ck::LineVerdict::Ok ? &rc->corrected : &rc->uncorrectable, 1ull);
+    }
+    __syncthreads();
+  }
+}
+
+/** One fault on scalar `scalar` of element `e` of signal b (value before / after into vals). */
+template <class T>
+__global__ void fft_fault_kernel(T* p, SigLayout L, int64_t b, int64_t e, int scalar, abft_fault_model model, int bit,
+                                 double value, double* vals) {
+  int64_t idx[3] = {0, 0, 0};
+  ck::fft_unravel(e, L.rank, L.dims, idx);
+  T& x = p[(L.complex ? 2 : 1) * L.offset(b, idx) + scalar];
+  vals[0] = double(x);
+  x = ck::apply_fault<T>(x, model, bit, value);
+  vals[1] = double(x);
+}
+
+}  // namespace abft::cuda

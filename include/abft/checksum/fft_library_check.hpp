@@ -1,0 +1,230 @@
+/** \file fft_library_check.hpp
+ *  \brief The check of a transform computed by a library (cuFFT on the GPU engine): per-element
+ *  checksum weights computed on the fly, the per-signal bound for an algorithm we do not see,
+ *  and the verdict (docs/ABFT.md §12). Host and device (ABFT_HD): the GPU kernels
+ *  (cuda/fft_check.cuh) and the host emulation test (tests/checksum/fft_library_check_test.cpp)
+ *  call these same functions.
+ *
+ *  A signal is one transform of a batch, of rank 1..3 (sizes n[0..rank), row-major, the last
+ *  dimension fastest). Its check compares
+ *      out = sum_k w_k y_k      against      in = sum_j v_j x_j ,     v = F^T w,
+ *  with separable weights w = w_0 (x) w_1 (x) w_2 (so v = v_0 (x) v_1 (x) v_2, since the
+ *  multi-dimensional DFT is the Kronecker product of the 1D ones):
+ *   - C2C: per dimension the half-bin weights of §9.1, w_k = exp(s i pi k / n),
+ *     v_j = 1 + s i cot(pi (2j+1) / (2n)); |w_k| = 1, |v_j| >= 1.
+ *   - R2C: the same on the leading dimensions; on the last one the output is the half
+ *     spectrum k <= h = n/2, whose weights give the partial geometric sum
+ *     v_j = (1 - q_j^(h+1)) (1 + s i cot phi_j) / 2, q_j = exp(2 s i phi_j).
+ *   - C2R (rank 1): tables built on the host (fft_c2r_weights in the engine), as on the CPU.
+ *  The weights are formed in double from exact integer angles (sincospi of a reduced fraction),
+ *  so no table is read per element and every rounding is a few units of double precision.
+ *
+ *  The transform's own error is not the library's to tell us: the bound assumes an FFT
+ *  algorithm of the usual class — per dimension one stage per prime factor (a butterfly of that
+ *  radix, a twiddle product accurate to 2u), Bluestein on a power of two >= 2n-1 for prime
+ *  factors above 127, and for real transforms one extra twist stage — with a factor 2 of
+ *  margin (docs/ABFT.md §12.2). The fault matrix and the zero-false-positive tests of the GPU
+ *  suite measure it against cuFFT (tests/cuda/fft_cuda_test.cpp).
+ */
+#pragma once
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include "abft/checksum/fft_bounds.hpp"
+#include "abft/checksum/gemm_library_check.hpp"  // LineVerdict
+#include "abft/checksum/host_device.hpp"
+
+namespace abft::checksum {
+
+/** A complex number in double, usable on both sides (no std::complex on the device). */
+struct Cd {
+  double re = 0, im = 0;
+};
+ABFT_HD Cd cmul(Cd a, Cd b) { return {a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re}; }
+
+/** sin(pi x), cos(pi x) for a reduced fraction x in [0, 2). */
+ABFT_HD void sincos_pi(double x, double* s, double* c) {
+#if defined(__CUDA_ARCH__)
+  sincospi(x, s, c);
+#else
+  // Fold into [0, 1/4] by symmetry so the host's sin / cos see a small argument.
+  const double pi = 3.14159265358979323846;
+  double sg_s = 1, sg_c = 1;
+  if (x >= 1.0) x -= 1.0, sg_s = -1, sg_c = -1;  // sin(pi(x+1)) = -sin, cos likewise
+  if (x > 0.5) x = 1.0 - x, sg_c = -sg_c;        // sin(pi - a) = sin a, cos(pi - a) = -cos a
+  bool swap = false;
+  if (x > 0.25) x = 0.5 - x, swap = true;  // sin(pi/2 - a) = cos a
+  const double a = pi * x;
+  const double sa = std::sin(a), ca = std::cos(a);
+  *s = sg_s * (swap ? ca : sa);
+  *c = sg_c * (swap ? sa : ca);
+#endif
+}
+
+/** exp(s i pi num / den) for integers 0 <= num, den > 0 (reduced modulo 2 den exactly). */
+ABFT_HD Cd exp_i_pi(int64_t num, int64_t den, int s) {
+  const int64_t r = num % (2 * den);
+  double sn, cs;
+  sincos_pi(double(r) / double(den), &sn, &cs);
+  return {cs, s < 0 ? -sn : sn};
+}
+
+/** Output weight of index k along a dimension of length n: exp(s i pi k / n). */
+ABFT_HD Cd fft_out_weight(int64_t k, int64_t n, int s) { return exp_i_pi(k, n, s); }
+
+/** C2C input weight v_j = 1 + s i cot(pi (2j+1) / (2n)). */
+ABFT_HD Cd fft_c2c_in_weight(int64_t j, int64_t n, int s) {
+  double sn, cs;
+  sincos_pi(double(2 * j + 1) / double(2 * n), &sn, &cs);  // angle in (0, pi): sin > 0
+  return {1.0, double(s) * cs / sn};
+}
+
+/** R2C input weight along the halved dimension (real input, output k <= h = n/2):
+ *  v_j = (1 - q^(h+1)) (1 + s i cot phi_j) / 2 with q^(h+1) = exp(s i pi (2j+1)(h+1) / n). */
+ABFT_HD Cd fft_r2c_in_weight(int64_t j, int64_t n, int s) {
+  const int64_t h = n / 2;
+  const Cd q = exp_i_pi((2 * j + 1) * (h + 1), n, s);
+  const Cd a{0.5 * (1.0 - q.re), -0.5 * q.im};
+  return cmul(a, fft_c2c_in_weight(j, n, s));
+}
+
+/** The shape of one signal as the check sees it. kind: 0 C2C, 1 R2C, 2 C2R (abft_fft_kind). */
+struct FftLibraryShape {
+  int rank = 1;
+  int64_t n[3] = {1, 1, 1};  ///< logical sizes (the real lengths for R2C / C2R)
+  int kind = 0;
+  int sign = -1;
+  ABFT_HD int64_t total() const { return n[0] * (rank > 1 ? n[1] : 1) * (rank > 2 ? n[2] : 1); }
+  /** Elements of the complex side's last dimension: n or n/2 + 1. */
+  ABFT_HD int64_t half_last() const { return n[rank - 1] / 2 + 1; }
+  /** Elements (complex or real) of one input / output signal. */
+  ABFT_HD int64_t in_count() const { return kind == 2 ? total() / n[rank - 1] * half_last() : total(); }
+  ABFT_HD int64_t out_count() const { return kind == 1 ? total() / n[rank - 1] * half_last() : total(); }
+  ABFT_HD int64_t in_dim(int d) const { return (kind == 2 && d == rank - 1) ? half_last() : n[d]; }
+  ABFT_HD int64_t out_dim(int d) const { return (kind == 1 && d == rank - 1) ? half_last() : n[d]; }
+};
+
+/** Input weight of the element with multi-index idx (C2C and R2C; C2R uses its table). */
+ABFT_HD Cd fft_in_weight(const FftLibraryShape& sh, const int64_t* idx) {
+  Cd v{1.0, 0.0};
+  for (int d = 0; d < sh.rank; ++d) {
+    const bool halved = sh.kind == 1 && d == sh.rank - 1;
+    v = cmul(v, halved ? fft_r2c_in_weight(idx[d], sh.n[d], sh.sign) : fft_c2c_in_weight(idx[d], sh.n[d], sh.sign));
+  }
+  return v;
+}
+
+/** Output weight of the element with multi-index idx (C2C and R2C; C2R uses its table). */
+ABFT_HD Cd fft_out_weight_md(const FftLibraryShape& sh, const int64_t* idx) {
+  Cd w{1.0, 0.0};
+  for (int d = 0; d < sh.rank; ++d) w = cmul(w, fft_out_weight(idx[d], sh.n[d], sh.sign));
+  return w;
+}
+
+/** Multi-index of the linear (row-major) position e over the sizes dims[0..rank). */
+ABFT_HD void fft_unravel(int64_t e, int rank, const int64_t* dims, int64_t* idx) {
+  for (int d = rank - 1; d >= 0; --d) {
+    idx[d] = e % dims[d];
+    e /= dims[d];
+  }
+}
+
+/** Relative 2-norm error of one dimension of length n computed by an FFT of the assumed class
+ *  (see the file comment): stages per prime factor, Bluestein above 127, margin 2. */
+template <class T>
+double fft_library_rel_error(int64_t n) {
+  const double mu = fft_twiddle_mu<T>();
+  double eps = 0;
+  bool bluestein = false;
+  int64_t m = n;
+  for (int64_t p = 2; p * p <= m; ++p)
+    while (m % p == 0) {
+      eps = fft_compose(eps, fft_stage_eta<T>(int(p), mu));
+      m /= p;
+    }
+  if (m > 1) {
+    if (m <= 127) eps = fft_compose(eps, fft_stage_eta<T>(int(m), mu));
+    else bluestein = true;
+  }
+  if (bluestein) {
+    // Two transforms of a power-of-two length L >= 2n - 1 (radix-2 stages), three pointwise
+    // chirp products; intermediate norms grow by up to sqrt(L / n) (the chirp's spectrum).
+    int64_t L = 1;
+    int lg = 0;
+    while (L < 2 * n - 1) L <<= 1, ++lg;
+    double e = 0;
+    for (int s = 0; s < 2 * lg + 3; ++s) e = fft_compose(e, fft_stage_eta<T>(2, mu));
+    eps = 16.0 * e * std::sqrt(double(L) / double(n));
+  }
+  return 2.0 * eps;
+}
+
+/** Pieces of a signal's bound, fixed at plan time (host). For C2R, x is the half spectrum and
+ *  the transform acts on the Hermitian spectrum it stands for (norm <= sqrt 2 times). */
+template <class T>
+FftUnitBound fft_library_bound(const FftLibraryShape& sh, double w_norm, double v_norm) {
+  double rel = 0;
+  int stages = 0;
+  int64_t rmax = 2;
+  for (int d = 0; d < sh.rank; ++d) {
+    rel = fft_compose(rel, fft_library_rel_error<T>(sh.n[d]));
+    int64_t m = sh.n[d];
+    for (int64_t p = 2; p * p <= m; ++p)
+      while (m % p == 0) m /= p, ++stages, rmax = p > rmax ? p : rmax;
+    if (m > 1) ++stages, rmax = m > rmax ? m : rmax;
+  }
+  if (sh.kind != 0) rel = fft_compose(rel, 2.0 * fft_stage_eta<T>(4, fft_twiddle_mu<T>()));  // the real twist
+  const double N = double(sh.total());
+  const double herm = sh.kind == 2 ? std::sqrt(2.0) : 1.0;
+  FftUnitBound b;
+  b.w_norm = w_norm;
+  b.v_norm = v_norm * herm;
+  b.Y = std::sqrt(N) * herm;
+  b.E = rel * std::sqrt(N) * herm;
+  // The device sums: per thread in double, then a tree and atomics (any order): gamma over all
+  // terms, products of a T value (exact in double) by a double weight (sqrt 2 for complex).
+  b.dot = std::sqrt(2.0) * gamma(2.0 * N + 70.0, unit_roundoff<double>());
+  // Weights formed in double: sincospi, a quotient, up to three complex products per side.
+  b.dw = 64.0 * unit_roundoff<double>() + (sh.kind == 2 ? 4.0 * unit_roundoff<double>() : 0.0);
+  const int rm = rmax > 127 ? 2 : int(rmax);
+  b.abs = fft_abs_term<T>(4 * sh.total() + 4, stages + 8, rm < 16 ? 16 : rm) * (w_norm > 1 ? w_norm : 1.0);
+  return b;
+}
+
+/** ||w||_2 of the output weights (each of modulus one: the square root of their number). */
+inline double fft_library_w_norm(const FftLibraryShape& sh) { return std::sqrt(double(sh.out_count())); }
+
+/** ||v||_2 of the input weights (C2C, R2C): per dimension the sum of |v_j|^2 in double, O(n). */
+inline double fft_library_v_norm(const FftLibraryShape& sh) {
+  double prod = 1;
+  for (int d = 0; d < sh.rank; ++d) {
+    const bool halved = sh.kind == 1 && d == sh.rank - 1;
+    double s = 0;
+    for (int64_t j = 0; j < sh.n[d]; ++j) {
+      const Cd v = halved ? fft_r2c_in_weight(j, sh.n[d], sh.sign) : fft_c2c_in_weight(j, sh.n[d], sh.sign);
+      s += v.re * v.re + v.im * v.im;
+    }
+    prod *= s;
+  }
+  return std::sqrt(prod) * (1.0 + 1e-12);
+}
+
+/** The verdict of one signal: in = (in_re, in_im), out likewise, x2 = ||x||^2 (all in double).
+ *  Skipped when the input holds Inf / NaN (data, not a fault) or when the output may overflow
+ *  legitimately (Y ||x|| near the format's largest value) and is not finite; Failed when the
+ *  residual exceeds coef ||x|| + abs (or is NaN from finite data). */
+ABFT_HD LineVerdict fft_library_verdict(Cd in, Cd out, double x2, double coef, double abs, double Y,
+                                               double t_max) {
+  if (!(x2 <= 1.7976931348623157e308) || !(std::fabs(in.re) <= 1.7976931348623157e308) ||
+      !(std::fabs(in.im) <= 1.7976931348623157e308))
+    return LineVerdict::Skipped;
+  const double X = std::sqrt(x2);
+  const bool out_finite = std::fabs(out.re) <= 1.7976931348623157e308 && std::fabs(out.im) <= 1.7976931348623157e308;
+  if (!out_finite && Y * X * 1.01 >= t_max) return LineVerdict::Skipped;
+  const double dr = out.re - in.re, di = out.im - in.im;
+  const double res = std::sqrt(dr * dr + di * di);
+  return res <= coef * X + abs ? LineVerdict::Ok : LineVerdict::Failed;
+}
+
+}  // namespace abft::checksum
