@@ -44,6 +44,15 @@ struct SigLayout {
 /** Accumulators per signal (double): in.re, in.im, ||x||^2, out.re, out.im. */
 constexpr int kAcc = 5;
 
+/** Threads per block of the sum kernels, and the slices (blocks) a signal of cnt elements is
+ *  cut into: about 8 elements per thread, at most 1024 slices. The bound's sum depth follows
+ *  from the same figures (ck::fft_library_sum_depth). */
+constexpr int kSumThreads = 256;
+inline unsigned sum_slices(int64_t cnt) {
+  const int64_t s = (cnt + kSumThreads * 8 - 1) / (kSumThreads * 8);
+  return unsigned(s < 1 ? 1 : s > 1024 ? 1024 : s);
+}
+
 /** Sum over the block of three doubles per thread; the totals are valid in thread 0. */
 __device__ __forceinline__ void block_sum3(double& a, double& b, double& c) {
   __shared__ double s[3][32];
@@ -124,8 +133,7 @@ __device__ void out_sum(const T* out, const SigLayout& L, const ck::FftLibrarySh
     int64_t idx[3] = {0, 0, 0};
     ck::fft_unravel(e, L.rank, L.dims, idx);
     const ck::Cd y = load_elem(out, L, L.offset(b, idx));
-    const ck::Cd w = sh.kind == 2 ? c2r_out[e] : ck::fft_out_weight_md(sh, idx);
-    const ck::Cd t = ck::cmul(y, w);
+    const ck::Cd t = sh.kind == 2 ? ck::cmul(y, c2r_out[e]) : ck::fft_out_term(sh, idx, y);
     re += t.re;
     im += t.im;
   }

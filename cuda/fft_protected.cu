@@ -23,6 +23,7 @@
 #include <cufft.h>
 #include <cufftXt.h>
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <limits>
@@ -189,11 +190,8 @@ abft_status execute(abft_cuda_fft_plan_s* p, cudaStream_t stream, const void* in
   cudaMemsetAsync(p->acc, 0, size_t(kAcc * batch) * sizeof(double), stream);
   cudaMemsetAsync(p->flags, 0, sizeof(int), stream);
 
-  const int threads = 256;
-  auto slices = [&](int64_t cnt) {
-    const int64_t s = (cnt + threads * 8 - 1) / (threads * 8);
-    return unsigned(s < 1 ? 1 : s > 1024 ? 1024 : s);
-  };
+  const int threads = kSumThreads;
+  auto slices = [](int64_t cnt) { return sum_slices(cnt); };
   const unsigned gy = unsigned(batch < 65535 ? batch : 65535);
   const ck::Cd* c2r_in = p->c2r_tab;
   const ck::Cd* c2r_out = p->c2r_tab ? p->c2r_tab + 2 * (p->sh.n[0] / 2 + 1) : nullptr;
@@ -370,8 +368,15 @@ abft_status fft_plan_make(abft_cuda_fft_plan_s** out, abft_handle_t h, abft_prec
   } else {
     v_norm = ck::fft_library_v_norm(sh);
   }
-  const ck::FftUnitBound b = p->dbl ? ck::fft_library_bound<double>(sh, w_norm, v_norm)
-                                    : ck::fft_library_bound<float>(sh, w_norm, v_norm);
+  // The longest addition chain of the sums: the slices of either side, or the re-check's one
+  // block per signal.
+  double depth = 0;
+  for (int64_t cnt : {li.count(), lo.count()}) {
+    depth = std::max(depth, ck::fft_library_sum_depth(cnt, sum_slices(cnt), kSumThreads));
+    depth = std::max(depth, ck::fft_library_sum_depth(cnt, 1, kSumThreads));
+  }
+  const ck::FftUnitBound b = p->dbl ? ck::fft_library_bound<double>(sh, w_norm, v_norm, depth)
+                                    : ck::fft_library_bound<float>(sh, w_norm, v_norm, depth);
   p->va = {b.coefficient(), b.abs, b.Y,
            p->dbl ? std::numeric_limits<double>::max() : double(std::numeric_limits<float>::max())};
   bool ok = cudaMalloc(&p->acc, size_t(kAcc * batch) * sizeof(double)) == cudaSuccess &&

@@ -6,11 +6,12 @@
 #        device — counts as a failure here: this script exists to run them).
 #
 # Usage: scripts/gpu-check.sh [--no-build]
-# Today (issue 9, part 1): the protected GEMM's tests (tests/cuda/gemm_cuda_test), the
-# checksum algebra on the host (tests/checksum) and the GEMM benchmark against cuBLAS
-# (bench/cuda_gemm_bench.cpp: float, double, bfloat16; bar >= 0.9x cuBLAS for float and double
-# at n >= 4096, >= 0.85x for bfloat16) and a 1000-trial campaign per type (abft campaign --kernel
-# cuda-gemm).
+# Today (issues 9 and 10, first parts): the protected GEMM's and FFT's tests (tests/cuda), the
+# checksum algebra on the host (tests/checksum), a 1000-trial campaign per type on the GPU GEMM
+# (abft campaign --kernel cuda-gemm), the GEMM benchmark against cuBLAS (bench/cuda_gemm_bench.cpp:
+# float, double, bfloat16; bar >= 0.9x cuBLAS for float and double at n >= 4096, >= 0.85x for
+# bfloat16) and the FFT benchmark against cuFFT (bench/cuda_fft_bench.cpp: batched c2c / r2c,
+# float and double, n = 2^8 ... 2^22; bar >= 0.85x cuFFT).
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${ABFT_GPU_BUILD_DIR:-$root/build-gpu}
@@ -21,7 +22,8 @@ if [ "${1:-}" != --no-build ]; then
   cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DABFT_WITH_CUDA=ON -DABFT_BUILD_TESTS=ON \
         -DABFT_BUILD_BENCH=ON -DCMAKE_CUDA_ARCHITECTURES="90-real;90-virtual" >"$build.configure.log" 2>&1 \
     || { log "configure failed (see $build.configure.log)"; tail -20 "$build.configure.log"; exit 1; }
-  cmake --build "$build" -j"$(nproc)" --target gemm_cuda_test library_check_test abft_cli abft_bench_cuda_gemm \
+  cmake --build "$build" -j"$(nproc)" --target gemm_cuda_test fft_cuda_test library_check_test fft_library_check_test abft_cli \
+        abft_bench_cuda_gemm abft_bench_cuda_fft \
         >"$build.build.log" 2>&1 \
     || { log "build failed (see $build.build.log)"; grep -E "error" "$build.build.log" | head -20; exit 1; }
 fi
@@ -39,7 +41,9 @@ run() {  # run NAME BINARY: gtest counts into the table
   rows+=("$(printf '| %-22s | %6s | %6s | %7s |' "$name" "${passed:-0}" "${failed:-0}" "${skipped:-0}")")
 }
 run gemm_cuda_test "$build/tests/cuda/gemm_cuda_test"
+run fft_cuda_test "$build/tests/cuda/fft_cuda_test"
 run library_check_test "$build/tests/checksum/library_check_test"
+run fft_library_check_test "$build/tests/checksum/fft_library_check_test"
 
 # A small campaign on the GPU GEMM (random bit flips at the output and in operand copies).
 for t in f32 f64; do
@@ -76,6 +80,31 @@ for r in rows:
     bar = ("ok" if ratio >= need else f"**miss** (< {need}x)") if square and n >= 4096 else ""
     bad += bar.startswith("**")
     print(f"| {name} | {r['cublas_TFLOPs']:.1f} | {r['abft_TFLOPs']:.1f} | {ratio:.3f}x | {bar} |")
+sys.exit(1 if bad else 0)
+PY
+
+fft_json=$build/cuda_fft_bench.json
+"$build/bench/abft_bench_cuda_fft" --benchmark_out="$fft_json" --benchmark_out_format=json >/dev/null 2>&1 \
+  || { status=1; log "FFT benchmark failed"; }
+echo
+echo "FFT vs cuFFT (same run; ratio = cuFFT time / protected time; bar >= 0.85x):"
+python3 - "$fft_json" <<'PY' || status=1
+import json, sys
+try:
+    rows = json.load(open(sys.argv[1]))["benchmarks"]
+except Exception as e:
+    print(f"no benchmark results ({e})"); sys.exit(1)
+print("| transform | batch | cuFFT GFLOP/s | abft GFLOP/s | ratio | bar |")
+print("|---|---:|---:|---:|---:|---|")
+bad = 0
+for r in rows:
+    name = r["name"].split("/iterations")[0]
+    if r.get("error_occurred"):
+        print(f"| {name} | - | - | - | - | {r.get('error_message','error').splitlines()[0]} |"); bad += 1; continue
+    ratio = 1.0 / r["vs_cufft"]
+    bar = "ok" if ratio >= 0.85 else "**miss** (< 0.85x)"
+    bad += bar.startswith("**")
+    print(f"| {name} | {int(r['batch'])} | {r['cufft_GFLOPs']:.0f} | {r['abft_GFLOPs']:.0f} | {ratio:.3f}x | {bar} |")
 sys.exit(1 if bad else 0)
 PY
 

@@ -12,9 +12,12 @@
  *  multi-dimensional DFT is the Kronecker product of the 1D ones):
  *   - C2C: per dimension the half-bin weights of §9.1, w_k = exp(s i pi k / n),
  *     v_j = 1 + s i cot(pi (2j+1) / (2n)); |w_k| = 1, |v_j| >= 1.
- *   - R2C: the same on the leading dimensions; on the last one the output is the half
- *     spectrum k <= h = n/2, whose weights give the partial geometric sum
- *     v_j = (1 - q_j^(h+1)) (1 + s i cot phi_j) / 2, q_j = exp(2 s i phi_j).
+ *   - R2C: the output is the half spectrum (last index k <= h = n/2) of a real input, whose
+ *     other half is its conjugate mirror: each stored y_k with 1 <= k_last <= n-h-1 enters the
+ *     output side twice, as w_k y_k and as w_mirror(k) conj(y_k), so that out is the full
+ *     spectrum's sum and v is the C2C weight vector (|v_j| >= 1 again). Weighting the stored
+ *     half alone would give v_j = (1 - q_j^(h+1)) (1 + s i cot phi_j) / 2, which vanishes at
+ *     some j (n = 3 mod 4 at j = (n-1)/2, for instance): inputs the check could not see.
  *   - C2R (rank 1): tables built on the host (fft_c2r_weights in the engine), as on the CPU.
  *  The weights are formed in double from exact integer angles (sincospi of a reduced fraction),
  *  so no table is read per element and every rounding is a few units of double precision.
@@ -80,7 +83,9 @@ ABFT_HD Cd fft_c2c_in_weight(int64_t j, int64_t n, int s) {
   return {1.0, double(s) * cs / sn};
 }
 
-/** R2C input weight along the halved dimension (real input, output k <= h = n/2):
+/** The input weight that weighting the stored half spectrum of an R2C line alone would give
+ *  (real input, output k <= h = n/2). Not used by the check — it vanishes at some j — but
+ *  kept to show why the output side adds the mirrored half (tests/checksum):
  *  v_j = (1 - q^(h+1)) (1 + s i cot phi_j) / 2 with q^(h+1) = exp(s i pi (2j+1)(h+1) / n). */
 ABFT_HD Cd fft_r2c_in_weight(int64_t j, int64_t n, int s) {
   const int64_t h = n / 2;
@@ -105,13 +110,11 @@ struct FftLibraryShape {
   ABFT_HD int64_t out_dim(int d) const { return (kind == 1 && d == rank - 1) ? half_last() : n[d]; }
 };
 
-/** Input weight of the element with multi-index idx (C2C and R2C; C2R uses its table). */
+/** Input weight of the element with multi-index idx (C2C and R2C, whose output side covers
+ *  the full spectrum: the C2C weights; C2R uses its table). */
 ABFT_HD Cd fft_in_weight(const FftLibraryShape& sh, const int64_t* idx) {
   Cd v{1.0, 0.0};
-  for (int d = 0; d < sh.rank; ++d) {
-    const bool halved = sh.kind == 1 && d == sh.rank - 1;
-    v = cmul(v, halved ? fft_r2c_in_weight(idx[d], sh.n[d], sh.sign) : fft_c2c_in_weight(idx[d], sh.n[d], sh.sign));
-  }
+  for (int d = 0; d < sh.rank; ++d) v = cmul(v, fft_c2c_in_weight(idx[d], sh.n[d], sh.sign));
   return v;
 }
 
@@ -120,6 +123,31 @@ ABFT_HD Cd fft_out_weight_md(const FftLibraryShape& sh, const int64_t* idx) {
   Cd w{1.0, 0.0};
   for (int d = 0; d < sh.rank; ++d) w = cmul(w, fft_out_weight(idx[d], sh.n[d], sh.sign));
   return w;
+}
+
+/** R2C: the weight of the conjugate mirror that the stored element idx also stands for
+ *  (indices -idx modulo n), or false when it has none outside the stored half (last index 0,
+ *  or n/2 for even n: the mirror is itself stored). The output side adds w * conj(y). */
+ABFT_HD bool fft_r2c_mirror_weight(const FftLibraryShape& sh, const int64_t* idx, Cd* w) {
+  const int L = sh.rank - 1;
+  const int64_t k = idx[L], n = sh.n[L];
+  if (k < 1 || k > n - n / 2 - 1) return false;
+  Cd m{1.0, 0.0};
+  for (int d = 0; d < sh.rank; ++d) m = cmul(m, fft_out_weight((sh.n[d] - idx[d]) % sh.n[d], sh.n[d], sh.sign));
+  *w = m;
+  return true;
+}
+
+/** The output side's term of a stored element y (C2C, R2C): w y, plus w_mirror conj(y). */
+ABFT_HD Cd fft_out_term(const FftLibraryShape& sh, const int64_t* idx, Cd y) {
+  Cd t = cmul(y, fft_out_weight_md(sh, idx));
+  Cd m;
+  if (sh.kind == 1 && fft_r2c_mirror_weight(sh, idx, &m)) {
+    const Cd u = cmul(Cd{y.re, -y.im}, m);
+    t.re += u.re;
+    t.im += u.im;
+  }
+  return t;
 }
 
 /** Multi-index of the linear (row-major) position e over the sizes dims[0..rank). */
@@ -161,9 +189,12 @@ double fft_library_rel_error(int64_t n) {
 }
 
 /** Pieces of a signal's bound, fixed at plan time (host). For C2R, x is the half spectrum and
- *  the transform acts on the Hermitian spectrum it stands for (norm <= sqrt 2 times). */
+ *  the transform acts on the Hermitian spectrum it stands for (norm <= sqrt 2 times); for R2C
+ *  the output side sums the full spectrum, whose error is at most sqrt 2 times the stored
+ *  half's. sum_depth: the longest chain of double additions any term of the device's sums goes
+ *  through (per-thread terms, the tree, the atomics: fft_library_sum_depth). */
 template <class T>
-FftUnitBound fft_library_bound(const FftLibraryShape& sh, double w_norm, double v_norm) {
+FftUnitBound fft_library_bound(const FftLibraryShape& sh, double w_norm, double v_norm, double sum_depth) {
   double rel = 0;
   int stages = 0;
   int64_t rmax = 2;
@@ -176,15 +207,16 @@ FftUnitBound fft_library_bound(const FftLibraryShape& sh, double w_norm, double 
   }
   if (sh.kind != 0) rel = fft_compose(rel, 2.0 * fft_stage_eta<T>(4, fft_twiddle_mu<T>()));  // the real twist
   const double N = double(sh.total());
-  const double herm = sh.kind == 2 ? std::sqrt(2.0) : 1.0;
+  const double herm = sh.kind != 0 ? std::sqrt(2.0) : 1.0;
   FftUnitBound b;
   b.w_norm = w_norm;
-  b.v_norm = v_norm * herm;
+  b.v_norm = v_norm * (sh.kind == 2 ? herm : 1.0);
   b.Y = std::sqrt(N) * herm;
   b.E = rel * std::sqrt(N) * herm;
-  // The device sums: per thread in double, then a tree and atomics (any order): gamma over all
-  // terms, products of a T value (exact in double) by a double weight (sqrt 2 for complex).
-  b.dot = std::sqrt(2.0) * gamma(2.0 * N + 70.0, unit_roundoff<double>());
+  // The device sums: a product of a T value (exact in double) by a double weight, one rounding
+  // (sqrt 2 for complex), then at most sum_depth additions in double, in any order.
+  const double ud = unit_roundoff<double>();
+  b.dot = std::sqrt(2.0) * (gamma(2.0, ud) + gamma(sum_depth + 4.0, ud) * (1.0 + gamma(2.0, ud)));
   // Weights formed in double: sincospi, a quotient, up to three complex products per side.
   b.dw = 64.0 * unit_roundoff<double>() + (sh.kind == 2 ? 4.0 * unit_roundoff<double>() : 0.0);
   const int rm = rmax > 127 ? 2 : int(rmax);
@@ -192,17 +224,27 @@ FftUnitBound fft_library_bound(const FftLibraryShape& sh, double w_norm, double 
   return b;
 }
 
-/** ||w||_2 of the output weights (each of modulus one: the square root of their number). */
-inline double fft_library_w_norm(const FftLibraryShape& sh) { return std::sqrt(double(sh.out_count())); }
+/** ||w||_2 of the output weights (each of modulus one: the square root of their number; R2C
+ *  counts the full spectrum its mirrored terms cover). */
+inline double fft_library_w_norm(const FftLibraryShape& sh) {
+  return std::sqrt(double(sh.kind == 1 ? sh.total() : sh.out_count()));
+}
+
+/** The longest chain of double additions in the device's per-signal sums (fft_check.cuh) over
+ *  count elements cut into `slices` blocks of `threads`: the per-thread terms, the warp and
+ *  block trees (10 levels at most), and one atomic addition per slice. */
+inline double fft_library_sum_depth(int64_t count, int64_t slices, int64_t threads) {
+  const int64_t per_thread = (count + slices * threads - 1) / (slices * threads);
+  return double(per_thread + 10 + slices);
+}
 
 /** ||v||_2 of the input weights (C2C, R2C): per dimension the sum of |v_j|^2 in double, O(n). */
 inline double fft_library_v_norm(const FftLibraryShape& sh) {
   double prod = 1;
   for (int d = 0; d < sh.rank; ++d) {
-    const bool halved = sh.kind == 1 && d == sh.rank - 1;
     double s = 0;
     for (int64_t j = 0; j < sh.n[d]; ++j) {
-      const Cd v = halved ? fft_r2c_in_weight(j, sh.n[d], sh.sign) : fft_c2c_in_weight(j, sh.n[d], sh.sign);
+      const Cd v = fft_c2c_in_weight(j, sh.n[d], sh.sign);
       s += v.re * v.re + v.im * v.im;
     }
     prod *= s;

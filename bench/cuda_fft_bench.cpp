@@ -1,0 +1,141 @@
+/** \file cuda_fft_bench.cpp
+ *  \brief The protected GPU FFT (abft_cuda_fft_*) against plain cuFFT in the same run: batched
+ *  1D c2c and r2c, float and double, n = 2^8 ... 2^22, out of place, the batch filling 2^25
+ *  elements (float) or 2^24 (double) per call. Each iteration times both (CUDA events, the
+ *  order alternating) after one untimed warm-up of each, so the ratio is paired; counters:
+ *  GFLOP/s of each (5 n log2 n per complex transform, half for real) and `vs_cufft` =
+ *  protected time / cuFFT time. Every row skips (with the reason) when no device is usable.
+ *  Run by scripts/gpu-check.sh. Not yet run on a GPU.
+ */
+#include <benchmark/benchmark.h>
+#include <cuda_runtime.h>
+#include <cufft.h>
+#include <cufftXt.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "abft/abft.h"
+#include "abft/abft_cuda.h"
+
+namespace {
+
+void BM_fft(benchmark::State& state, bool dbl, bool real, int64_t n) {
+  if (abft_cuda_device_count() <= 0) {
+    char why[256];
+    abft_cuda_describe(why, sizeof why);
+    state.SkipWithError(("no usable CUDA device: " + std::string(why)).c_str());
+    return;
+  }
+  const int64_t total = dbl ? (int64_t(1) << 24) : (int64_t(1) << 25);
+  const int64_t batch = total / n > 0 ? total / n : 1;
+  const int64_t half = n / 2 + 1;
+  const int64_t in_elems = real ? n : n, out_elems = real ? half : n;
+  const size_t sc = dbl ? 8 : 4;
+  const size_t in_bytes = size_t(batch * in_elems) * sc * (real ? 1 : 2);
+  const size_t out_bytes = size_t(batch * out_elems) * sc * 2;
+  void *in = nullptr, *out = nullptr;
+  if (cudaMalloc(&in, in_bytes) != cudaSuccess || cudaMalloc(&out, out_bytes) != cudaSuccess) {
+    cudaFree(in);
+    state.SkipWithError("allocation failed");
+    return;
+  }
+  {  // small values, a host pattern copied up
+    std::vector<unsigned char> h(in_bytes);
+    for (size_t i = 0; i < in_bytes / sc; ++i) {
+      const double v = double(int((i * 2654435761u) % 2001) - 1000) / 1000.0;
+      if (dbl) std::memcpy(&h[i * 8], &v, 8);
+      else {
+        const float f = float(v);
+        std::memcpy(&h[i * 4], &f, 4);
+      }
+    }
+    cudaMemcpy(in, h.data(), in_bytes, cudaMemcpyHostToDevice);
+  }
+  abft_handle_t h = nullptr;
+  abft_cuda_fft_plan_t p = nullptr;
+  cufftHandle plain = 0;
+  int nn = int(n);
+  const cufftType type = real ? (dbl ? CUFFT_D2Z : CUFFT_R2C) : (dbl ? CUFFT_Z2Z : CUFFT_C2C);
+  if (abft_handle_create(&h) != ABFT_STATUS_SUCCESS ||
+      abft_cuda_fft_plan_1d(&p, h, dbl ? ABFT_PRECISION_DOUBLE : ABFT_PRECISION_FLOAT,
+                            real ? ABFT_FFT_R2C : ABFT_FFT_C2C, n, -1, batch) != ABFT_STATUS_SUCCESS ||
+      cufftPlanMany(&plain, 1, &nn, nullptr, 1, int(in_elems), nullptr, 1, int(out_elems), type, int(batch)) !=
+          CUFFT_SUCCESS) {
+    state.SkipWithError("planning failed");
+    cudaFree(in);
+    cudaFree(out);
+    return;
+  }
+  abft_cuda_fft_set_policy(p, ABFT_POLICY_CORRECT);
+  auto run_plain = [&] { cufftXtExec(plain, in, out, CUFFT_FORWARD); };
+  auto run_prot = [&] { abft_cuda_fft_execute(p, nullptr, in, out); };
+  cudaEvent_t e0, e1;
+  cudaEventCreate(&e0);
+  cudaEventCreate(&e1);
+  auto timed = [&](auto&& fn) {
+    cudaEventRecord(e0);
+    fn();
+    cudaEventRecord(e1);
+    cudaEventSynchronize(e1);
+    float ms = 0;
+    cudaEventElapsedTime(&ms, e0, e1);
+    return double(ms) * 1e-3;
+  };
+  timed(run_plain);
+  timed(run_prot);
+  double sum_plain = 0, sum_prot = 0;
+  int64_t it = 0;
+  for (auto _ : state) {
+    double tp, tq;
+    if (it % 2 == 0) tp = timed(run_plain), tq = timed(run_prot);
+    else tq = timed(run_prot), tp = timed(run_plain);
+    state.SetIterationTime(tq);
+    sum_plain += tp;
+    sum_prot += tq;
+    ++it;
+  }
+  abft_report r{};
+  const abft_status ss = abft_cuda_sync(h, nullptr, &r);
+  const double flops = (real ? 2.5 : 5.0) * double(n) * std::log2(double(n)) * double(batch);
+  state.counters["cufft_GFLOPs"] = flops * double(it) / sum_plain * 1e-9;
+  state.counters["abft_GFLOPs"] = flops * double(it) / sum_prot * 1e-9;
+  state.counters["vs_cufft"] = sum_prot / sum_plain;
+  state.counters["detected"] = double(r.detected);
+  state.counters["batch"] = double(batch);
+  if (ss != ABFT_STATUS_SUCCESS || r.detected) state.SkipWithError("a clean run was flagged (false positive)");
+  cudaEventDestroy(e0);
+  cudaEventDestroy(e1);
+  cufftDestroy(plain);
+  abft_cuda_fft_destroy(p);
+  abft_cuda_release(h);
+  abft_handle_destroy(h);
+  cudaFree(in);
+  cudaFree(out);
+}
+
+void register_all() {
+  for (bool dbl : {false, true})
+    for (bool real : {false, true})
+      for (int lg = 8; lg <= 22; lg += 2) {
+        const std::string name = std::string("cuda_fft/") + (real ? "r2c" : "c2c") + "/" + (dbl ? "f64" : "f32") +
+                                 "/n" + std::to_string(int64_t(1) << lg);
+        benchmark::RegisterBenchmark(name.c_str(), BM_fft, dbl, real, int64_t(1) << lg)
+            ->UseManualTime()
+            ->Iterations(10)
+            ->Unit(benchmark::kMillisecond);
+      }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  register_all();
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
