@@ -13,11 +13,15 @@
  *   - C2C: per dimension the half-bin weights of §9.1, w_k = exp(s i pi k / n),
  *     v_j = 1 + s i cot(pi (2j+1) / (2n)); |w_k| = 1, |v_j| >= 1.
  *   - R2C: the output is the half spectrum (last index k <= h = n/2) of a real input, whose
- *     other half is its conjugate mirror: each stored y_k with 1 <= k_last <= n-h-1 enters the
- *     output side twice, as w_k y_k and as w_mirror(k) conj(y_k), so that out is the full
- *     spectrum's sum and v is the C2C weight vector (|v_j| >= 1 again). Weighting the stored
- *     half alone would give v_j = (1 - q_j^(h+1)) (1 + s i cot phi_j) / 2, which vanishes at
- *     some j (n = 3 mod 4 at j = (n-1)/2, for instance): inputs the check could not see.
+ *     other half is its conjugate mirror. Weighting the stored half alone gives the input
+ *     weights v_j = (1 - q_j^(h+1)) (1 + s i cot phi_j) / 2, q_j = exp(2 s i phi_j), which
+ *     vanish at some j (n = 3 mod 4 at j = (n-1)/2, for instance): inputs the check could not
+ *     see. Weighting the full spectrum instead (the mirror term w_m conj(y) for each stored
+ *     y_k with 1 <= k_last <= n-h-1) makes v the C2C vector but leaves output faults of one
+ *     phase unseen (w d + w_m conj(d) = 0). The check takes the middle: the mirror term at
+ *     half weight, out = sum w y + 1/2 sum w_m conj(y). An output fault then moves out by at
+ *     least |d| / 2, and the last dimension's input weight is the mean of the two,
+ *     v_j = (1 + s i cot phi_j)(3 - q_j^(h+1)) / 4, |v_j| >= 1/2.
  *   - C2R (rank 1): tables built on the host (fft_c2r_weights in the engine), as on the CPU.
  *  The weights are formed in double from exact integer angles (sincospi of a reduced fraction),
  *  so no table is read per element and every rounding is a few units of double precision.
@@ -110,11 +114,22 @@ struct FftLibraryShape {
   ABFT_HD int64_t out_dim(int d) const { return (kind == 1 && d == rank - 1) ? half_last() : n[d]; }
 };
 
-/** Input weight of the element with multi-index idx (C2C and R2C, whose output side covers
- *  the full spectrum: the C2C weights; C2R uses its table). */
+/** R2C's input weight along the halved dimension, with the mirror at half weight (see the
+ *  file comment): v_j = (1 + s i cot phi_j)(3 - q_j^(h+1)) / 4, |v_j| >= 1/2. */
+ABFT_HD Cd fft_r2c_mirror_in_weight(int64_t j, int64_t n, int s) {
+  const int64_t h = n / 2;
+  const Cd q = exp_i_pi((2 * j + 1) * (h + 1), n, s);
+  return cmul(Cd{0.25 * (3.0 - q.re), -0.25 * q.im}, fft_c2c_in_weight(j, n, s));
+}
+
+/** Input weight of the element with multi-index idx (C2C and R2C; C2R uses its table). */
 ABFT_HD Cd fft_in_weight(const FftLibraryShape& sh, const int64_t* idx) {
   Cd v{1.0, 0.0};
-  for (int d = 0; d < sh.rank; ++d) v = cmul(v, fft_c2c_in_weight(idx[d], sh.n[d], sh.sign));
+  for (int d = 0; d < sh.rank; ++d) {
+    const bool halved = sh.kind == 1 && d == sh.rank - 1;
+    v = cmul(v, halved ? fft_r2c_mirror_in_weight(idx[d], sh.n[d], sh.sign)
+                       : fft_c2c_in_weight(idx[d], sh.n[d], sh.sign));
+  }
   return v;
 }
 
@@ -127,7 +142,7 @@ ABFT_HD Cd fft_out_weight_md(const FftLibraryShape& sh, const int64_t* idx) {
 
 /** R2C: the weight of the conjugate mirror that the stored element idx also stands for
  *  (indices -idx modulo n), or false when it has none outside the stored half (last index 0,
- *  or n/2 for even n: the mirror is itself stored). The output side adds w * conj(y). */
+ *  or n/2 for even n: the mirror is itself stored). The output side adds w conj(y) / 2. */
 ABFT_HD bool fft_r2c_mirror_weight(const FftLibraryShape& sh, const int64_t* idx, Cd* w) {
   const int L = sh.rank - 1;
   const int64_t k = idx[L], n = sh.n[L];
@@ -138,14 +153,14 @@ ABFT_HD bool fft_r2c_mirror_weight(const FftLibraryShape& sh, const int64_t* idx
   return true;
 }
 
-/** The output side's term of a stored element y (C2C, R2C): w y, plus w_mirror conj(y). */
+/** The output side's term of a stored element y (C2C, R2C): w y, plus w_mirror conj(y) / 2. */
 ABFT_HD Cd fft_out_term(const FftLibraryShape& sh, const int64_t* idx, Cd y) {
   Cd t = cmul(y, fft_out_weight_md(sh, idx));
   Cd m;
   if (sh.kind == 1 && fft_r2c_mirror_weight(sh, idx, &m)) {
     const Cd u = cmul(Cd{y.re, -y.im}, m);
-    t.re += u.re;
-    t.im += u.im;
+    t.re += 0.5 * u.re;
+    t.im += 0.5 * u.im;
   }
   return t;
 }
@@ -190,8 +205,8 @@ double fft_library_rel_error(int64_t n) {
 
 /** Pieces of a signal's bound, fixed at plan time (host). For C2R, x is the half spectrum and
  *  the transform acts on the Hermitian spectrum it stands for (norm <= sqrt 2 times); for R2C
- *  the output side sums the full spectrum, whose error is at most sqrt 2 times the stored
- *  half's. sum_depth: the longest chain of double additions any term of the device's sums goes
+ *  the output side also sums the mirrored half (at weight 1/2), whose error is the stored
+ *  half's: sqrt 2 on E covers both. sum_depth: the longest chain of double additions any term of the device's sums goes
  *  through (per-thread terms, the tree, the atomics: fft_library_sum_depth). */
 template <class T>
 FftUnitBound fft_library_bound(const FftLibraryShape& sh, double w_norm, double v_norm, double sum_depth) {
@@ -225,9 +240,11 @@ FftUnitBound fft_library_bound(const FftLibraryShape& sh, double w_norm, double 
 }
 
 /** ||w||_2 of the output weights (each of modulus one: the square root of their number; R2C
- *  counts the full spectrum its mirrored terms cover). */
+ *  adds its mirrored terms at weight 1/2). */
 inline double fft_library_w_norm(const FftLibraryShape& sh) {
-  return std::sqrt(double(sh.kind == 1 ? sh.total() : sh.out_count()));
+  if (sh.kind != 1) return std::sqrt(double(sh.out_count()));
+  const int64_t n = sh.n[sh.rank - 1], mirrored = (n - n / 2 - 1) * (sh.total() / n);
+  return std::sqrt(double(sh.out_count()) + 0.25 * double(mirrored));
 }
 
 /** The longest chain of double additions in the device's per-signal sums (fft_check.cuh) over
@@ -242,9 +259,10 @@ inline double fft_library_sum_depth(int64_t count, int64_t slices, int64_t threa
 inline double fft_library_v_norm(const FftLibraryShape& sh) {
   double prod = 1;
   for (int d = 0; d < sh.rank; ++d) {
+    const bool halved = sh.kind == 1 && d == sh.rank - 1;
     double s = 0;
     for (int64_t j = 0; j < sh.n[d]; ++j) {
-      const Cd v = fft_c2c_in_weight(j, sh.n[d], sh.sign);
+      const Cd v = halved ? fft_r2c_mirror_in_weight(j, sh.n[d], sh.sign) : fft_c2c_in_weight(j, sh.n[d], sh.sign);
       s += v.re * v.re + v.im * v.im;
     }
     prod *= s;

@@ -121,15 +121,20 @@ void LinePlan<T>::build_weights_r2c() {
   const int64_t n = n_, h1 = h1_;
   const int s = sign_;
   make_sep_weights<T>(w_, Rb_, n, h1, s);
-  // v_j = sum_{k<h1} w_k exp(s 2 pi i j k / n) = (1 - q^h1) (1 + s i cot phi_j) / 2,
-  // q = exp(s i pi (2j+1) / n): re block then im block.
+  // Weighting the stored half spectrum (k < h1) alone gives v_j = (1 - q^h1)(1 + s i cot phi_j)/2,
+  // q = exp(s i pi (2j+1) / n), which vanishes at some j (n = 3 mod 4 at j = (n-1)/2, n = 6
+  // mod 8 at two places): inputs the check could not see. Weighting the full spectrum (the
+  // conjugate mirror y_{n-k} = conj(y_k) of the bins 1 <= k <= n - h1) gives the C2C vector
+  // but an output fault of one phase would cancel against its mirror. check_out takes the
+  // mirror at half weight: an output fault moves the sum by at least half of itself, and
+  // v_j = (1 + s i cot phi_j)(3 - q^h1)/4, |v_j| >= 1/2 (docs/ABFT.md §9.1): re block, im block.
   v_.make(size_t(2 * n), [=](T* v) {
     for (int64_t j = 0; j < n; ++j) {
       const unsigned __int128 e = (unsigned __int128)(2 * j + 1) * (unsigned __int128)h1;
       const auto qh = root_ld(int64_t(e % (unsigned __int128)(2 * n)), 2 * n, s);
       const auto c = root_ld(2 * j + 1, 4 * n, +1);
       const std::complex<long double> g(1.0L, (long double)s * c.real() / c.imag());
-      const std::complex<long double> val = (std::complex<long double>(1.0L, 0.0L) - qh) * g * 0.5L;
+      const std::complex<long double> val = (std::complex<long double>(3.0L, 0.0L) - qh) * g * 0.25L;
       v[j] = T(val.real());
       v[n + j] = T(val.imag());
     }
@@ -139,17 +144,18 @@ void LinePlan<T>::build_weights_r2c() {
     vn += double(v_.data[size_t(j)]) * v_.data[size_t(j)] + double(v_.data[size_t(n + j)]) * v_.data[size_t(n + j)];
   const double u = cs::unit_roundoff<T>(), mu = cs::fft_twiddle_mu<T>();
   const double eta_tw = 2.0 * (mu + std::sqrt(2.0) * cs::gamma(6.0, u) * (1.0 + mu));
-  bound_.w_norm = std::sqrt(double(h1));
+  bound_.w_norm = std::sqrt(double(h1) + 0.25 * double(n - h1));
   bound_.v_norm = std::sqrt(vn) * (1.0 + 1e-12);
+  // E bounds the stored half's error; the mirrored terms repeat it (sqrt 2 in the 2-norm).
   if (half_) {
     const double h = double(n / 2);
     const double eh = kern_E() / std::sqrt(h);
-    bound_.E = 2.0 * std::sqrt(h) * (eh + eta_tw * (1.0 + eh));
+    bound_.E = std::sqrt(2.0) * 2.0 * std::sqrt(h) * (eh + eta_tw * (1.0 + eh));
   } else {
-    bound_.E = kern_E();
+    bound_.E = std::sqrt(2.0) * kern_E();
   }
   bound_.Y = std::sqrt(double(n));
-  bound_.dot = cs::fft_dot_coefficient<T>(n);
+  bound_.dot = 2.0 * cs::fft_dot_coefficient<T>(n);  // the stored half's sum enters twice
   bound_.dw = std::sqrt(2.0) * 2.0 * u + 16.0 * cs::unit_roundoff<double>();
 }
 
@@ -352,7 +358,17 @@ std::complex<double> LinePlan<T>::check_out(const T* out) const {
   const T* w = w_.data.data();
   switch (kind_) {
     case ABFT_FFT_C2C: return K_.cdot_sep(w, w + 2 * kWeightBlock, Rb_.data.data(), out, n_);
-    case ABFT_FFT_R2C: return K_.cdot_sep(w, w + 2 * kWeightBlock, Rb_.data.data(), out, h1_);
+    case ABFT_FFT_R2C: {
+      // S = sum_{k<h1} w_k y_k plus half the mirror, sum_{1<=k<=n-h1} w_{n-k} conj(y_k)
+      // = -conj(sum_{1<=k<=n-h1} w_k y_k) since w_{n-k} = -conj(w_k): S minus half the conjugate
+      // of S without k = 0 (w_0 = 1) and, for even n, k = n/2 (w_{n/2} = s i). No extra products.
+      const std::complex<double> S = K_.cdot_sep(w, w + 2 * kWeightBlock, Rb_.data.data(), out, h1_);
+      std::complex<double> P = S - std::complex<double>(double(out[0]), double(out[1]));
+      if (n_ % 2 == 0)
+        P -= std::complex<double>(0.0, double(sign_)) *
+             std::complex<double>(double(out[2 * (n_ / 2)]), double(out[2 * (n_ / 2) + 1]));
+      return S - 0.5 * std::conj(P);
+    }
     default: return K_.rdot(w, w + n_, out, n_, nullptr);
   }
 }
