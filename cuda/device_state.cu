@@ -13,6 +13,7 @@
 #include <unordered_map>
 
 #include "abft/abft_cuda.h"
+#include "core/internal.hpp"
 
 namespace abft::cuda {
 namespace {
@@ -41,10 +42,11 @@ abft_status state_of(abft_handle_t h, State** out) {
   }
   State* s = new (std::nothrow) State();
   if (!s) return ABFT_STATUS_ALLOC_FAILED;
-  if (cudaMalloc(&s->counters, sizeof(DeviceCounters)) != cudaSuccess ||
-      cudaMalloc(&s->repair, sizeof(RepairCounters)) != cudaSuccess ||
-      cudaMemset(s->counters, 0, sizeof(DeviceCounters)) != cudaSuccess ||
-      cudaMemset(s->repair, 0, sizeof(RepairCounters)) != cudaSuccess) {
+  const size_t nk = ABFT_KERNEL_COUNT_;
+  if (cudaMalloc(&s->counters, nk * sizeof(DeviceCounters)) != cudaSuccess ||
+      cudaMalloc(&s->repair, nk * sizeof(RepairCounters)) != cudaSuccess ||
+      cudaMemset(s->counters, 0, nk * sizeof(DeviceCounters)) != cudaSuccess ||
+      cudaMemset(s->repair, 0, nk * sizeof(RepairCounters)) != cudaSuccess) {
     cudaGetLastError();
     delete s;
     return ABFT_STATUS_NOT_SUPPORTED;  // no device, no driver, or no memory on it
@@ -85,21 +87,29 @@ extern "C" abft_status abft_cuda_sync(abft_handle_t h, void* stream, abft_report
     cudaGetLastError();
     return ABFT_STATUS_INTERNAL_ERROR;
   }
-  abft::cuda::DeviceCounters dc{};
-  abft::cuda::RepairCounters rc{};
-  if (cudaMemcpy(&dc, st->counters, sizeof dc, cudaMemcpyDeviceToHost) != cudaSuccess ||
-      cudaMemcpy(&rc, st->repair, sizeof rc, cudaMemcpyDeviceToHost) != cudaSuccess ||
+  constexpr int nk = ABFT_KERNEL_COUNT_;
+  abft::cuda::DeviceCounters dc[nk] = {};
+  abft::cuda::RepairCounters rc[nk] = {};
+  if (cudaMemcpy(dc, st->counters, sizeof dc, cudaMemcpyDeviceToHost) != cudaSuccess ||
+      cudaMemcpy(rc, st->repair, sizeof rc, cudaMemcpyDeviceToHost) != cudaSuccess ||
       cudaMemset(st->counters, 0, sizeof dc) != cudaSuccess || cudaMemset(st->repair, 0, sizeof rc) != cudaSuccess) {
     cudaGetLastError();
     return ABFT_STATUS_INTERNAL_ERROR;
   }
   abft_report r{};
-  r.checks = dc.checks;
-  r.detected = dc.failed;
-  r.skipped = dc.skipped;
-  r.recomputed = rc.corrected + rc.uncorrectable;  // whole lines (columns, signals) recomputed
-  r.corrected = rc.corrected;
-  r.uncorrectable = rc.uncorrectable;
+  for (int k = 0; k < nk; ++k) {
+    abft_report x{};
+    x.checks = dc[k].checks;
+    x.detected = dc[k].failed;
+    x.skipped = dc[k].skipped;
+    x.recomputed = rc[k].corrected + rc[k].uncorrectable;  // whole lines (columns, signals) recomputed
+    x.corrected = rc[k].corrected;
+    x.uncorrectable = rc[k].uncorrectable;
+    // Into the handle's (and the process's) statistics; the calls were counted at launch.
+    if (x.checks || x.detected || x.skipped || x.recomputed) abft::core::record_call(h, abft_kernel(k), x, 0);
+    r.checks += x.checks, r.detected += x.detected, r.skipped += x.skipped;
+    r.recomputed += x.recomputed, r.corrected += x.corrected, r.uncorrectable += x.uncorrectable;
+  }
   if (out) *out = r;
   if (r.uncorrectable) return ABFT_STATUS_FAULT_UNCORRECTABLE;
   // Detections that no repair answered: the calls ran under DETECT.

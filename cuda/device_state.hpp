@@ -1,8 +1,10 @@
 /** \file device_state.hpp
  *  \brief The device state the CUDA engine keeps per abft handle, shared by its kernel families
- *  (GEMM, FFT): the device-side counters every check and repair adds to, a workspace, and the
- *  cuBLAS handle of the GEMM. abft_cuda_sync() reads and resets the counters; abft_cuda_release()
- *  frees the state. Counters live on the device so that the fault-free path never waits for it.
+ *  (GEMM, FFT): the device-side counters every check and repair adds to (one set per kernel
+ *  id), a workspace, and the cuBLAS handle of the GEMM. A launch counts its call in the handle's
+ *  statistics at once (host side); abft_cuda_sync() reads and resets the device counters and
+ *  adds them to the same statistics (abft_stats_get, the exit report); abft_cuda_release() frees
+ *  the state. Counters live on the device so that the fault-free path never waits for it.
  */
 #pragma once
 #include <cublas_v2.h>
@@ -27,11 +29,11 @@ struct RepairCounters {
 struct State {
   cublasHandle_t blas = nullptr;  ///< created on first use by the GEMM (blas_of)
   bool tf32 = false;              ///< ABFT_CUDA_TF32=1 at creation
+  /// Device arrays of ABFT_KERNEL_COUNT_ entries, one per kernel id (counters + kernel).
   DeviceCounters* counters = nullptr;
   RepairCounters* repair = nullptr;
   void* work = nullptr;  ///< the GEMM's workspace (grown on demand)
   size_t work_bytes = 0;
-  uint64_t calls = 0;
   ~State();
 };
 

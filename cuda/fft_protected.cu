@@ -150,9 +150,11 @@ abft_status execute(abft_cuda_fft_plan_s* p, cudaStream_t stream, const void* in
   if (cufftSetStream(p->fft, stream) != CUFFT_SUCCESS) return ABFT_STATUS_INTERNAL_ERROR;
   const int dir = sign < 0 ? CUFFT_FORWARD : CUFFT_INVERSE;
   const abft_policy pol = core::resolve_policy(p->handle, p->policy);
-  if (pol == ABFT_POLICY_OFF)
+  if (pol == ABFT_POLICY_OFF) {
+    core::record_call(p->handle, p->dbl ? ABFT_KERNEL_DFFT : ABFT_KERNEL_SFFT, abft_report{});
     return cufftXtExec(p->fft, const_cast<T*>(in), out, dir) == CUFFT_SUCCESS ? ABFT_STATUS_SUCCESS
                                                                               : ABFT_STATUS_INTERNAL_ERROR;
+  }
   State* st = nullptr;
   const abft_status ss = state_of(p->handle, &st);
   if (ss != ABFT_STATUS_SUCCESS) return ss;
@@ -164,7 +166,8 @@ abft_status execute(abft_cuda_fft_plan_s* p, cudaStream_t stream, const void* in
   // Injection (a planner on the handle): input faults go into a private copy cuFFT reads,
   // output faults into the output before verification. call: m = signals, n = output scalars
   // of one signal, k = 1 (the library's stages are not visible).
-  abft_call_info call{p->dbl ? ABFT_KERNEL_DFFT : ABFT_KERNEL_SFFT, batch, cout * (p->out.complex ? 2 : 1), 1, 0, 1};
+  const abft_kernel kid = p->dbl ? ABFT_KERNEL_DFFT : ABFT_KERNEL_SFFT;
+  abft_call_info call{kid, batch, cout * (p->out.complex ? 2 : 1), 1, 0, 1};
   core::InjectionPlan plan = core::plan_injection(p->handle, call);
   bool input_fault = false;
   for (const abft_fault& f : plan.faults) input_fault = input_fault || f.site == ABFT_SITE_FFT_STAGE;
@@ -258,7 +261,7 @@ abft_status execute(abft_cuda_fft_plan_s* p, cudaStream_t stream, const void* in
   // 4. Output side and verdicts.
   fft_out_kernel<T><<<dim3(slices(cout), gy), threads, 0, stream>>>(out, p->out, sh, c2r_out, batch, p->acc);
   const unsigned vb = unsigned((batch + threads - 1) / threads < 4096 ? (batch + threads - 1) / threads : 4096);
-  fft_verify_kernel<<<vb, threads, 0, stream>>>(p->acc, batch, p->va, p->flags, st->counters);
+  fft_verify_kernel<<<vb, threads, 0, stream>>>(p->acc, batch, p->va, p->flags, st->counters + kid);
 
   // 5. Repair and re-verification (blocks return at once when nothing failed).
   if (pol == ABFT_POLICY_CORRECT) {
@@ -274,9 +277,9 @@ abft_status execute(abft_cuda_fft_plan_s* p, cudaStream_t stream, const void* in
     fft_repair_kernel<T><<<dim3(unsigned(rs < 256 ? rs : 256), unsigned(batch < 16 ? batch : 16)), threads, 0, stream>>>(
         rsrc, ls, out, p->out, sh, p->flags);
     fft_recheck_kernel<T><<<unsigned(batch < 1024 ? batch : 1024), threads, 0, stream>>>(
-        out, p->out, sh, c2r_out, p->acc, p->flags, p->va, st->repair);
+        out, p->out, sh, c2r_out, p->acc, p->flags, p->va, st->repair + kid);
   }
-  ++st->calls;
+  core::record_call(p->handle, kid, abft_report{});  // the call; its counts arrive at abft_cuda_sync
   return cudaGetLastError() == cudaSuccess ? ABFT_STATUS_SUCCESS : ABFT_STATUS_INTERNAL_ERROR;
 }
 

@@ -248,6 +248,7 @@ abft_status run(abft_handle_t h, void* stream_ptr, abft_policy policy, abft_layo
   if (pol == ABFT_POLICY_OFF || k == 0 || alpha == S(0)) {
     const cublasStatus_t bs = blas_gemm(st->blas, to_cublas(transa), to_cublas(transb), int(m), int(n), int(k),
                                         &alpha, A, int(lda), B, int(ldb), &beta, C, int(ldc));
+    core::record_call(h, kid, abft_report{});
     return bs == CUBLAS_STATUS_SUCCESS ? ABFT_STATUS_SUCCESS : ABFT_STATUS_INTERNAL_ERROR;
   }
 
@@ -372,13 +373,13 @@ abft_status run(abft_handle_t h, void* stream_ptr, abft_policy policy, abft_layo
   column_reference_kernel<T><<<line_blocks(n), threads, 0, stream>>>(Bv, k, n, v, w, a, b, c0s, c0a, ref, X);
   // (c0s, read by the reference kernel before, holds the observed sums.)
   column_verify_kernel<T><<<line_blocks(n), threads, 0, stream>>>(Cv, m, n, ref, X, coef, abs, prec.output,
-                                                                  verdict, st->counters, c0s);
+                                                                  verdict, st->counters + kid, c0s);
   // 6. Repair.
   if (pol == ABFT_POLICY_CORRECT)
     repair_kernel<T><<<blocks(n), threads, 0, stream>>>(A, lda, ta, B, ldb, tb, c0copy, m, C, ldc, m, n, k, a, b,
-                                                        ref, X, coef, abs, prec.output, verdict, st->repair,
-                                                        st->counters);
-  ++st->calls;
+                                                        ref, X, coef, abs, prec.output, verdict, st->repair + kid,
+                                                        st->counters + kid);
+  core::record_call(h, kid, abft_report{});  // the call; its counts arrive at abft_cuda_sync
   const cudaError_t le = cudaGetLastError();
   return le == cudaSuccess ? ABFT_STATUS_SUCCESS : ABFT_STATUS_INTERNAL_ERROR;
 }

@@ -18,7 +18,8 @@ struct abft_stats_block {
     for (auto& row : v)
       for (auto& x : row) x.store(0, std::memory_order_relaxed);
   }
-  void add(abft_kernel k, const abft_report& r);
+  /** Add a report; `calls` calls (0: counts that arrive later, as the GPU engine's do). */
+  void add(abft_kernel k, const abft_report& r, uint64_t calls = 1);
   abft_counters get(abft_kernel k) const;
 };
 
@@ -79,7 +80,8 @@ SiteExtent site_extent(const abft_call_info& call, abft_site site);
 InjectionPlan plan_injection(abft_handle_t h, const abft_call_info& call);
 void finish_injection(InjectionPlan& plan);
 
-/** Record a finished call in the handle's and the global statistics. */
-void record_call(abft_handle_t h, abft_kernel k, const abft_report& r);
+/** Record a finished call in the handle's and the global statistics (calls = 0: counts of
+ *  earlier calls that arrive late, as the GPU engine's device counters do at abft_cuda_sync). */
+void record_call(abft_handle_t h, abft_kernel k, const abft_report& r, uint64_t calls = 1);
 
 }  // namespace abft::core

@@ -8,11 +8,11 @@
 
 #include "core/internal.hpp"
 
-void abft_stats_block::add(abft_kernel k, const abft_report& r) {
+void abft_stats_block::add(abft_kernel k, const abft_report& r, uint64_t calls) {
   // Only the counters that change: a clean call adds to two, and each atomic add costs
   // tens of cycles (a small FFT spent a quarter of its time here adding zeros).
   auto& row = v[k];
-  const uint64_t add[7] = {1, r.checks, r.detected, r.corrected, r.recomputed, r.uncorrectable, r.skipped};
+  const uint64_t add[7] = {calls, r.checks, r.detected, r.corrected, r.recomputed, r.uncorrectable, r.skipped};
   for (int i = 0; i < 7; ++i)
     if (add[i]) row[i].fetch_add(add[i], std::memory_order_relaxed);
 }
@@ -95,9 +95,9 @@ abft_stats_block& global_stats() {
   return *g;
 }
 
-void record_call(abft_handle_t h, abft_kernel k, const abft_report& r) {
-  global_stats().add(k, r);
-  if (h) h->stats.add(k, r);
+void record_call(abft_handle_t h, abft_kernel k, const abft_report& r, uint64_t calls) {
+  global_stats().add(k, r, calls);
+  if (h) h->stats.add(k, r, calls);
 }
 
 // Make sure the at-exit printer is registered even if no kernel is ever called.

@@ -205,6 +205,11 @@ void check_clean(const Case<T>& c, abft_policy pol) {
   ASSERT_EQ(abft_cuda_sync(h, nullptr, &r), ABFT_STATUS_SUCCESS);
   EXPECT_EQ(r.detected, 0u) << "false positive";
   if (pol != ABFT_POLICY_OFF) EXPECT_EQ(r.checks, uint64_t(c.batch));
+  // The handle's statistics table holds the call and, after the sync, its device counts.
+  abft_counters st{};
+  ASSERT_EQ(abft_stats_get(h, sizeof(T) == 8 ? ABFT_KERNEL_DFFT : ABFT_KERNEL_SFFT, &st), ABFT_STATUS_SUCCESS);
+  EXPECT_EQ(st.calls, 1u);
+  EXPECT_EQ(st.checks, r.checks);
   int64_t N = 1;
   for (int64_t x : c.n) N *= x;
   EXPECT_LE(c.error(out.get(c.out_scalars())), tolerance<T>(N));
