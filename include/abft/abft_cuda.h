@@ -93,8 +93,10 @@ ABFT_API abft_status abft_cuda_fft_destroy(abft_cuda_fft_plan_t p);
 
 /** Wait for `stream`, then read and reset the device-side counters of h's GPU calls since the
  *  last sync into *out (may be NULL): checks, detected, corrected / recomputed (GEMM columns, FFT
- *  signals), uncorrectable, skipped. Returns FAULT_UNCORRECTABLE when a repaired line still failed,
- *  FAULT_DETECTED when detections were not repaired (policy DETECT), SUCCESS otherwise. */
+ *  signals), uncorrectable, skipped — and add them, per kernel, to h's statistics and the
+ *  process's (abft_stats_get, ABFT_REPORT at exit), where each launch already counted its call.
+ *  Returns FAULT_UNCORRECTABLE when a repaired line still failed, FAULT_DETECTED when detections
+ *  were not repaired (policy DETECT), SUCCESS otherwise. */
 ABFT_API abft_status abft_cuda_sync(abft_handle_t h, void* stream, abft_report* out);
 /** Free the device state (workspace, counters, cuBLAS handle) kept for h; call before
  *  abft_handle_destroy(h). Harmless when h never ran on the GPU. */
