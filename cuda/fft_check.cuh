@@ -46,12 +46,9 @@ constexpr int kAcc = 5;
 
 /** Threads per block of the sum kernels, and the slices (blocks) a signal of cnt elements is
  *  cut into: about 8 elements per thread, at most 1024 slices. The bound's sum depth follows
- *  from the same figures (ck::fft_library_sum_depth). */
-constexpr int kSumThreads = 256;
-inline unsigned sum_slices(int64_t cnt) {
-  const int64_t s = (cnt + kSumThreads * 8 - 1) / (kSumThreads * 8);
-  return unsigned(s < 1 ? 1 : s > 1024 ? 1024 : s);
-}
+ *  from the same figures (ck::fft_engine_sum_depth). */
+constexpr int kSumThreads = int(ck::kFftSumThreads);
+inline unsigned sum_slices(int64_t cnt) { return unsigned(ck::fft_sum_slices(cnt)); }
 
 /** Sum over the block of three doubles per thread; the totals are valid in thread 0. */
 __device__ __forceinline__ void block_sum3(double& a, double& b, double& c) {

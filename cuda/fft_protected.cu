@@ -373,11 +373,7 @@ abft_status fft_plan_make(abft_cuda_fft_plan_s** out, abft_handle_t h, abft_prec
   }
   // The longest addition chain of the sums: the slices of either side, or the re-check's one
   // block per signal.
-  double depth = 0;
-  for (int64_t cnt : {li.count(), lo.count()}) {
-    depth = std::max(depth, ck::fft_library_sum_depth(cnt, sum_slices(cnt), kSumThreads));
-    depth = std::max(depth, ck::fft_library_sum_depth(cnt, 1, kSumThreads));
-  }
+  const double depth = ck::fft_engine_sum_depth(li.count(), lo.count());
   const ck::FftUnitBound b = p->dbl ? ck::fft_library_bound<double>(sh, w_norm, v_norm, depth)
                                     : ck::fft_library_bound<float>(sh, w_norm, v_norm, depth);
   p->va = {b.coefficient(), b.abs, b.Y,

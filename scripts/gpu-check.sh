@@ -45,12 +45,17 @@ run fft_cuda_test "$build/tests/cuda/fft_cuda_test"
 run library_check_test "$build/tests/checksum/library_check_test"
 run fft_library_check_test "$build/tests/checksum/fft_library_check_test"
 
-# A small campaign on the GPU GEMM (random bit flips at the output and in operand copies).
-for t in f32 f64; do
-  if out=$(OMP_WAIT_POLICY=PASSIVE "$build/src/cli/abft" campaign --kernel cuda-gemm --type $t --trials 1000 \
-             --jobs 2 --no-progress 2>&1); then verdict=PASS; else verdict=FAIL; status=1; fi
-  printf '%s\n' "$out" | grep -E "^(outcome|masked|corrected|recomputed|sdc|detected [0-9]|clean trials|verdict)" | sed "s/^/  [cuda-gemm $t] /"
-  rows+=("$(printf '| %-22s | %6s | %6s | %7s |' "campaign cuda-gemm $t" "$([ $verdict = PASS ] && echo 1 || echo 0)" "$([ $verdict = PASS ] && echo 0 || echo 1)" 0)")
+# Small campaigns on the GPU GEMM (random bit flips at the output and in operand copies) and
+# the GPU FFT (at the output and in the input cuFFT reads; c2c and r2c).
+for spec in "cuda-gemm f32 c" "cuda-gemm f64 c" "cuda-fft f32 c2c" "cuda-fft f64 r2c"; do
+  set -- $spec
+  k=$1 t=$2 var=$3
+  extra=()
+  [ "$k" = cuda-fft ] && extra=(--variant "$var")
+  if out=$(OMP_WAIT_POLICY=PASSIVE "$build/src/cli/abft" campaign --kernel "$k" --type "$t" "${extra[@]}" \
+             --trials 1000 --jobs 2 --no-progress 2>&1); then verdict=PASS; else verdict=FAIL; status=1; fi
+  printf '%s\n' "$out" | grep -E "^(outcome|masked|corrected|recomputed|sdc|detected [0-9]|clean trials|verdict)" | sed "s/^/  [$k $t] /"
+  rows+=("$(printf '| %-22s | %6s | %6s | %7s |' "campaign $k $t" "$([ $verdict = PASS ] && echo 1 || echo 0)" "$([ $verdict = PASS ] && echo 0 || echo 1)" 0)")
 done
 
 bench_json=$build/cuda_gemm_bench.json

@@ -255,6 +255,28 @@ inline double fft_library_sum_depth(int64_t count, int64_t slices, int64_t threa
   return double(per_thread + 10 + slices);
 }
 
+/** The GPU engine's launch geometry for the sums (cuda/fft_check.cuh): threads per block, and
+ *  the slices (blocks) a signal of cnt elements is cut into — about 8 elements per thread, at
+ *  most 1024 slices. */
+constexpr int64_t kFftSumThreads = 256;
+ABFT_HD int64_t fft_sum_slices(int64_t cnt) {
+  const int64_t s = (cnt + kFftSumThreads * 8 - 1) / (kFftSumThreads * 8);
+  return s < 1 ? 1 : s > 1024 ? 1024 : s;
+}
+
+/** The sum depth of the engine's bound for a signal with in_count input and out_count output
+ *  elements: the longer of the sliced sums and of the re-check's one block per signal. */
+inline double fft_engine_sum_depth(int64_t in_count, int64_t out_count) {
+  double depth = 0;
+  for (int64_t cnt : {in_count, out_count}) {
+    const double a = fft_library_sum_depth(cnt, fft_sum_slices(cnt), kFftSumThreads);
+    const double b = fft_library_sum_depth(cnt, 1, kFftSumThreads);
+    depth = a > depth ? a : depth;
+    depth = b > depth ? b : depth;
+  }
+  return depth;
+}
+
 /** ||v||_2 of the input weights (C2C, R2C): per dimension the sum of |v_j|^2 in double, O(n). */
 inline double fft_library_v_norm(const FftLibraryShape& sh) {
   double prod = 1;

@@ -1,0 +1,194 @@
+/** \file kernel_cuda_fft.cpp
+ *  \brief Campaign adapter of the protected GPU FFT (abft_cuda_fft_*, issue 10): kernel
+ *  "cuda-fft", f32 and f64, a batch of 1D transforms, --variant c2c (forward), c2c-bwd, r2c,
+ *  c2r, --sizes n[,batch] (default 4096,8). Built only with the CUDA engine; without a usable
+ *  device the kernel cannot be made (the campaign says why). Not yet run on a GPU.
+ *
+ *  A run copies the trial's input to the device, executes the plan (made once per handle), reads
+ *  the device counters back with abft_cuda_sync (the run's report) and the output. Sites: the
+ *  output before verification and the input cuFFT reads (ABFT_SITE_FFT_STAGE, kpos 0).
+ *  Limits, per signal: what an escaped fault can leave, from the engine's own bound
+ *  (fft_library_bound over the same shape and sum depth): an output fault moves the check by at
+ *  least half of itself (R2C's mirror at half weight; one for C2C), an input fault by at least
+ *  half of its effect on any output (|v_j| >= 1/2), so 4 x (bound) covers both together with the
+ *  clean residual; C2R's tables (min coefficient chosen >= 1 on the engine's side is not
+ *  guaranteed) get 8 x.
+ */
+#include "campaign/kernel.hpp"
+
+#ifdef ABFT_HAVE_CUDA
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+#include "abft/abft_cuda.h"
+#include "abft/checksum/fft_library_check.hpp"
+#include "campaign/input_gen.hpp"
+
+namespace abft::campaign {
+namespace {
+
+namespace ck = abft::checksum;
+
+struct CudaFftShape {
+  abft_fft_kind kind = ABFT_FFT_C2C;
+  int sign = -1;
+  const char* variant = "c2c";
+  int64_t n = 4096, batch = 8;
+  int64_t in_elems() const { return kind == ABFT_FFT_C2R ? n / 2 + 1 : n; }
+  int64_t out_elems() const { return kind == ABFT_FFT_R2C ? n / 2 + 1 : n; }
+  int in_per() const { return kind == ABFT_FFT_R2C ? 1 : 2; }
+  int out_per() const { return kind == ABFT_FFT_C2R ? 1 : 2; }
+};
+
+template <class T>
+class CudaFftKernel final : public Kernel {
+ public:
+  explicit CudaFftKernel(const CudaFftShape& s)
+      : s_(s), in_(size_t(s.batch * s.in_elems() * s.in_per())), limits_(size_t(s.batch * s.out_elems() * s.out_per())) {}
+  ~CudaFftKernel() override {
+    if (plan_) abft_cuda_fft_destroy(plan_);
+    cudaFree(din_);
+    cudaFree(dout_);
+  }
+  CudaFftKernel(const CudaFftKernel&) = delete;
+  CudaFftKernel& operator=(const CudaFftKernel&) = delete;
+  bool allocate() {
+    return cudaMalloc(&din_, in_.size() * sizeof(T)) == cudaSuccess &&
+           cudaMalloc(&dout_, limits_.size() * sizeof(T)) == cudaSuccess;
+  }
+
+  std::string describe() const override {
+    std::ostringstream os;
+    os << (sizeof(T) == 4 ? "cuda sfft " : "cuda dfft ") << s_.variant << " n=" << s_.n << " batch=" << s_.batch
+       << " (cuFFT transform, abft checks)";
+    return os.str();
+  }
+  std::vector<abft_site> sites() const override { return {ABFT_SITE_OUTPUT, ABFT_SITE_FFT_STAGE}; }
+
+  void prepare(uint64_t trial, uint64_t seed) override {
+    InputRng rng(seed);
+    const InputDist dist = input_dist_of(trial);
+    for (T& x : in_) x = static_cast<T>(rng.draw(dist));
+    const int64_t ie = s_.in_elems(), ip = s_.in_per();
+    if (s_.kind == ABFT_FFT_C2R)  // Hermitian-consistent: the self-mirrored bins are real
+      for (int64_t b = 0; b < s_.batch; ++b) {
+        in_[size_t((b * ie) * 2 + 1)] = T(0);
+        if (s_.n % 2 == 0) in_[size_t((b * ie + s_.n / 2) * 2 + 1)] = T(0);
+      }
+    ck::FftLibraryShape sh;
+    sh.rank = 1;
+    sh.n[0] = s_.n;
+    sh.kind = int(s_.kind);
+    sh.sign = s_.sign;
+    const double v_norm = s_.kind == ABFT_FFT_C2R ? 2.0 * double(s_.n) : ck::fft_library_v_norm(sh);
+    const ck::FftUnitBound b = ck::fft_library_bound<T>(sh, ck::fft_library_w_norm(sh), v_norm,
+                                                          ck::fft_engine_sum_depth(ie, s_.out_elems()));
+    const double factor = s_.kind == ABFT_FFT_C2R ? 8.0 : 4.0;
+    const size_t out_sig = size_t(s_.out_elems() * s_.out_per());
+    for (int64_t k = 0; k < s_.batch; ++k) {
+      long double ss = 0;
+      const T* x = in_.data() + size_t(k * ie * ip);
+      for (int64_t i = 0; i < ie * ip; ++i) ss += static_cast<long double>(x[i]) * x[i];
+      const double lim = factor * b.bound(double(std::sqrt(ss)));
+      for (size_t e = 0; e < out_sig; ++e) limits_[size_t(k) * out_sig + e] = lim;
+    }
+    cudaMemcpy(din_, in_.data(), in_.size() * sizeof(T), cudaMemcpyHostToDevice);
+  }
+
+  RunResult run(abft_handle_t h, abft_policy policy) override {
+    RunResult r;
+    if (!plan_ || h != plan_handle_) {
+      if (plan_) abft_cuda_fft_destroy(plan_);
+      plan_ = nullptr;
+      r.status = abft_cuda_fft_plan_1d(&plan_, h, sizeof(T) == 4 ? ABFT_PRECISION_FLOAT : ABFT_PRECISION_DOUBLE,
+                                       s_.kind, s_.n, s_.sign, s_.batch);
+      if (r.status != ABFT_STATUS_SUCCESS) {
+        plan_ = nullptr;
+        return r;
+      }
+      plan_handle_ = h;
+    }
+    // The input again (a C2R transform may overwrite it), the output poisoned with NaN.
+    std::vector<T> nan(limits_.size(), std::numeric_limits<T>::quiet_NaN());
+    if (cudaMemcpy(din_, in_.data(), in_.size() * sizeof(T), cudaMemcpyHostToDevice) != cudaSuccess ||
+        cudaMemcpy(dout_, nan.data(), nan.size() * sizeof(T), cudaMemcpyHostToDevice) != cudaSuccess) {
+      r.status = ABFT_STATUS_INTERNAL_ERROR;
+      return r;
+    }
+    r.status = abft_cuda_fft_set_policy(plan_, policy);
+    if (r.status == ABFT_STATUS_SUCCESS) r.status = abft_cuda_fft_execute(plan_, nullptr, din_, dout_);
+    if (r.status == ABFT_STATUS_SUCCESS) r.status = abft_cuda_sync(h, nullptr, &r.report);
+    r.calls = 1;
+    cudaMemcpy(nan.data(), dout_, nan.size() * sizeof(T), cudaMemcpyDeviceToHost);
+    r.out.assign(nan.begin(), nan.end());
+    return r;
+  }
+  const std::vector<double>& limits() const override { return limits_; }
+
+ private:
+  CudaFftShape s_;
+  std::vector<T> in_;
+  std::vector<double> limits_;
+  T *din_ = nullptr, *dout_ = nullptr;
+  abft_cuda_fft_plan_t plan_ = nullptr;
+  abft_handle_t plan_handle_ = nullptr;
+};
+
+}  // namespace
+
+std::unique_ptr<Kernel> make_cuda_fft_kernel(const KernelOptions& o, std::string* error) {
+  CudaFftShape s;
+  if (o.variant.empty() || o.variant == "c2c") s.kind = ABFT_FFT_C2C, s.sign = -1, s.variant = "c2c";
+  else if (o.variant == "c2c-bwd") s.kind = ABFT_FFT_C2C, s.sign = +1, s.variant = "c2c-bwd";
+  else if (o.variant == "r2c") s.kind = ABFT_FFT_R2C, s.sign = -1, s.variant = "r2c";
+  else if (o.variant == "c2r") s.kind = ABFT_FFT_C2R, s.sign = +1, s.variant = "c2r";
+  else {
+    *error = "cuda-fft: --variant '" + o.variant + "' is not one of c2c (forward), c2c-bwd, r2c, c2r";
+    return nullptr;
+  }
+  if (o.sizes.size() > 2) {
+    *error = "cuda-fft: --sizes takes n[,batch] (a batch of 1D transforms of length n)";
+    return nullptr;
+  }
+  if (!o.sizes.empty()) s.n = o.sizes[0];
+  if (o.sizes.size() == 2) s.batch = o.sizes[1];
+  if (s.n < 1 || s.batch < 1 || s.n > (int64_t(1) << 24) || s.batch > (int64_t(1) << 26) / s.n) {
+    *error = "cuda-fft: --sizes n[,batch] needs n >= 1, batch >= 1 and n * batch <= 2^26";
+    return nullptr;
+  }
+  if (abft_cuda_device_count() <= 0) {
+    char why[512];
+    abft_cuda_describe(why, sizeof why);
+    *error = std::string("kernel 'cuda-fft' needs a usable CUDA device: ") + why;
+    while (!error->empty() && error->back() == '\n') error->pop_back();
+    return nullptr;
+  }
+  std::unique_ptr<Kernel> k;
+  if (o.type == DataType::F32) {
+    auto g = std::make_unique<CudaFftKernel<float>>(s);
+    if (g->allocate()) k = std::move(g);
+  } else {
+    auto g = std::make_unique<CudaFftKernel<double>>(s);
+    if (g->allocate()) k = std::move(g);
+  }
+  if (!k) *error = "cuda-fft: device memory allocation failed";
+  return k;
+}
+
+}  // namespace abft::campaign
+
+#else  // no CUDA engine in this build
+
+namespace abft::campaign {
+
+std::unique_ptr<Kernel> make_cuda_fft_kernel(const KernelOptions&, std::string* error) {
+  *error = "kernel 'cuda-fft' needs the CUDA engine, which this build does not have (no nvcc at configure time)";
+  return nullptr;
+}
+
+}  // namespace abft::campaign
+
+#endif
