@@ -341,7 +341,7 @@ abft_status fft_plan_make(abft_cuda_fft_plan_s** out, abft_handle_t h, abft_prec
   if (abft_cuda_device_count() < 1) return ABFT_STATUS_NOT_SUPPORTED;
   auto* p = new (std::nothrow) abft_cuda_fft_plan_s();
   if (!p) return ABFT_STATUS_ALLOC_FAILED;
-  p->handle = h;
+  p->handle = h ? h : abft_cufft_handle();  // NULL: the process handle of the cuFFT-signature API
   p->dbl = prec == ABFT_PRECISION_DOUBLE;
   p->sh = sh;
   p->in = li;

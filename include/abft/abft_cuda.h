@@ -64,6 +64,10 @@ ABFT_API abft_status abft_cuda_bf16gemm(abft_handle_t h, void* stream, abft_poli
 /** A protected cuFFT plan (opaque). */
 typedef struct abft_cuda_fft_plan_s* abft_cuda_fft_plan_t;
 
+/** The process-wide handle of the cuFFT-signature entry points (<abft/abft_cufft.h>), and of
+ *  FFT plans made with a NULL handle. */
+ABFT_API abft_handle_t abft_cufft_handle(void);
+
 /** Plan a batch of `batch` transforms of rank 1..3 (sizes n[0..rank), row-major, the last
  *  dimension fastest) on device memory, with cuFFT's advanced layout: element idx of signal b is
  *  at b * dist + ((idx0 * embed[1] + idx1) * embed[2] + idx2) * stride, counted in elements of
@@ -71,7 +75,9 @@ typedef struct abft_cuda_fft_plan_s* abft_cuda_fft_plan_t;
  *  (abft/fft.h): C2C sign -1 or +1, R2C -1, C2R +1 (rank 1 only: the C2R check's tables are 1D);
  *  unnormalised. The transform is cuFFT's; every signal is checked (docs/ABFT.md §12), a failed
  *  one is recomputed in double on the device and re-verified. h gives the policy and the
- *  injection planner, as on the CPU; the counters are read by abft_cuda_sync(h, ...).
+ *  injection planner, as on the CPU; the counters are read by abft_cuda_sync(h, ...). A NULL h
+ *  means the process handle abft_cufft_handle() (<abft/abft_cufft.h>). A plan holds its own
+ *  workspace: one execution at a time (as for a cuFFT plan).
  *  Statuses: NULL_POINTER, INVALID_VALUE (precision, kind, rank, sign), INVALID_SIZE (n < 1,
  *  batch < 1), INVALID_LD (stride < 1, dist < 0, embed smaller than the side's size,
  *  overlapping signals), checked before any CUDA call; NOT_SUPPORTED without a usable device or
