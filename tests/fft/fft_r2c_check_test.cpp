@@ -1,0 +1,83 @@
+/** \file fft_r2c_check_test.cpp
+ *  \brief The CPU engine's whole-line check of real-to-complex lines sees every input element
+ *  and every output fault (src/cpu/fft/fft_line.cpp, docs/ABFT.md §9.1, R2C).
+ *
+ *  Weighting only the stored half spectrum y_k, k <= n/2, gives input weights that vanish at
+ *  some positions (n = 3 mod 4 at j = (n-1)/2; n = 6 mod 8 at (n-2)/4 and (3n-2)/4): an error
+ *  entering the transform there would move every output by its size and the check by nothing.
+ *  Weighting the conjugate mirror of the missing half at full weight instead cancels output
+ *  faults of one phase. The engine adds the mirror at half weight; this test drives a LinePlan
+ *  directly (the internal class the plans are made of) and checks both directions:
+ *   - an input perturbation d at any position j (the transform applied to x + d e_j, the input
+ *     side taken from x) moves check_out - check_in by at least |d| / 2, on the lengths where the
+ *     old weights were blind and on a few others, float and double;
+ *   - an output perturbation d e^{i theta} of any stored bin, for 16 phases, moves check_out by
+ *     at least |d| / 2;
+ *   - on clean data the residual stays below the line's bound.
+ */
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <complex>
+#include <random>
+#include <vector>
+
+#include "core/cpu_features.hpp"
+#include "cpu/fft/fft_kernels.hpp"
+#include "cpu/fft/fft_line.hpp"
+
+namespace {
+
+using abft::cpu::fft::LinePlan;
+
+template <class T>
+void check_line(int64_t n) {
+  LinePlan<T> line(ABFT_FFT_R2C, n, -1, abft::cpu::fft::fft_kernels<T>(abft::cpu::active_isa()), 1);
+  const int64_t h1 = n / 2 + 1;
+  std::vector<T> x(static_cast<size_t>(n)), y(static_cast<size_t>(2 * h1)), yp(static_cast<size_t>(2 * h1));
+  std::vector<T> work(static_cast<size_t>(line.work_scalars()) + 64);
+  std::mt19937_64 g(uint64_t(n) * 7 + sizeof(T));
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (T& v : x) v = T(u(g));
+  line.compute(x.data(), y.data(), work.data(), nullptr);
+  double x2 = 0;
+  const std::complex<double> in = line.check_in(x.data(), &x2);
+  const std::complex<double> out = line.check_out(y.data());
+  const double bound = line.bound(std::sqrt(x2));
+  EXPECT_LE(std::abs(out - in), bound) << "clean line n=" << n;
+
+  // Input side: x + d e_j, transformed, against the clean input side. |d| is large against the
+  // bound so the transform's own rounding does not matter.
+  const double d = 1e3 * bound + 1.0;
+  for (int64_t j = 0; j < n; ++j) {
+    std::vector<T> xp = x;
+    xp[size_t(j)] = T(double(xp[size_t(j)]) + d);
+    const double moved = double(xp[size_t(j)]) - double(x[size_t(j)]);
+    line.compute(xp.data(), yp.data(), work.data(), nullptr);
+    const double shift = std::abs(line.check_out(yp.data()) - in);
+    EXPECT_GE(shift, 0.5 * std::fabs(moved) * (1 - 1e-3) - 2 * bound) << "n=" << n << " input j=" << j;
+  }
+  // Output side: one stored bin moved by d e^{i theta}.
+  for (int64_t k = 0; k < h1; ++k)
+    for (int t = 0; t < 16; ++t) {
+      yp = y;
+      const double th = 2 * 3.14159265358979323846 * t / 16;
+      yp[size_t(2 * k)] = T(double(yp[size_t(2 * k)]) + d * std::cos(th));
+      yp[size_t(2 * k + 1)] = T(double(yp[size_t(2 * k + 1)]) + d * std::sin(th));
+      const std::complex<double> moved(double(yp[size_t(2 * k)]) - double(y[size_t(2 * k)]),
+                                       double(yp[size_t(2 * k + 1)]) - double(y[size_t(2 * k + 1)]));
+      const double shift = std::abs(line.check_out(yp.data()) - out);
+      EXPECT_GE(shift, 0.5 * std::abs(moved) * (1 - 1e-3)) << "n=" << n << " output k=" << k << " phase " << t;
+    }
+}
+
+// Lengths where the stored half's own weights vanish (3, 7, 127, 243: n = 3 mod 4; 6, 30: n = 6
+// mod 8), and others: even (the half-length path) and odd.
+TEST(FftR2CCheck, SeesEveryInputAndEveryOutputFault_f32) {
+  for (int64_t n : {3, 6, 7, 8, 30, 64, 100, 127, 243}) check_line<float>(n);
+}
+TEST(FftR2CCheck, SeesEveryInputAndEveryOutputFault_f64) {
+  for (int64_t n : {3, 6, 7, 8, 30, 64, 100, 127, 243}) check_line<double>(n);
+}
+
+}  // namespace
