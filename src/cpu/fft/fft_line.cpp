@@ -162,35 +162,31 @@ void LinePlan<T>::build_weights_r2c() {
 template <class T>
 void LinePlan<T>::build_weights_c2r() {
   const int64_t n = n_, h1 = h1_;
-  // Output weights on the real line: unit-modulus phases from a fixed seed;
-  // their backward transform W (double, O(n log n)) gives the input-side
-  // coefficients. The seed with the best smallest coefficient of 8 is kept.
+  // Output weights on the real line, designed from their transform (docs/ABFT.md §9.1, C2R):
+  // an error d in a stored bin k moves the check by W_k d + W_{n-k} conj(d), whose smallest
+  // modulus over the phase of d is ||W_k| - |W_{n-k}||. Pseudo-random phases leave that near
+  // zero for some bin (min over bins ~ 1e-3 of the typical |W| at n = 1000). A stepped chirp,
+  // W_k = m_k exp(i pi k^2 / n) (k^2 (n+1) for odd n, so that it is n-periodic) with m_k = 2 on
+  // the stored half (k <= n/2) and 1 on the mirror half, makes that difference >= 1 for every
+  // bin; its inverse transform w is nearly flat (min |w_j| about half the rms). w = F^-1 W by the
+  // double kernel, scaled so that min |w_j| = 1; W is then recomputed from the stored w below.
   auto kd = make_kernel<double>(n, +1, fft_kernels<double>(abft::cpu::active_isa()), 1);
-  std::vector<double> w(size_t(2 * n)), W(size_t(2 * n)), wk(size_t(kd->work_scalars()));
-  std::vector<double> best_w;
-  double best = -1;
-  std::vector<std::complex<long double>> phase(65536);  // the phase alphabet
-  for (int64_t i = 0; i < 65536; ++i) phase[size_t(i)] = root_ld(i, 65536, +1);
-  for (uint64_t seed = 1; seed <= 8 && best < 2.0; ++seed) {
-    uint64_t st = 0x9E3779B97F4A7C15ull * seed;
-    for (int64_t j = 0; j < n; ++j) {
-      st ^= st << 13; st ^= st >> 7; st ^= st << 17;
-      const auto z = phase[size_t((st >> 11) % 65536)];
-      w[size_t(2 * j)] = double(z.real());
-      w[size_t(2 * j + 1)] = double(z.imag());
-    }
-    kd->run(w.data(), W.data(), wk.data(), nullptr);
-    double mn = 1e300;
-    for (int64_t k = 0; k < h1; ++k) {
-      const int64_t kk = (n - k) % n;
-      const std::complex<double> a(W[size_t(2 * k)], W[size_t(2 * k + 1)]);
-      const std::complex<double> b(W[size_t(2 * kk)], W[size_t(2 * kk + 1)]);
-      const bool self = (k == 0) || (2 * k == n);
-      mn = std::min(mn, std::abs(self ? a : a + b));
-      if (!self) mn = std::min(mn, std::abs(a - b));
-    }
-    if (mn > best) { best = mn; best_w = w; }
+  auto kf = make_kernel<double>(n, -1, fft_kernels<double>(abft::cpu::active_isa()), 1);
+  std::vector<double> W(size_t(2 * n)), best_w(size_t(2 * n));
+  std::vector<double> wk(size_t(std::max(kd->work_scalars(), kf->work_scalars())));
+  for (int64_t k = 0; k < n; ++k) {
+    const unsigned __int128 kk = (unsigned __int128)k * (unsigned __int128)k;
+    const int64_t num = n % 2 == 0 ? int64_t(kk % (unsigned __int128)(2 * n))
+                                   : int64_t((kk % (unsigned __int128)(2 * n)) * (unsigned __int128)(n + 1) %
+                                             (unsigned __int128)(2 * n));
+    const auto z = root_ld(num, 2 * n, +1) * (long double)(k <= n / 2 ? 2 : 1);
+    W[size_t(2 * k)] = double(z.real());
+    W[size_t(2 * k + 1)] = double(z.imag());
   }
+  kf->run(W.data(), best_w.data(), wk.data(), nullptr);
+  double wmin = 1e300;
+  for (int64_t j = 0; j < n; ++j) wmin = std::min(wmin, std::hypot(best_w[size_t(2 * j)], best_w[size_t(2 * j + 1)]));
+  for (double& x : best_w) x /= wmin;  // (1/n of the inverse transform folded into the scale)
   kd->run(best_w.data(), W.data(), wk.data(), nullptr);
   w_.make(size_t(2 * n), [best_w, n](T* d) {
     for (int64_t j = 0; j < n; ++j) {
@@ -216,7 +212,9 @@ void LinePlan<T>::build_weights_c2r() {
   for (int64_t i = 0; i < 4 * h1; ++i) vn += double(v_.data[size_t(i)]) * v_.data[size_t(i)];
   const double u = cs::unit_roundoff<T>(), mu = cs::fft_twiddle_mu<T>();
   const double eta_tw = 2.0 * (mu + std::sqrt(2.0) * cs::gamma(6.0, u) * (1.0 + mu));
-  bound_.w_norm = std::sqrt(double(n));
+  double wn = 0;
+  for (int64_t i = 0; i < 2 * n; ++i) wn += double(w_.data[size_t(i)]) * w_.data[size_t(i)];
+  bound_.w_norm = std::sqrt(wn) * (1.0 + 1e-12);
   bound_.v_norm = std::sqrt(vn) * (1.0 + 1e-12);
   if (half_) {
     const double h = double(n / 2);
