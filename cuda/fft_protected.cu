@@ -72,56 +72,26 @@ namespace {
 
 namespace ck = abft::checksum;
 
-/** C2R (rank 1) weights, built on the host in double: unit-modulus output weights w_j with
- *  pseudo-random phases and the coefficient pairs of the half spectrum from W = F w (sign +1),
- *  computed by the library's own CPU FFT in O(n log n). Of up to 8 seeds the one with the
- *  largest smallest coefficient is kept (the same construction as the CPU engine, docs/ABFT.md
- *  §9.1). Returns false when the CPU FFT cannot be planned. */
-bool c2r_weights(int64_t n, std::vector<ck::Cd>& in_pairs, std::vector<ck::Cd>& out_w, double& v_norm) {
-  const int64_t h = n / 2;
-  abft_fft_plan_t p = nullptr;
-  if (abft_fft_plan_1d(&p, nullptr, ABFT_PRECISION_DOUBLE, ABFT_FFT_C2C, n, +1, 0) != ABFT_STATUS_SUCCESS) return false;
-  abft_fft_set_policy(p, ABFT_POLICY_OFF);
-  std::vector<double> w(size_t(2 * n)), W(size_t(2 * n));
-  double best = -1;
-  for (uint64_t seed = 1; seed <= 8 && best < 2.0; ++seed) {
-    uint64_t st = 0x9E3779B97F4A7C15ull * seed;
-    for (int64_t j = 0; j < n; ++j) {
-      st ^= st << 13;
-      st ^= st >> 7;
-      st ^= st << 17;
-      const ck::Cd z = ck::exp_i_pi(int64_t((st >> 11) % 65536), 32768, +1);
-      w[size_t(2 * j)] = z.re;
-      w[size_t(2 * j + 1)] = z.im;
-    }
-    if (abft_fft_execute(p, w.data(), W.data(), nullptr) != ABFT_STATUS_SUCCESS) {
-      abft_fft_destroy(p);
-      return false;
-    }
-    std::vector<ck::Cd> pairs(size_t(2 * (h + 1)));
-    double mn = 1e300, vn = 0;
-    for (int64_t k = 0; k <= h; ++k) {
-      const int64_t kk = (n - k) % n;
-      const std::complex<double> a(W[size_t(2 * k)], W[size_t(2 * k + 1)]), b(W[size_t(2 * kk)], W[size_t(2 * kk + 1)]);
-      const bool self = k == 0 || 2 * k == n;
-      const std::complex<double> A = self ? a : a + b;
-      const std::complex<double> B = self ? std::complex<double>(0) : std::complex<double>(0, 1) * (a - b);
-      pairs[size_t(2 * k)] = {A.real(), A.imag()};
-      pairs[size_t(2 * k + 1)] = {B.real(), B.imag()};
-      mn = std::min(mn, std::abs(A));
-      if (!self) mn = std::min(mn, std::abs(B));
-      vn += std::norm(A) + std::norm(B);
-    }
-    if (mn > best) {
-      best = mn;
-      in_pairs = pairs;
-      out_w.resize(size_t(n));
-      for (int64_t j = 0; j < n; ++j) out_w[size_t(j)] = {w[size_t(2 * j)], w[size_t(2 * j + 1)]};
-      v_norm = std::sqrt(vn) * (1.0 + 1e-12);
-    }
+/** C2R (rank 1) weights: the shared construction (fft_c2r_weights), with the library's CPU FFT
+ *  in double as its DFT. */
+bool c2r_weights(int64_t n, std::vector<ck::Cd>& in_pairs, std::vector<ck::Cd>& out_w, double& w_norm,
+                 double& v_norm) {
+  abft_fft_plan_t pf = nullptr, pb = nullptr;
+  const bool planned =
+      abft_fft_plan_1d(&pf, nullptr, ABFT_PRECISION_DOUBLE, ABFT_FFT_C2C, n, -1, 0) == ABFT_STATUS_SUCCESS &&
+      abft_fft_plan_1d(&pb, nullptr, ABFT_PRECISION_DOUBLE, ABFT_FFT_C2C, n, +1, 0) == ABFT_STATUS_SUCCESS;
+  bool ok = false;
+  if (planned) {
+    abft_fft_set_policy(pf, ABFT_POLICY_OFF);
+    abft_fft_set_policy(pb, ABFT_POLICY_OFF);
+    auto dft = [&](const double* in, double* out, int sign) {
+      return abft_fft_execute(sign < 0 ? pf : pb, in, out, nullptr) == ABFT_STATUS_SUCCESS;
+    };
+    ok = ck::fft_c2r_weights(n, dft, in_pairs, out_w, w_norm, v_norm);
   }
-  abft_fft_destroy(p);
-  return true;
+  if (pf) abft_fft_destroy(pf);
+  if (pb) abft_fft_destroy(pb);
+  return ok;
 }
 
 cufftType cufft_type(bool dbl, abft_fft_kind kind) {
@@ -364,7 +334,7 @@ abft_status fft_plan_make(abft_cuda_fft_plan_s** out, abft_handle_t h, abft_prec
   double w_norm = ck::fft_library_w_norm(sh), v_norm = 0;
   std::vector<ck::Cd> pairs, ow;
   if (kind == ABFT_FFT_C2R) {
-    if (!c2r_weights(n[0], pairs, ow, v_norm)) {
+    if (!c2r_weights(n[0], pairs, ow, w_norm, v_norm)) {
       delete p;
       return ABFT_STATUS_INTERNAL_ERROR;
     }

@@ -8,11 +8,11 @@
  *  the device counters back with abft_cuda_sync (the run's report) and the output. Sites: the
  *  output before verification and the input cuFFT reads (ABFT_SITE_FFT_STAGE, kpos 0).
  *  Limits, per signal: what an escaped fault can leave, from the engine's own bound
- *  (fft_library_bound over the same shape and sum depth): an output fault moves the check by at
- *  least half of itself (R2C's mirror at half weight; one for C2C), an input fault by at least
- *  half of its effect on any output (|v_j| >= 1/2), so 4 x (bound) covers both together with the
- *  clean residual; C2R's tables (min coefficient chosen >= 1 on the engine's side is not
- *  guaranteed) get 8 x.
+ *  (fft_library_bound over the same shape, weights and sum depth): an output fault moves the
+ *  check by at least half of itself (R2C's mirror at half weight; fully for C2C and C2R, whose
+ *  min |w_j| is 1), an input fault by at least half of its largest effect on an output (|v_j| >=
+ *  1/2; C2R: ||W_k| - |W_-k|| >= 1 against an output change of up to 2 |d|), so 4 x (bound)
+ *  covers both together with the clean residual.
  */
 #include "campaign/kernel.hpp"
 
@@ -24,6 +24,7 @@
 #include <sstream>
 
 #include "abft/abft_cuda.h"
+#include "abft/fft.h"
 #include "abft/checksum/fft_library_check.hpp"
 #include "campaign/input_gen.hpp"
 
@@ -42,6 +43,24 @@ struct CudaFftShape {
   int in_per() const { return kind == ABFT_FFT_R2C ? 1 : 2; }
   int out_per() const { return kind == ABFT_FFT_C2R ? 1 : 2; }
 };
+
+/** The C2R weights' norms as the engine forms them (ck::fft_c2r_weights over the CPU FFT). */
+void c2r_norms(int64_t n, double* w_norm, double* v_norm) {
+  abft_fft_plan_t pf = nullptr, pb = nullptr;
+  std::vector<ck::Cd> pairs, w;
+  *w_norm = 4.0 * std::sqrt(double(n)), *v_norm = 4.0 * double(n);  // if the CPU FFT cannot plan
+  if (abft_fft_plan_1d(&pf, nullptr, ABFT_PRECISION_DOUBLE, ABFT_FFT_C2C, n, -1, 0) == ABFT_STATUS_SUCCESS &&
+      abft_fft_plan_1d(&pb, nullptr, ABFT_PRECISION_DOUBLE, ABFT_FFT_C2C, n, +1, 0) == ABFT_STATUS_SUCCESS) {
+    abft_fft_set_policy(pf, ABFT_POLICY_OFF);
+    abft_fft_set_policy(pb, ABFT_POLICY_OFF);
+    auto dft = [&](const double* in, double* out, int sign) {
+      return abft_fft_execute(sign < 0 ? pf : pb, in, out, nullptr) == ABFT_STATUS_SUCCESS;
+    };
+    ck::fft_c2r_weights(n, dft, pairs, w, *w_norm, *v_norm);
+  }
+  if (pf) abft_fft_destroy(pf);
+  if (pb) abft_fft_destroy(pb);
+}
 
 template <class T>
 class CudaFftKernel final : public Kernel {
@@ -83,10 +102,15 @@ class CudaFftKernel final : public Kernel {
     sh.n[0] = s_.n;
     sh.kind = int(s_.kind);
     sh.sign = s_.sign;
-    const double v_norm = s_.kind == ABFT_FFT_C2R ? 2.0 * double(s_.n) : ck::fft_library_v_norm(sh);
-    const ck::FftUnitBound b = ck::fft_library_bound<T>(sh, ck::fft_library_w_norm(sh), v_norm,
-                                                          ck::fft_engine_sum_depth(ie, s_.out_elems()));
-    const double factor = s_.kind == ABFT_FFT_C2R ? 8.0 : 4.0;
+    double w_norm = ck::fft_library_w_norm(sh), v_norm = 0;
+    if (s_.kind == ABFT_FFT_C2R) {
+      if (c2r_w_norm_ == 0) c2r_norms(s_.n, &c2r_w_norm_, &c2r_v_norm_);
+      w_norm = c2r_w_norm_, v_norm = c2r_v_norm_;
+    } else {
+      v_norm = ck::fft_library_v_norm(sh);
+    }
+    const ck::FftUnitBound b = ck::fft_library_bound<T>(sh, w_norm, v_norm, ck::fft_engine_sum_depth(ie, s_.out_elems()));
+    const double factor = 4.0;
     const size_t out_sig = size_t(s_.out_elems() * s_.out_per());
     for (int64_t k = 0; k < s_.batch; ++k) {
       long double ss = 0;
@@ -133,6 +157,7 @@ class CudaFftKernel final : public Kernel {
   std::vector<T> in_;
   std::vector<double> limits_;
   T *din_ = nullptr, *dout_ = nullptr;
+  double c2r_w_norm_ = 0, c2r_v_norm_ = 0;  ///< the engine's C2R weight norms (same construction)
   abft_cuda_fft_plan_t plan_ = nullptr;
   abft_handle_t plan_handle_ = nullptr;
 };

@@ -30,7 +30,8 @@
  *   - non-finite input data is Skipped, a non-finite output from finite data Failed (or Skipped
  *     where the output may overflow legitimately);
  *   - the bound is precision-aware (float / double coefficient > 1e6) and grows with the length.
- *  C2R (kind 2) uses host-built weight tables, not these functions, and is not covered here.
+ *  C2R (kind 2, rank 1): the host-built tables of fft_c2r_weights — every bin seen at every
+ *  phase, every output weight of modulus >= 1, clean spectra pass with the C2R bound.
  *  No GPU is needed; this runs in every build (label "checksum").
  */
 #include <gtest/gtest.h>
@@ -789,6 +790,74 @@ TEST(FftLibraryCheck, BoundIsPrecisionAwareAndGrowsWithLength) {
     }
     EXPECT_GT(coef_f(make_shape({4096}, kind, -1)), coef_f(make_shape({64}, kind, -1)));
     EXPECT_GT(coef_d(make_shape({4096}, kind, -1)), coef_d(make_shape({64}, kind, -1)));
+  }
+}
+
+/** C2R (rank 1): the host-built tables of fft_c2r_weights (the engine's construction, shared
+ *  with the CPU engine): the check's identity on transforms by the CPU C2R, an error of any
+ *  phase in any stored bin moves the check by at least its size (||W_k| - |W_-k|| >= 1), every
+ *  output weight has modulus >= 1, and clean Hermitian spectra pass. */
+template <class T>
+void c2r_tables(int64_t n) {
+  abft_fft_plan_t pf = nullptr, pb = nullptr, pc = nullptr;
+  ASSERT_EQ(abft_fft_plan_1d(&pf, nullptr, ABFT_PRECISION_DOUBLE, ABFT_FFT_C2C, n, -1, 0), ABFT_STATUS_SUCCESS);
+  ASSERT_EQ(abft_fft_plan_1d(&pb, nullptr, ABFT_PRECISION_DOUBLE, ABFT_FFT_C2C, n, +1, 0), ABFT_STATUS_SUCCESS);
+  ASSERT_EQ(abft_fft_plan_1d(&pc, nullptr, Prec<T>::id, ABFT_FFT_C2R, n, +1, 0), ABFT_STATUS_SUCCESS);
+  for (abft_fft_plan_t p : {pf, pb, pc}) abft_fft_set_policy(p, ABFT_POLICY_OFF), abft_fft_set_threads(p, 1);
+  auto dft = [&](const double* in, double* out, int sign) {
+    return abft_fft_execute(sign < 0 ? pf : pb, in, out, nullptr) == ABFT_STATUS_SUCCESS;
+  };
+  std::vector<Cd> pairs, w;
+  double w_norm = 0, v_norm = 0;
+  ASSERT_TRUE(ck::fft_c2r_weights(n, dft, pairs, w, w_norm, v_norm));
+  const int64_t h1 = n / 2 + 1;
+  ASSERT_EQ(int64_t(pairs.size()), 2 * h1);
+  ASSERT_EQ(int64_t(w.size()), n);
+  double wmin = 1e300;
+  for (const Cd& x : w) wmin = std::min(wmin, cabs(x));
+  EXPECT_NEAR(wmin, 1.0, 1e-12) << "n=" << n;
+  for (int64_t k = 0; k < h1; ++k) {
+    const bool self = k == 0 || 2 * k == n;
+    const Cd A = pairs[size_t(2 * k)], B = pairs[size_t(2 * k + 1)];
+    for (int t = 0; t < (self ? 1 : 16); ++t) {
+      const double c = std::cos(2 * 3.14159265358979323846 * t / 16), sn = self ? 0.0 : std::sin(2 * 3.14159265358979323846 * t / 16);
+      const Cd moved{c * A.re + sn * B.re, c * A.im + sn * B.im};
+      EXPECT_GE(cabs(moved), 1.0 - 1e-9) << "n=" << n << " bin " << k << " phase " << t;
+    }
+  }
+  const FftLibraryShape sh = make_shape({n}, 2, +1);
+  const ck::FftUnitBound b = ck::fft_library_bound<T>(sh, w_norm, v_norm, ck::fft_engine_sum_depth(h1, n));
+  std::mt19937_64 g(uint64_t(n) + 5);
+  std::uniform_real_distribution<double> u(-1, 1);
+  double sharp = 0;
+  for (int trial = 0; trial < 20; ++trial) {
+    std::vector<T> X(static_cast<size_t>(2 * h1)), y(static_cast<size_t>(n));
+    for (T& v : X) v = T(u(g));
+    X[1] = T(0);
+    if (n % 2 == 0) X[static_cast<size_t>(2 * (n / 2) + 1)] = T(0);
+    ASSERT_EQ(abft_fft_execute(pc, X.data(), y.data(), nullptr), ABFT_STATUS_SUCCESS);
+    Cd in{}, out{};
+    double x2 = 0;
+    for (int64_t k = 0; k < h1; ++k) {
+      const double xr = double(X[size_t(2 * k)]), xi = double(X[size_t(2 * k + 1)]);
+      const Cd A = pairs[size_t(2 * k)], B = pairs[size_t(2 * k + 1)];
+      in.re += xr * A.re + xi * B.re;
+      in.im += xr * A.im + xi * B.im;
+      x2 += xr * xr + xi * xi;
+    }
+    for (int64_t j = 0; j < n; ++j) out.re += double(y[size_t(j)]) * w[size_t(j)].re, out.im += double(y[size_t(j)]) * w[size_t(j)].im;
+    const LineVerdict v = ck::fft_library_verdict(in, out, x2, b.coefficient(), b.abs, b.Y, double(std::numeric_limits<T>::max()));
+    EXPECT_EQ(v, LineVerdict::Ok) << Prec<T>::name << " c2r n=" << n;
+    sharp = std::max(sharp, std::hypot(out.re - in.re, out.im - in.im) / b.bound(std::sqrt(x2)));
+  }
+  std::printf("sharpness %s c2r n=%lld: %.4g\n", Prec<T>::name, (long long)n, sharp);
+  for (abft_fft_plan_t p : {pf, pb, pc}) abft_fft_destroy(p);
+}
+
+TEST(FftLibraryC2R, TablesSeeEveryBinAndPassCleanSpectra) {
+  for (int64_t n : {1, 2, 3, 8, 9, 64, 100, 999, 1000, 4096}) {
+    c2r_tables<float>(n);
+    c2r_tables<double>(n);
   }
 }
 

@@ -22,7 +22,8 @@
  *     half weight, out = sum w y + 1/2 sum w_m conj(y). An output fault then moves out by at
  *     least |d| / 2, and the last dimension's input weight is the mean of the two,
  *     v_j = (1 + s i cot phi_j)(3 - q_j^(h+1)) / 4, |v_j| >= 1/2.
- *   - C2R (rank 1): tables built on the host (fft_c2r_weights in the engine), as on the CPU.
+ *   - C2R (rank 1): tables built on the host by fft_c2r_weights, the CPU engine's stepped-chirp
+ *     construction (docs/ABFT.md §9.1, C2R).
  *  The weights are formed in double from exact integer angles (sincospi of a reduced fraction),
  *  so no table is read per element and every rounding is a few units of double precision.
  *
@@ -37,6 +38,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <vector>
 
 #include "abft/checksum/fft_bounds.hpp"
 #include "abft/checksum/gemm_library_check.hpp"  // LineVerdict
@@ -290,6 +292,56 @@ inline double fft_library_v_norm(const FftLibraryShape& sh) {
     prod *= s;
   }
   return std::sqrt(prod) * (1.0 + 1e-12);
+}
+
+/** C2R (rank 1) weights, built on the host in double (docs/ABFT.md §9.1, C2R — the CPU
+ *  engine's construction): the transform W of the output weights is a stepped chirp,
+ *  W_k = m_k exp(i pi k^2 / n) (k^2 (n+1) for odd n), m_k = 2 for k <= n/2 and 1 above, so that
+ *  ||W_k| - |W_{n-k}|| >= 1 for every bin (an error of any phase in a stored bin moves the check);
+ *  w = F^-1 W is nearly flat and scaled to min |w_j| = 1; W is recomputed as F w. `dft(in, out,
+ *  sign)` computes an unnormalised DFT of length n in double (interleaved re, im). Outputs: the
+ *  coefficient pairs of the half spectrum (A_k for Re X_k, B_k for Im X_k; 2 (n/2 + 1) values),
+ *  the output weights w (n values), and their norms. False when dft fails. */
+template <class Dft>
+bool fft_c2r_weights(int64_t n, Dft&& dft, std::vector<Cd>& pairs, std::vector<Cd>& w, double& w_norm,
+                     double& v_norm) {
+  const int64_t h = n / 2;
+  std::vector<double> W(static_cast<size_t>(2 * n)), x(static_cast<size_t>(2 * n));
+  for (int64_t k = 0; k < n; ++k) {
+    const int64_t k2 = (k % (2 * n)) * (k % (2 * n)) % (2 * n);
+    const int64_t num = n % 2 == 0 ? k2 : k2 * ((n + 1) % (2 * n)) % (2 * n);
+    const Cd z = exp_i_pi(num, n, +1);
+    const double m = k <= h ? 2.0 : 1.0;
+    W[size_t(2 * k)] = m * z.re;
+    W[size_t(2 * k + 1)] = m * z.im;
+  }
+  if (!dft(W.data(), x.data(), -1)) return false;
+  double mn = 1e300;
+  for (int64_t j = 0; j < n; ++j) mn = std::fmin(mn, std::hypot(x[size_t(2 * j)], x[size_t(2 * j + 1)]));
+  if (!(mn > 0)) return false;
+  for (double& t : x) t /= mn;
+  if (!dft(x.data(), W.data(), +1)) return false;
+  w.resize(static_cast<size_t>(n));
+  double wn = 0;
+  for (int64_t j = 0; j < n; ++j) {
+    w[size_t(j)] = {x[size_t(2 * j)], x[size_t(2 * j + 1)]};
+    wn += x[size_t(2 * j)] * x[size_t(2 * j)] + x[size_t(2 * j + 1)] * x[size_t(2 * j + 1)];
+  }
+  pairs.assign(static_cast<size_t>(2 * (h + 1)), Cd{});
+  double vn = 0;
+  for (int64_t k = 0; k <= h; ++k) {
+    const int64_t kk = (n - k) % n;
+    const Cd a{W[size_t(2 * k)], W[size_t(2 * k + 1)]}, b{W[size_t(2 * kk)], W[size_t(2 * kk + 1)]};
+    const bool self = k == 0 || 2 * k == n;
+    const Cd A = self ? a : Cd{a.re + b.re, a.im + b.im};
+    const Cd B = self ? Cd{} : Cd{-(a.im - b.im), a.re - b.re};  // i (a - b)
+    pairs[size_t(2 * k)] = A;
+    pairs[size_t(2 * k + 1)] = B;
+    vn += A.re * A.re + A.im * A.im + B.re * B.re + B.im * B.im;
+  }
+  w_norm = std::sqrt(wn) * (1.0 + 1e-12);
+  v_norm = std::sqrt(vn) * (1.0 + 1e-12);
+  return true;
 }
 
 /** The verdict of one signal: in = (in_re, in_im), out likewise, x2 = ||x||^2 (all in double).
