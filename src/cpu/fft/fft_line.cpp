@@ -13,6 +13,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "abft/checksum/fft_library_check.hpp"
 #include "core/cpu_features.hpp"
 #include "cpu/fft/fft_math.hpp"
 
@@ -162,50 +163,34 @@ void LinePlan<T>::build_weights_r2c() {
 template <class T>
 void LinePlan<T>::build_weights_c2r() {
   const int64_t n = n_, h1 = h1_;
-  // Output weights on the real line, designed from their transform (docs/ABFT.md §9.1, C2R):
-  // an error d in a stored bin k moves the check by W_k d + W_{n-k} conj(d), whose smallest
-  // modulus over the phase of d is ||W_k| - |W_{n-k}||. Pseudo-random phases leave that near
-  // zero for some bin (min over bins ~ 1e-3 of the typical |W| at n = 1000). A stepped chirp,
-  // W_k = m_k exp(i pi k^2 / n) (k^2 (n+1) for odd n, so that it is n-periodic) with m_k = 2 on
-  // the stored half (k <= n/2) and 1 on the mirror half, makes that difference >= 1 for every
-  // bin; its inverse transform w is nearly flat (min |w_j| about half the rms). w = F^-1 W by the
-  // double kernel, scaled so that min |w_j| = 1; W is then recomputed from the stored w below.
+  // Output weights on the real line designed from their transform: the stepped chirp of
+  // abft/checksum/fft_library_check.hpp (fft_c2r_weights, shared with the GPU engine; docs/ABFT.md
+  // §9.1, C2R). An error d in a stored bin k moves the check by W_k d + W_{n-k} conj(d), at least
+  // ||W_k| - |W_{n-k}|| >= 1 over the phase of d; min |w_j| = 1. Pseudo-random phases, used
+  // before, left that difference near zero for some bin. The DFTs are the double kernels.
   auto kd = make_kernel<double>(n, +1, fft_kernels<double>(abft::cpu::active_isa()), 1);
   auto kf = make_kernel<double>(n, -1, fft_kernels<double>(abft::cpu::active_isa()), 1);
-  std::vector<double> W(size_t(2 * n)), best_w(size_t(2 * n));
   std::vector<double> wk(size_t(std::max(kd->work_scalars(), kf->work_scalars())));
-  for (int64_t k = 0; k < n; ++k) {
-    const unsigned __int128 kk = (unsigned __int128)k * (unsigned __int128)k;
-    const int64_t num = n % 2 == 0 ? int64_t(kk % (unsigned __int128)(2 * n))
-                                   : int64_t((kk % (unsigned __int128)(2 * n)) * (unsigned __int128)(n + 1) %
-                                             (unsigned __int128)(2 * n));
-    const auto z = root_ld(num, 2 * n, +1) * (long double)(k <= n / 2 ? 2 : 1);
-    W[size_t(2 * k)] = double(z.real());
-    W[size_t(2 * k + 1)] = double(z.imag());
-  }
-  kf->run(W.data(), best_w.data(), wk.data(), nullptr);
-  double wmin = 1e300;
-  for (int64_t j = 0; j < n; ++j) wmin = std::min(wmin, std::hypot(best_w[size_t(2 * j)], best_w[size_t(2 * j + 1)]));
-  for (double& x : best_w) x /= wmin;  // (1/n of the inverse transform folded into the scale)
-  kd->run(best_w.data(), W.data(), wk.data(), nullptr);
-  w_.make(size_t(2 * n), [best_w, n](T* d) {
+  auto dft = [&](const double* in, double* out, int sign) {
+    (sign < 0 ? kf : kd)->run(in, out, wk.data(), nullptr);
+    return true;
+  };
+  std::vector<cs::Cd> pairs, wt;
+  double w_norm = 0, v_norm = 0;
+  cs::fft_c2r_weights(n, dft, pairs, wt, w_norm, v_norm);
+  w_.make(size_t(2 * n), [wt, n](T* d) {
     for (int64_t j = 0; j < n; ++j) {
-      d[j] = T(best_w[size_t(2 * j)]);
-      d[n + j] = T(best_w[size_t(2 * j + 1)]);
+      d[j] = T(wt[size_t(j)].re);
+      d[n + j] = T(wt[size_t(j)].im);
     }
   });
-  v_.make(size_t(4 * h1), [W, n, h1](T* v) {
+  v_.make(size_t(4 * h1), [pairs, h1](T* v) {
     for (int64_t k = 0; k < h1; ++k) {
-      const int64_t kk = (n - k) % n;
-      const std::complex<double> a(W[size_t(2 * k)], W[size_t(2 * k + 1)]);
-      const std::complex<double> b(W[size_t(2 * kk)], W[size_t(2 * kk + 1)]);
-      const bool self = (k == 0) || (2 * k == n);
-      const std::complex<double> cre = self ? a : a + b;
-      const std::complex<double> cim = self ? std::complex<double>(0, 0) : std::complex<double>(0, 1) * (a - b);
-      v[2 * k] = T(cre.real());
-      v[2 * h1 + 2 * k] = T(cre.imag());
-      v[2 * k + 1] = T(cim.real());
-      v[2 * h1 + 2 * k + 1] = T(cim.imag());
+      const cs::Cd A = pairs[size_t(2 * k)], B = pairs[size_t(2 * k + 1)];
+      v[2 * k] = T(A.re);
+      v[2 * h1 + 2 * k] = T(A.im);
+      v[2 * k + 1] = T(B.re);
+      v[2 * h1 + 2 * k + 1] = T(B.im);
     }
   });
   double vn = 0;
