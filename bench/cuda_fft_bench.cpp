@@ -66,6 +66,9 @@ void BM_fft(benchmark::State& state, bool dbl, bool real, int64_t n) {
       cufftPlanMany(&plain, 1, &nn, nullptr, 1, int(in_elems), nullptr, 1, int(out_elems), type, int(batch)) !=
           CUFFT_SUCCESS) {
     state.SkipWithError("planning failed");
+    if (p) abft_cuda_fft_destroy(p);
+    if (plain) cufftDestroy(plain);
+    if (h) abft_handle_destroy(h);
     cudaFree(in);
     cudaFree(out);
     return;

@@ -107,9 +107,27 @@ int64_t span_scalars(const SigLayout& L, int64_t batch) {
   return (L.offset(batch - 1, last) + 1) * (L.complex ? 2 : 1);
 }
 
+/** A plan made through the cuFFT-signature API. cuFFT's basic layout (NULL embeds) of a real
+ *  transform depends on the call: rows of the real side are padded to 2 (n/2 + 1) when it runs
+ *  in place, tight otherwise; the padded variant is planned on its first in-place call. */
+struct CufftEntry {
+  abft_cuda_fft_plan_s* tight = nullptr;   ///< the plan as made; the caller's cufftHandle is its
+  abft_cuda_fft_plan_s* padded = nullptr;  ///< basic real plans run in place (made on first use)
+  cufftType type = CUFFT_C2C;
+  bool basic = true;
+  int rank = 1;
+  int64_t n[3] = {1, 1, 1};
+  int64_t batch = 1;
+  cudaStream_t stream = nullptr;
+  ~CufftEntry() {
+    delete tight;
+    delete padded;
+  }
+};
+
 std::mutex g_reg_mu;
-std::unordered_map<cufftHandle, abft_cuda_fft_plan_s*>& registry() {
-  static auto* m = new std::unordered_map<cufftHandle, abft_cuda_fft_plan_s*>();
+std::unordered_map<cufftHandle, CufftEntry*>& registry() {
+  static auto* m = new std::unordered_map<cufftHandle, CufftEntry*>();
   return *m;
 }
 
@@ -289,7 +307,9 @@ abft_status fft_plan_args(abft_precision prec, abft_fft_kind kind, int rank, con
     for (int d = 0; d < rank; ++d) last[d] = L.dims[d] - 1;
     SigLayout one = L;
     one.dist = 0;
-    return batch == 1 || dist >= one.offset(0, last) + 1;
+    // Signals one after another (dist covers a signal), or interleaved (every element of one
+    // signal a multiple of stride apart, the batch inside one stride): no two share an element.
+    return batch == 1 || dist >= one.offset(0, last) + 1 || (dist >= 1 && batch * dist <= stride);
   };
   if (!side(li, true, inembed, istride, idist) || !side(lo, false, onembed, ostride, odist))
     return ABFT_STATUS_INVALID_LD;
@@ -406,38 +426,64 @@ extern "C" abft_status abft_cuda_fft_destroy(abft_cuda_fft_plan_t p) {
 
 /* ------------------------------------------------------------------ cuFFT's own signatures */
 
-namespace {
+namespace abft::cuda {
+
+bool is_double(cufftType t) { return t == CUFFT_Z2Z || t == CUFFT_D2Z || t == CUFFT_Z2D; }
+abft_fft_kind kind_of(cufftType t) {
+  return (t == CUFFT_C2C || t == CUFFT_Z2Z) ? ABFT_FFT_C2C : (t == CUFFT_R2C || t == CUFFT_D2Z) ? ABFT_FFT_R2C : ABFT_FFT_C2R;
+}
+bool known_type(cufftType t) {
+  return t == CUFFT_C2C || t == CUFFT_Z2Z || t == CUFFT_R2C || t == CUFFT_D2Z || t == CUFFT_C2R || t == CUFFT_Z2D;
+}
+
+/** An abft plan for a cuFFT-signature plan: basic layout (tight, or padded for in-place real
+ *  transforms), or the caller's advanced layout. */
+abft_status make_entry_plan(const CufftEntry& e, bool padded, const int64_t* ie, int64_t istride, int64_t idist,
+                            const int64_t* oe, int64_t ostride, int64_t odist, abft_cuda_fft_plan_s** out) {
+  const abft_fft_kind kind = kind_of(e.type);
+  const abft_precision prec = is_double(e.type) ? ABFT_PRECISION_DOUBLE : ABFT_PRECISION_FLOAT;
+  const int sign = kind == ABFT_FFT_C2R ? 1 : -1;
+  if (!e.basic) return fft_plan_make(out, abft_cufft_handle(), prec, kind, e.rank, e.n, sign, e.batch, ie, istride,
+                                     idist, oe, ostride, odist);
+  const int L = e.rank - 1;
+  const int64_t h1 = e.n[L] / 2 + 1;
+  int64_t lead = 1;
+  for (int d = 0; d < L; ++d) lead *= e.n[d];
+  int64_t in_e[3], out_e[3];
+  for (int d = 0; d < e.rank; ++d) in_e[d] = out_e[d] = e.n[d];
+  // Last dimension of each side, in that side's elements: complex sides n/2 + 1 for real
+  // transforms; the real side n, or 2 (n/2 + 1) reals when padded for in place.
+  const int64_t real_last = padded ? 2 * h1 : e.n[L];
+  if (kind == ABFT_FFT_R2C) in_e[L] = real_last, out_e[L] = h1;
+  if (kind == ABFT_FFT_C2R) in_e[L] = h1, out_e[L] = real_last;
+  return fft_plan_make(out, abft_cufft_handle(), prec, kind, e.rank, e.n, sign, e.batch, in_e, 1, lead * in_e[L],
+                       out_e, 1, lead * out_e[L]);
+}
 
 abft_status plan_from_cufft(cufftHandle* plan, int rank, const int* n, const int* inembed, int istride, int idist,
                             const int* onembed, int ostride, int odist, cufftType type, int batch) {
   if (!plan || !n) return ABFT_STATUS_NULL_POINTER;
-  const bool dbl = type == CUFFT_Z2Z || type == CUFFT_D2Z || type == CUFFT_Z2D;
-  const abft_fft_kind kind = (type == CUFFT_C2C || type == CUFFT_Z2Z)   ? ABFT_FFT_C2C
-                             : (type == CUFFT_R2C || type == CUFFT_D2Z) ? ABFT_FFT_R2C
-                                                                        : ABFT_FFT_C2R;
-  if (rank < 1 || rank > 3) return ABFT_STATUS_INVALID_VALUE;
-  int64_t nn[3], ie[3], oe[3];
+  if (rank < 1 || rank > 3 || !known_type(type)) return ABFT_STATUS_INVALID_VALUE;
+  auto* e = new (std::nothrow) CufftEntry();
+  if (!e) return ABFT_STATUS_ALLOC_FAILED;
+  e->type = type;
+  e->rank = rank;
+  e->batch = batch;
+  // cuFFT: a NULL inembed or onembed means the basic layout, all advanced parameters ignored.
+  e->basic = !inembed || !onembed;
+  int64_t ie[3] = {1, 1, 1}, oe[3] = {1, 1, 1};
   for (int d = 0; d < rank; ++d) {
-    nn[d] = n[d];
-    ie[d] = inembed ? inembed[d] : 0;
-    oe[d] = onembed ? onembed[d] : 0;
+    e->n[d] = n[d];
+    if (!e->basic) ie[d] = inembed[d], oe[d] = onembed[d];
   }
-  // cuFFT's basic layout (embed NULL): tight, distances of one signal.
-  int64_t in_cnt = 1, out_cnt = 1;
-  for (int d = 0; d < rank; ++d) {
-    const bool last = d == rank - 1;
-    in_cnt *= (kind == ABFT_FFT_C2R && last) ? nn[d] / 2 + 1 : nn[d];
-    out_cnt *= (kind == ABFT_FFT_R2C && last) ? nn[d] / 2 + 1 : nn[d];
+  const abft_status st = make_entry_plan(*e, false, ie, istride, idist, oe, ostride, odist, &e->tight);
+  if (st != ABFT_STATUS_SUCCESS) {
+    delete e;
+    return st;
   }
-  abft_cuda_fft_plan_s* p = nullptr;
-  const abft_status st = fft_plan_make(
-      &p, abft_cufft_handle(), dbl ? ABFT_PRECISION_DOUBLE : ABFT_PRECISION_FLOAT, kind, rank, nn,
-      kind == ABFT_FFT_C2R ? 1 : -1, batch, inembed ? ie : nullptr, inembed ? istride : 1,
-      inembed ? idist : in_cnt, onembed ? oe : nullptr, onembed ? ostride : 1, onembed ? odist : out_cnt);
-  if (st != ABFT_STATUS_SUCCESS) return st;
-  std::lock_guard<std::mutex> g(abft::cuda::g_reg_mu);
-  abft::cuda::registry()[p->fft] = p;
-  *plan = p->fft;
+  std::lock_guard<std::mutex> g(g_reg_mu);
+  registry()[e->tight->fft] = e;
+  *plan = e->tight->fft;
   return ABFT_STATUS_SUCCESS;
 }
 
@@ -454,23 +500,40 @@ cufftResult to_cufft(abft_status s) {
   }
 }
 
-abft_cuda_fft_plan_s* lookup(cufftHandle h) {
-  std::lock_guard<std::mutex> g(abft::cuda::g_reg_mu);
-  auto it = abft::cuda::registry().find(h);
-  return it == abft::cuda::registry().end() ? nullptr : it->second;
+CufftEntry* lookup(cufftHandle h) {
+  std::lock_guard<std::mutex> g(g_reg_mu);
+  auto it = registry().find(h);
+  return it == registry().end() ? nullptr : it->second;
 }
 
-/** A registered plan runs protected; any other cuFFT plan runs as it is (unprotected). */
-cufftResult exec(cufftHandle plan, void* in, void* out, int direction, bool dbl) {
-  abft_cuda_fft_plan_s* p = lookup(plan);
-  if (!p || p->dbl != dbl) return cufftXtExec(plan, in, out, direction);
-  const int sign = p->sh.kind == ABFT_FFT_C2C ? (direction == CUFFT_INVERSE ? +1 : -1) : p->sh.sign;
-  const abft_status s = dbl ? abft::cuda::execute<double>(p, p->stream, in, out, sign)
-                            : abft::cuda::execute<float>(p, p->stream, in, out, sign);
-  return s == ABFT_STATUS_SUCCESS ? CUFFT_SUCCESS : to_cufft(s);
+/** A registered plan runs protected, after cuFFT's own checks (the entry point's type, the
+ *  direction); -1 = not registered (the caller passes the call to cuFFT unchanged). */
+int exec(cufftHandle plan, void* in, void* out, int direction, cufftType type, cufftResult* res) {
+  CufftEntry* e = lookup(plan);
+  if (!e) return -1;
+  if (e->type != type) return *res = CUFFT_INVALID_TYPE, 0;
+  const abft_fft_kind kind = kind_of(type);
+  if (kind == ABFT_FFT_C2C && direction != CUFFT_FORWARD && direction != CUFFT_INVERSE)
+    return *res = CUFFT_INVALID_VALUE, 0;
+  abft_cuda_fft_plan_s* p = e->tight;
+  if (e->basic && kind != ABFT_FFT_C2C && in == out && (e->batch > 1 || e->rank > 1)) {
+    if (!e->padded) {
+      const abft_status st = make_entry_plan(*e, true, nullptr, 1, 0, nullptr, 1, 0, &e->padded);
+      if (st != ABFT_STATUS_SUCCESS) return *res = to_cufft(st), 0;
+    }
+    p = e->padded;
+  }
+  const int sign = kind == ABFT_FFT_C2C ? (direction == CUFFT_INVERSE ? +1 : -1) : p->sh.sign;
+  const abft_status s = is_double(type) ? execute<double>(p, e->stream, in, out, sign)
+                                        : execute<float>(p, e->stream, in, out, sign);
+  *res = s == ABFT_STATUS_SUCCESS ? CUFFT_SUCCESS : to_cufft(s);
+  return 0;
 }
 
-}  // namespace
+}  // namespace abft::cuda
+
+using abft::cuda::exec;
+using abft::cuda::to_cufft;
 
 extern "C" abft_handle_t abft_cufft_handle(void) {
   static abft_handle_t h = [] {
@@ -482,50 +545,57 @@ extern "C" abft_handle_t abft_cufft_handle(void) {
 
 extern "C" cufftResult abft_cufftPlanMany(cufftHandle* plan, int rank, int* n, int* inembed, int istride, int idist,
                                           int* onembed, int ostride, int odist, cufftType type, int batch) {
-  return to_cufft(plan_from_cufft(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch));
+  return to_cufft(abft::cuda::plan_from_cufft(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type,
+                                              batch));
 }
 extern "C" cufftResult abft_cufftPlan1d(cufftHandle* plan, int nx, cufftType type, int batch) {
-  return to_cufft(plan_from_cufft(plan, 1, &nx, nullptr, 1, 0, nullptr, 1, 0, type, batch));
+  return to_cufft(abft::cuda::plan_from_cufft(plan, 1, &nx, nullptr, 1, 0, nullptr, 1, 0, type, batch));
 }
 extern "C" cufftResult abft_cufftPlan2d(cufftHandle* plan, int nx, int ny, cufftType type) {
   const int n[2] = {nx, ny};
-  return to_cufft(plan_from_cufft(plan, 2, n, nullptr, 1, 0, nullptr, 1, 0, type, 1));
+  return to_cufft(abft::cuda::plan_from_cufft(plan, 2, n, nullptr, 1, 0, nullptr, 1, 0, type, 1));
 }
 extern "C" cufftResult abft_cufftPlan3d(cufftHandle* plan, int nx, int ny, int nz, cufftType type) {
   const int n[3] = {nx, ny, nz};
-  return to_cufft(plan_from_cufft(plan, 3, n, nullptr, 1, 0, nullptr, 1, 0, type, 1));
+  return to_cufft(abft::cuda::plan_from_cufft(plan, 3, n, nullptr, 1, 0, nullptr, 1, 0, type, 1));
 }
 extern "C" cufftResult abft_cufftSetStream(cufftHandle plan, cudaStream_t stream) {
-  if (abft_cuda_fft_plan_s* p = lookup(plan)) p->stream = stream;
+  if (abft::cuda::CufftEntry* e = abft::cuda::lookup(plan)) e->stream = stream;
   return cufftSetStream(plan, stream);
 }
 extern "C" cufftResult abft_cufftDestroy(cufftHandle plan) {
-  abft_cuda_fft_plan_s* p = nullptr;
+  abft::cuda::CufftEntry* e = nullptr;
   {
     std::lock_guard<std::mutex> g(abft::cuda::g_reg_mu);
     auto it = abft::cuda::registry().find(plan);
-    if (it != abft::cuda::registry().end()) p = it->second, abft::cuda::registry().erase(it);
+    if (it != abft::cuda::registry().end()) e = it->second, abft::cuda::registry().erase(it);
   }
-  if (!p) return cufftDestroy(plan);
-  delete p;
+  if (!e) return cufftDestroy(plan);
+  delete e;
   return CUFFT_SUCCESS;
 }
 extern "C" cufftResult abft_cufftExecC2C(cufftHandle plan, cufftComplex* in, cufftComplex* out, int direction) {
-  return exec(plan, in, out, direction, false);
+  cufftResult r;
+  return exec(plan, in, out, direction, CUFFT_C2C, &r) < 0 ? cufftExecC2C(plan, in, out, direction) : r;
 }
 extern "C" cufftResult abft_cufftExecZ2Z(cufftHandle plan, cufftDoubleComplex* in, cufftDoubleComplex* out,
                                          int direction) {
-  return exec(plan, in, out, direction, true);
+  cufftResult r;
+  return exec(plan, in, out, direction, CUFFT_Z2Z, &r) < 0 ? cufftExecZ2Z(plan, in, out, direction) : r;
 }
 extern "C" cufftResult abft_cufftExecR2C(cufftHandle plan, cufftReal* in, cufftComplex* out) {
-  return exec(plan, in, out, CUFFT_FORWARD, false);
+  cufftResult r;
+  return exec(plan, in, out, CUFFT_FORWARD, CUFFT_R2C, &r) < 0 ? cufftExecR2C(plan, in, out) : r;
 }
 extern "C" cufftResult abft_cufftExecD2Z(cufftHandle plan, cufftDoubleReal* in, cufftDoubleComplex* out) {
-  return exec(plan, in, out, CUFFT_FORWARD, true);
+  cufftResult r;
+  return exec(plan, in, out, CUFFT_FORWARD, CUFFT_D2Z, &r) < 0 ? cufftExecD2Z(plan, in, out) : r;
 }
 extern "C" cufftResult abft_cufftExecC2R(cufftHandle plan, cufftComplex* in, cufftReal* out) {
-  return exec(plan, in, out, CUFFT_INVERSE, false);
+  cufftResult r;
+  return exec(plan, in, out, CUFFT_INVERSE, CUFFT_C2R, &r) < 0 ? cufftExecC2R(plan, in, out) : r;
 }
 extern "C" cufftResult abft_cufftExecZ2D(cufftHandle plan, cufftDoubleComplex* in, cufftDoubleReal* out) {
-  return exec(plan, in, out, CUFFT_INVERSE, true);
+  cufftResult r;
+  return exec(plan, in, out, CUFFT_INVERSE, CUFFT_Z2D, &r) < 0 ? cufftExecZ2D(plan, in, out) : r;
 }

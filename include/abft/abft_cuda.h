@@ -97,7 +97,8 @@ ABFT_API abft_status abft_cuda_fft_set_policy(abft_cuda_fft_plan_t p, abft_polic
 ABFT_API abft_status abft_cuda_fft_execute(abft_cuda_fft_plan_t p, void* stream, const void* in, void* out);
 ABFT_API abft_status abft_cuda_fft_destroy(abft_cuda_fft_plan_t p);
 
-/** Wait for `stream`, then read and reset the device-side counters of h's GPU calls since the
+/** Wait for `stream` (only that stream: calls of h still running on another stream are not
+ *  waited for, and their counts may arrive at a later sync), then read and reset the device-side counters of h's GPU calls since the
  *  last sync into *out (may be NULL): checks, detected, corrected / recomputed (GEMM columns, FFT
  *  signals), uncorrectable, skipped — and add them, per kernel, to h's statistics and the
  *  process's (abft_stats_get, ABFT_REPORT at exit), where each launch already counted its call.

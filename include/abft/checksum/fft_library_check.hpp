@@ -37,6 +37,7 @@
 #pragma once
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
 #include <limits>
 #include <vector>
 
@@ -73,7 +74,7 @@ ABFT_HD void sincos_pi(double x, double* s, double* c) {
 
 /** exp(s i pi num / den) for integers 0 <= num, den > 0 (reduced modulo 2 den exactly). */
 ABFT_HD Cd exp_i_pi(int64_t num, int64_t den, int s) {
-  const int64_t r = num % (2 * den);
+  const int64_t r = num < 2 * den ? num : num % (2 * den);  // (no 64-bit division when not needed)
   double sn, cs;
   sincos_pi(double(r) / double(den), &sn, &cs);
   return {cs, s < 0 ? -sn : sn};
@@ -82,11 +83,16 @@ ABFT_HD Cd exp_i_pi(int64_t num, int64_t den, int s) {
 /** Output weight of index k along a dimension of length n: exp(s i pi k / n). */
 ABFT_HD Cd fft_out_weight(int64_t k, int64_t n, int s) { return exp_i_pi(k, n, s); }
 
-/** C2C input weight v_j = 1 + s i cot(pi (2j+1) / (2n)). */
+/** C2C input weight v_j = 1 + s i cot(pi (2j+1) / (2n)). The angle is reduced in integers to
+ *  (0, pi/2] first (cot(pi - t) = -cot t): near j = n-1 the fraction (2j+1)/(2n) is close to 1,
+ *  and rounding it before the sine would make sin, hence cot, off by about 2n u_d relative. */
 ABFT_HD Cd fft_c2c_in_weight(int64_t j, int64_t n, int s) {
+  int64_t a = 2 * j + 1;
+  double sg = double(s);
+  if (a > n) a = 2 * n - a, sg = -sg;
   double sn, cs;
-  sincos_pi(double(2 * j + 1) / double(2 * n), &sn, &cs);  // angle in (0, pi): sin > 0
-  return {1.0, double(s) * cs / sn};
+  sincos_pi(double(a) / double(2 * n), &sn, &cs);  // angle in (0, pi/2]: sin > 0
+  return {1.0, sg * cs / sn};
 }
 
 /** The input weight that weighting the stored half spectrum of an R2C line alone would give
@@ -169,6 +175,10 @@ ABFT_HD Cd fft_out_term(const FftLibraryShape& sh, const int64_t* idx, Cd y) {
 
 /** Multi-index of the linear (row-major) position e over the sizes dims[0..rank). */
 ABFT_HD void fft_unravel(int64_t e, int rank, const int64_t* dims, int64_t* idx) {
+  if (rank == 1) {  // (no 64-bit division on the common path)
+    idx[0] = e;
+    return;
+  }
   for (int d = rank - 1; d >= 0; --d) {
     idx[d] = e % dims[d];
     e /= dims[d];
