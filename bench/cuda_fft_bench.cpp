@@ -20,6 +20,7 @@
 
 #include "abft/abft.h"
 #include "abft/abft_cuda.h"
+#include "cuda_bench_util.hpp"
 
 namespace {
 
@@ -76,31 +77,9 @@ void BM_fft(benchmark::State& state, bool dbl, bool real, int64_t n) {
   abft_cuda_fft_set_policy(p, ABFT_POLICY_CORRECT);
   auto run_plain = [&] { cufftXtExec(plain, in, out, CUFFT_FORWARD); };
   auto run_prot = [&] { abft_cuda_fft_execute(p, nullptr, in, out); };
-  cudaEvent_t e0, e1;
-  cudaEventCreate(&e0);
-  cudaEventCreate(&e1);
-  auto timed = [&](auto&& fn) {
-    cudaEventRecord(e0);
-    fn();
-    cudaEventRecord(e1);
-    cudaEventSynchronize(e1);
-    float ms = 0;
-    cudaEventElapsedTime(&ms, e0, e1);
-    return double(ms) * 1e-3;
-  };
-  timed(run_plain);
-  timed(run_prot);
-  double sum_plain = 0, sum_prot = 0;
-  int64_t it = 0;
-  for (auto _ : state) {
-    double tp, tq;
-    if (it % 2 == 0) tp = timed(run_plain), tq = timed(run_prot);
-    else tq = timed(run_prot), tp = timed(run_plain);
-    state.SetIterationTime(tq);
-    sum_plain += tp;
-    sum_prot += tq;
-    ++it;
-  }
+  const abft_bench::PairedTimes times = abft_bench::time_paired(state, run_plain, run_prot);
+  const double sum_plain = times.plain, sum_prot = times.protected_;
+  const int64_t it = times.iterations;
   abft_report r{};
   const abft_status ss = abft_cuda_sync(h, nullptr, &r);
   const double flops = (real ? 2.5 : 5.0) * double(n) * std::log2(double(n)) * double(batch);
@@ -110,8 +89,6 @@ void BM_fft(benchmark::State& state, bool dbl, bool real, int64_t n) {
   state.counters["detected"] = double(r.detected);
   state.counters["batch"] = double(batch);
   if (ss != ABFT_STATUS_SUCCESS || r.detected) state.SkipWithError("a clean run was flagged (false positive)");
-  cudaEventDestroy(e0);
-  cudaEventDestroy(e1);
   cufftDestroy(plain);
   abft_cuda_fft_destroy(p);
   abft_cuda_release(h);

@@ -18,6 +18,7 @@
 
 #include "abft/abft.h"
 #include "abft/abft_cuda.h"
+#include "cuda_bench_util.hpp"
 
 namespace {
 
@@ -99,31 +100,9 @@ void BM_gemm(benchmark::State& state, Type t, int64_t m, int64_t n, int64_t k) {
       abft_cuda_bf16gemm(h, nullptr, ABFT_POLICY_CORRECT, ABFT_COL_MAJOR, ABFT_NO_TRANS, ABFT_NO_TRANS, m, n, k,
                          1.0f, b.A, m, b.B, k, 0.0f, b.C, m);
   };
-  cudaEvent_t e0, e1;
-  cudaEventCreate(&e0);
-  cudaEventCreate(&e1);
-  auto timed = [&](auto&& fn) {
-    cudaEventRecord(e0);
-    fn();
-    cudaEventRecord(e1);
-    cudaEventSynchronize(e1);
-    float ms = 0;
-    cudaEventElapsedTime(&ms, e0, e1);
-    return double(ms) * 1e-3;
-  };
-  timed(plain);
-  timed(protected_);
-  double sum_plain = 0, sum_prot = 0;
-  int64_t it = 0;
-  for (auto _ : state) {
-    double tp, tq;
-    if (it % 2 == 0) tp = timed(plain), tq = timed(protected_);
-    else tq = timed(protected_), tp = timed(plain);
-    state.SetIterationTime(tq);
-    sum_plain += tp;
-    sum_prot += tq;
-    ++it;
-  }
+  const abft_bench::PairedTimes times = abft_bench::time_paired(state, plain, protected_);
+  const double sum_plain = times.plain, sum_prot = times.protected_;
+  const int64_t it = times.iterations;
   abft_report r{};
   const abft_status ss = abft_cuda_sync(h, nullptr, &r);
   const double flops = 2.0 * double(m) * double(n) * double(k);
@@ -132,8 +111,6 @@ void BM_gemm(benchmark::State& state, Type t, int64_t m, int64_t n, int64_t k) {
   state.counters["vs_cublas"] = sum_prot / sum_plain;
   state.counters["detected"] = double(r.detected);
   if (ss != ABFT_STATUS_SUCCESS || r.detected) state.SkipWithError("a clean run was flagged (false positive)");
-  cudaEventDestroy(e0);
-  cudaEventDestroy(e1);
   abft_cuda_release(h);
   abft_handle_destroy(h);
   cublasDestroy(cb);

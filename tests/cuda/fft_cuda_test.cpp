@@ -21,39 +21,13 @@
 
 #include "abft/abft.h"
 #include "abft/abft_cuda.h"
+#include "cuda_test_util.hpp"
 #include "abft/abft_cufft.h"
 #include "abft/fft.h"
 
 namespace {
 
-bool have_device(std::string* why) {
-  if (abft_cuda_device_count() > 0) return true;
-  char buf[512];
-  abft_cuda_describe(buf, sizeof buf);
-  *why = buf;
-  return false;
-}
-
-#define REQUIRE_DEVICE()                                                      \
-  do {                                                                        \
-    std::string why;                                                          \
-    if (!have_device(&why)) GTEST_SKIP() << "no usable CUDA device: " << why; \
-  } while (0)
-
-template <class T>
-struct DeviceBuffer {
-  T* p = nullptr;
-  explicit DeviceBuffer(const std::vector<T>& h) {
-    if (cudaMalloc(&p, h.size() * sizeof(T)) == cudaSuccess)
-      cudaMemcpy(p, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice);
-  }
-  ~DeviceBuffer() { cudaFree(p); }
-  std::vector<T> get(size_t n) const {
-    std::vector<T> h(n);
-    cudaMemcpy(h.data(), p, n * sizeof(T), cudaMemcpyDeviceToHost);
-    return h;
-  }
-};
+using abft_test::DeviceBuffer;
 
 TEST(CudaFftArgs, BadArgumentsAreRejectedBeforeTheDevice) {
   abft_cuda_fft_plan_t p = nullptr;

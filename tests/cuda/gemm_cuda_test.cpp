@@ -23,37 +23,11 @@
 #include "abft/abft.h"
 #include "abft/abft_cublas.h"
 #include "abft/abft_cuda.h"
+#include "cuda_test_util.hpp"
 
 namespace {
 
-bool have_device(std::string* why) {
-  if (abft_cuda_device_count() > 0) return true;
-  char buf[512];
-  abft_cuda_describe(buf, sizeof buf);
-  *why = buf;
-  return false;
-}
-
-#define REQUIRE_DEVICE()                                                  \
-  do {                                                                    \
-    std::string why;                                                      \
-    if (!have_device(&why)) GTEST_SKIP() << "no usable CUDA device: " << why; \
-  } while (0)
-
-template <class T>
-struct DeviceBuffer {
-  T* p = nullptr;
-  explicit DeviceBuffer(const std::vector<T>& h) {
-    if (cudaMalloc(&p, h.size() * sizeof(T)) == cudaSuccess)
-      cudaMemcpy(p, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice);
-  }
-  ~DeviceBuffer() { cudaFree(p); }
-  std::vector<T> get(size_t n) const {
-    std::vector<T> h(n);
-    cudaMemcpy(h.data(), p, n * sizeof(T), cudaMemcpyDeviceToHost);
-    return h;
-  }
-};
+using abft_test::DeviceBuffer;
 
 template <class T>
 abft_status gemm(abft_handle_t h, abft_policy pol, abft_layout lay, abft_op ta, abft_op tb, int64_t m, int64_t n,

@@ -1,0 +1,53 @@
+/** \file cuda_bench_util.hpp
+ *  \brief Shared by the GPU benchmarks (cuda_gemm_bench.cpp, cuda_fft_bench.cpp): the paired
+ *  timing of a plain library call against the protected one.
+ */
+#pragma once
+#include <benchmark/benchmark.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+namespace abft_bench {
+
+/** Seconds summed over the benchmark's iterations for each of the two calls. */
+struct PairedTimes {
+  double plain = 0, protected_ = 0;
+  int64_t iterations = 0;
+};
+
+/** Times `plain` and `prot` (callables that enqueue work on the default stream) with CUDA events:
+ *  one untimed warm-up of each, then per iteration both, in alternating order, so the ratio is
+ *  paired; the protected time is the iteration's time (UseManualTime). */
+template <class Plain, class Prot>
+PairedTimes time_paired(benchmark::State& state, Plain&& plain, Prot&& prot) {
+  cudaEvent_t e0, e1;
+  cudaEventCreate(&e0);
+  cudaEventCreate(&e1);
+  auto timed = [&](auto&& fn) {
+    cudaEventRecord(e0);
+    fn();
+    cudaEventRecord(e1);
+    cudaEventSynchronize(e1);
+    float ms = 0;
+    cudaEventElapsedTime(&ms, e0, e1);
+    return double(ms) * 1e-3;
+  };
+  timed(plain);
+  timed(prot);
+  PairedTimes t;
+  for (auto _ : state) {
+    double tp, tq;
+    if (t.iterations % 2 == 0) tp = timed(plain), tq = timed(prot);
+    else tq = timed(prot), tp = timed(plain);
+    state.SetIterationTime(tq);
+    t.plain += tp;
+    t.protected_ += tq;
+    ++t.iterations;
+  }
+  cudaEventDestroy(e0);
+  cudaEventDestroy(e1);
+  return t;
+}
+
+}  // namespace abft_bench
