@@ -74,6 +74,8 @@ void BM_gemm(benchmark::State& state, Type t, int64_t m, int64_t n, int64_t k) {
   abft_handle_t h = nullptr;
   if (!b.ok || cublasCreate(&cb) != CUBLAS_STATUS_SUCCESS || abft_handle_create(&h) != ABFT_STATUS_SUCCESS) {
     state.SkipWithError("allocation failed");
+    if (cb) cublasDestroy(cb);
+    if (h) abft_handle_destroy(h);
     return;
   }
   const float one_f = 1.0f, zero_f = 0.0f;

@@ -10,7 +10,9 @@
 #include <cstdlib>
 #include <mutex>
 #include <new>
-#include <unordered_map>
+#include <map>
+#include <utility>
+#include <vector>
 
 #include "abft/abft_cuda.h"
 #include "core/internal.hpp"
@@ -19,41 +21,69 @@ namespace abft::cuda {
 namespace {
 
 std::mutex g_mu;
-std::unordered_map<abft_handle_t, State*>& states() {
-  static auto* m = new std::unordered_map<abft_handle_t, State*>();
+using Key = std::pair<abft_handle_t, int>;  // (handle, device)
+std::map<Key, State*>& states() {
+  static auto* m = new std::map<Key, State*>();
   return *m;
+}
+
+/** A kernel that moves the counters into a snapshot and zeroes them in one atomic step each, so
+ *  that a count added concurrently from another stream lands in this read or the next one. */
+__global__ void take_counters_kernel(unsigned long long* c, unsigned long long* snap, int n) {
+  for (int i = threadIdx.x; i < n; i += blockDim.x) snap[i] = atomicExch(c + i, 0ull);
 }
 
 }  // namespace
 
 State::~State() {
+  int cur = 0;
+  cudaGetDevice(&cur);
+  cudaSetDevice(device);  // the handle and buffers belong to the device they were made on
   if (blas) cublasDestroy(blas);
+  if (done) cudaEventDestroy(done);
   cudaFree(counters);
   cudaFree(repair);
   cudaFree(work);
+  cudaSetDevice(cur);
+}
+
+void begin_call(State* st, cudaStream_t stream) {
+  if (st->used && st->last != stream) cudaStreamWaitEvent(stream, st->done, 0);
+}
+void end_call(State* st, cudaStream_t stream) {
+  cudaEventRecord(st->done, stream);
+  st->last = stream;
+  st->used = true;
 }
 
 abft_status state_of(abft_handle_t h, State** out) {
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess) {
+    cudaGetLastError();
+    return ABFT_STATUS_NOT_SUPPORTED;
+  }
   std::lock_guard<std::mutex> g(g_mu);
-  auto it = states().find(h);
+  auto it = states().find(Key(h, dev));
   if (it != states().end()) {
     *out = it->second;
     return ABFT_STATUS_SUCCESS;
   }
   State* s = new (std::nothrow) State();
   if (!s) return ABFT_STATUS_ALLOC_FAILED;
+  s->device = dev;
   const size_t nk = ABFT_KERNEL_COUNT_;
   if (cudaMalloc(&s->counters, nk * sizeof(DeviceCounters)) != cudaSuccess ||
       cudaMalloc(&s->repair, nk * sizeof(RepairCounters)) != cudaSuccess ||
       cudaMemset(s->counters, 0, nk * sizeof(DeviceCounters)) != cudaSuccess ||
-      cudaMemset(s->repair, 0, nk * sizeof(RepairCounters)) != cudaSuccess) {
+      cudaMemset(s->repair, 0, nk * sizeof(RepairCounters)) != cudaSuccess ||
+      cudaEventCreateWithFlags(&s->done, cudaEventDisableTiming) != cudaSuccess) {
     cudaGetLastError();
     delete s;
     return ABFT_STATUS_NOT_SUPPORTED;  // no device, no driver, or no memory on it
   }
   const char* env = std::getenv("ABFT_CUDA_TF32");
   s->tf32 = env && env[0] == '1';
-  states()[h] = s;
+  states()[Key(h, dev)] = s;
   *out = s;
   return ABFT_STATUS_SUCCESS;
 }
@@ -65,15 +95,14 @@ cublasHandle_t blas_of(State* s) {
 }
 
 void release_state(abft_handle_t h) {
-  State* s = nullptr;
+  std::vector<State*> gone;
   {
     std::lock_guard<std::mutex> g(g_mu);
-    auto it = states().find(h);
-    if (it == states().end()) return;
-    s = it->second;
-    states().erase(it);
+    for (auto it = states().begin(); it != states().end();)
+      if (it->first.first == h) gone.push_back(it->second), it = states().erase(it);
+      else ++it;
   }
-  delete s;
+  for (State* s : gone) delete s;
 }
 
 }  // namespace abft::cuda
@@ -90,9 +119,22 @@ extern "C" abft_status abft_cuda_sync(abft_handle_t h, void* stream, abft_report
   constexpr int nk = ABFT_KERNEL_COUNT_;
   abft::cuda::DeviceCounters dc[nk] = {};
   abft::cuda::RepairCounters rc[nk] = {};
-  if (cudaMemcpy(dc, st->counters, sizeof dc, cudaMemcpyDeviceToHost) != cudaSuccess ||
-      cudaMemcpy(rc, st->repair, sizeof rc, cudaMemcpyDeviceToHost) != cudaSuccess ||
-      cudaMemset(st->counters, 0, sizeof dc) != cudaSuccess || cudaMemset(st->repair, 0, sizeof rc) != cudaSuccess) {
+  // Take the counters atomically (each moved to a snapshot and zeroed at once), then read.
+  constexpr int nd = nk * 3, nr = nk * 2;  // unsigned long long words: DeviceCounters 3, RepairCounters 2
+  static_assert(sizeof(abft::cuda::DeviceCounters) == 3 * sizeof(unsigned long long), "counter layout");
+  static_assert(sizeof(abft::cuda::RepairCounters) == 2 * sizeof(unsigned long long), "counter layout");
+  unsigned long long* snap = nullptr;
+  cudaStream_t s = static_cast<cudaStream_t>(stream);
+  bool ok = cudaMalloc(&snap, sizeof dc + sizeof rc) == cudaSuccess;
+  if (ok) {
+    abft::cuda::take_counters_kernel<<<1, 128, 0, s>>>(reinterpret_cast<unsigned long long*>(st->counters), snap, nd);
+    abft::cuda::take_counters_kernel<<<1, 128, 0, s>>>(reinterpret_cast<unsigned long long*>(st->repair), snap + nd, nr);
+    ok = cudaMemcpyAsync(dc, snap, sizeof dc, cudaMemcpyDeviceToHost, s) == cudaSuccess &&
+         cudaMemcpyAsync(rc, snap + nd, sizeof rc, cudaMemcpyDeviceToHost, s) == cudaSuccess &&
+         cudaStreamSynchronize(s) == cudaSuccess;
+  }
+  cudaFree(snap);
+  if (!ok) {
     cudaGetLastError();
     return ABFT_STATUS_INTERNAL_ERROR;
   }

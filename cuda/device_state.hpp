@@ -9,8 +9,11 @@
 #pragma once
 #include <cublas_v2.h>
 
+#include <cuda_runtime.h>
+
 #include <cstddef>
 #include <cstdint>
+#include <mutex>
 
 #include "abft/abft.h"
 
@@ -26,7 +29,16 @@ struct RepairCounters {
   unsigned long long corrected, uncorrectable;
 };
 
+/** One handle's state on one device. `mu` is held by a call from its cuBLAS configuration to its
+ *  last launch (threads sharing a handle enqueue one call at a time); `done`, recorded on the
+ *  call's stream after its last launch, is waited for by the next call when it comes on another
+ *  stream (the workspace is reused in stream order, never by two streams at once). */
 struct State {
+  int device = 0;
+  std::mutex mu;
+  cudaEvent_t done = nullptr;
+  cudaStream_t last = nullptr;
+  bool used = false;
   cublasHandle_t blas = nullptr;  ///< created on first use by the GEMM (blas_of)
   bool tf32 = false;              ///< ABFT_CUDA_TF32=1 at creation
   /// Device arrays of ABFT_KERNEL_COUNT_ entries, one per kernel id (counters + kernel).
@@ -37,14 +49,20 @@ struct State {
   ~State();
 };
 
-/** The state of h, created on first use (counters allocated and zeroed). NOT_SUPPORTED when
- *  no device can be used (no driver, no GPU, no memory), ALLOC_FAILED without host memory. */
+/** The state of h on the current device, created on first use (counters allocated and zeroed).
+ *  NOT_SUPPORTED when no device can be used (no driver, no GPU, no memory), ALLOC_FAILED without
+ *  host memory. */
 abft_status state_of(abft_handle_t h, State** out);
+
+/** Order a call on `stream` after the previous user of st's workspace (call with st->mu held),
+ *  and mark the call's end (after its last launch). */
+void begin_call(State* st, cudaStream_t stream);
+void end_call(State* st, cudaStream_t stream);
 
 /** The state's cuBLAS handle, created on first use; nullptr when cuBLAS cannot start. */
 cublasHandle_t blas_of(State* s);
 
-/** Forget and free h's state (abft_cuda_release). */
+/** Forget and free h's states on every device (abft_cuda_release). */
 void release_state(abft_handle_t h);
 
 }  // namespace abft::cuda

@@ -58,7 +58,14 @@ struct abft_cuda_fft_plan_s {
   size_t backup_bytes = 0;
   cudaStream_t stream = nullptr;  // the cuFFT-signature path's stream (abft_cufftSetStream)
   std::string desc;
+  // One execution at a time on the plan's buffers: `mu` held while enqueuing, and a call on
+  // another stream than the previous one waits for its end (`done`).
+  std::mutex mu;
+  cudaEvent_t done = nullptr;
+  cudaStream_t last = nullptr;
+  bool used = false;
   ~abft_cuda_fft_plan_s() {
+    if (done) cudaEventDestroy(done);
     if (fft_made) cufftDestroy(fft);
     cudaFree(c2r_tab);
     cudaFree(acc);
@@ -146,6 +153,17 @@ abft_status execute(abft_cuda_fft_plan_s* p, cudaStream_t stream, const void* in
   State* st = nullptr;
   const abft_status ss = state_of(p->handle, &st);
   if (ss != ABFT_STATUS_SUCCESS) return ss;
+  std::lock_guard<std::mutex> lock(p->mu);
+  if (p->used && p->last != stream) cudaStreamWaitEvent(stream, p->done, 0);
+  struct EndMark {  // recorded on every way out, after the call's last launch
+    abft_cuda_fft_plan_s* p;
+    cudaStream_t s;
+    ~EndMark() {
+      cudaEventRecord(p->done, s);
+      p->last = s;
+      p->used = true;
+    }
+  } end_mark{p, stream};
   ck::FftLibraryShape sh = p->sh;
   sh.sign = p->sh.kind == ABFT_FFT_C2C ? (sign < 0 ? -1 : +1) : p->sh.sign;
   const int64_t batch = p->batch, cin = p->in.count(), cout = p->out.count();
@@ -369,7 +387,8 @@ abft_status fft_plan_make(abft_cuda_fft_plan_s** out, abft_handle_t h, abft_prec
   p->va = {b.coefficient(), b.abs, b.Y,
            p->dbl ? std::numeric_limits<double>::max() : double(std::numeric_limits<float>::max())};
   bool ok = cudaMalloc(&p->acc, size_t(kAcc * batch) * sizeof(double)) == cudaSuccess &&
-            cudaMalloc(&p->flags, size_t(batch + 1) * sizeof(int)) == cudaSuccess;
+            cudaMalloc(&p->flags, size_t(batch + 1) * sizeof(int)) == cudaSuccess &&
+            cudaEventCreateWithFlags(&p->done, cudaEventDisableTiming) == cudaSuccess;
   if (ok && kind == ABFT_FFT_C2R) {
     const size_t cnt = pairs.size() + ow.size();
     ok = cudaMalloc(&p->c2r_tab, cnt * sizeof(ck::Cd)) == cudaSuccess &&

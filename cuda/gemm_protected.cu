@@ -6,13 +6,17 @@
  *  the stream and folds the device counters into the handle's statistics.
  *
  *  One call, column-major (a row-major call is the transposed column-major one):
- *    1. beta != 0: column sums of C0 (and, under CORRECT, a copy of C0 for the repair);
+ *    1. beta != 0: column sums of C0 and a copy of C0 (for the repair and the DETECT probe);
  *    2. v, w = column sums of op(A), |op(A)| (encode);
  *    3. cuBLAS gemm (with a corrupted copy of an operand when a fault is injected there);
  *    4. faults injected at the output, before verification (injection only);
  *    5. ref_j, X_j per column; obs_j and the verdict per column; device counters;
  *    6. CORRECT: every failed column recomputed in double from the caller's A, B (and the
- *       saved C0), then re-verified; a column that still fails counts as uncorrectable.
+ *       saved C0), then re-verified; a column that still fails counts as uncorrectable. A column
+ *       skipped for a non-finite sum is decided by recomputing its non-finite elements, under
+ *       DETECT too (counted, nothing written).
+ *  Calls on one handle are enqueued one at a time and use its workspace in stream order
+ *  (device_state.hpp: a call on another stream waits for the previous call's end).
  *
  *  Status: compiled for sm_90 + PTX in every CUDA build and exercised by tests/cuda (which
  *  skip without a device); NOT yet run on a GPU — no device was lent to this work.
@@ -23,6 +27,7 @@
 #include <cuda_runtime.h>
 
 #include <cstring>
+#include <mutex>
 #include <new>
 #include <type_traits>
 #include <vector>
@@ -120,7 +125,7 @@ __global__ void repair_kernel(const T* A, int64_t lda, bool ta, const T* B, int6
                               int64_t ldc0, T* C, int64_t ldc, int64_t m, int64_t n, int64_t k, double alpha,
                               double beta, const double* ref, const double* X, double coef, double abs,
                               ck::NumFormat output, const int* verdict, RepairCounters* rc,
-                              DeviceCounters* dc) {
+                              DeviceCounters* dc, bool correct) {
   for (int64_t j = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; j < n; j += int64_t(gridDim.x) * blockDim.x) {
     auto value = [&](int64_t i) {
       double s = 0.0;
@@ -137,17 +142,21 @@ __global__ void repair_kernel(const T* A, int64_t lda, bool ta, const T* B, int6
       for (int64_t i = 0; i < m; ++i) {
         if (isfinite(to_double(C[i + j * ldc]))) continue;
         const T r = value(i);
-        if (isfinite(to_double(r))) C[i + j * ldc] = r, fault = true;
+        if (!isfinite(to_double(r))) continue;
+        fault = true;
+        if (!correct) break;  // DETECT: count it, write nothing
+        C[i + j * ldc] = r;
       }
       if (!fault) continue;
       atomicAdd(&dc->failed, 1ull);
+      if (!correct) continue;
       double obs = 0.0;
       for (int64_t i = 0; i < m; ++i) obs += to_double(C[i + j * ldc]);
       const ck::LineVerdict again = ck::library_line_verdict(obs, ref[j], X[j], coef, abs, output);
       atomicAdd(again == ck::LineVerdict::Failed ? &rc->uncorrectable : &rc->corrected, 1ull);
       continue;
     }
-    if (verdict[j] != int(ck::LineVerdict::Failed)) continue;
+    if (!correct || verdict[j] != int(ck::LineVerdict::Failed)) continue;
     double obs = 0.0;
     for (int64_t i = 0; i < m; ++i) {
       const T stored = value(i);
@@ -210,7 +219,8 @@ abft_status run(abft_handle_t h, void* stream_ptr, abft_policy policy, abft_layo
     if (op != ABFT_NO_TRANS && op != ABFT_TRANS && op != ABFT_CONJ_TRANS) return ABFT_STATUS_INVALID_VALUE;
   if (policy < ABFT_POLICY_DEFAULT || policy > ABFT_POLICY_CORRECT) return ABFT_STATUS_INVALID_VALUE;
   if (m < 0 || n < 0 || k < 0) return ABFT_STATUS_INVALID_SIZE;
-  if (m > INT32_MAX || n > INT32_MAX || k > INT32_MAX) return ABFT_STATUS_NOT_SUPPORTED;
+  if (m > INT32_MAX || n > INT32_MAX || k > INT32_MAX || lda > INT32_MAX || ldb > INT32_MAX || ldc > INT32_MAX)
+    return ABFT_STATUS_NOT_SUPPORTED;  // cuBLAS's 32-bit interface
   const int64_t caller_m = m, caller_n = n;
   const bool row_major = layout == ABFT_ROW_MAJOR;
   // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T.
@@ -232,15 +242,26 @@ abft_status run(abft_handle_t h, void* stream_ptr, abft_policy policy, abft_layo
   if (ss != ABFT_STATUS_SUCCESS) return ss;
   if (!blas_of(st)) return ABFT_STATUS_NOT_SUPPORTED;
   cudaStream_t stream = static_cast<cudaStream_t>(stream_ptr);
+  // One call at a time on this state (its cuBLAS handle's stream and math mode, its workspace),
+  // ordered after the previous call when that one ran on another stream (device_state.hpp).
+  std::lock_guard<std::mutex> lock(st->mu);
+  begin_call(st, stream);
   cublasSetStream(st->blas, stream);
-  // The caller's cuBLAS math mode (the cuBLAS-signature entry points) or the handle's.
+  // The caller's cuBLAS math mode (the cuBLAS-signature entry points) or the handle's. Only the
+  // modes the bound knows pass: default, pedantic and TF32; CUBLAS_TENSOR_OP_MATH (float inputs
+  // rounded to binary16) and the emulation modes fall back to the default. The flag bits stay,
+  // and 16-bit outputs never reduce split-k partial sums in the output type (the bound allows
+  // one output rounding).
   bool tf32 = st->tf32;
+  int mode = st->tf32 ? int(CUBLAS_TF32_TENSOR_OP_MATH) : int(CUBLAS_DEFAULT_MATH);
   if (math_mode >= 0) {
-    cublasSetMathMode(st->blas, cublasMath_t(math_mode));
-    tf32 = (math_mode & 0xF) == CUBLAS_TF32_TENSOR_OP_MATH;
-  } else {
-    cublasSetMathMode(st->blas, st->tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH);
+    const int base = math_mode & 0xF;
+    const bool known = base == CUBLAS_DEFAULT_MATH || base == CUBLAS_PEDANTIC_MATH || base == CUBLAS_TF32_TENSOR_OP_MATH;
+    mode = (math_mode & ~0xF) | (known ? base : int(CUBLAS_DEFAULT_MATH));
+    tf32 = known && base == CUBLAS_TF32_TENSOR_OP_MATH;
   }
+  if (sizeof(T) == 2) mode |= int(CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION);
+  cublasSetMathMode(st->blas, cublasMath_t(mode));
   const abft_policy pol = core::resolve_policy(h, policy);
   const abft_kernel kid = Traits<T>::kKernel;
 
@@ -248,12 +269,14 @@ abft_status run(abft_handle_t h, void* stream_ptr, abft_policy policy, abft_layo
   if (pol == ABFT_POLICY_OFF || k == 0 || alpha == S(0)) {
     const cublasStatus_t bs = blas_gemm(st->blas, to_cublas(transa), to_cublas(transb), int(m), int(n), int(k),
                                         &alpha, A, int(lda), B, int(ldb), &beta, C, int(ldc));
+    end_call(st, stream);
     core::record_call(h, kid, abft_report{});
     return bs == CUBLAS_STATUS_SUCCESS ? ABFT_STATUS_SUCCESS : ABFT_STATUS_INTERNAL_ERROR;
   }
 
-  // Workspace: v, w (k); c0s, c0a, ref, X (n); verdict (n ints); C0 copy (m x n, CORRECT with beta != 0).
-  const bool keep_c0 = pol == ABFT_POLICY_CORRECT && beta != S(0);
+  // Workspace: v, w (k); c0s, c0a, ref, X (n); verdict (n ints); C0 copy (m x n, beta != 0).
+  // (DETECT keeps it too: its probe of skipped columns recomputes elements, beta C0 included.)
+  const bool keep_c0 = beta != S(0);
   const size_t nd = size_t(2 * k + 4 * n), c0_elems = keep_c0 ? size_t(m * n) : 0;
   const size_t bytes = nd * sizeof(double) + size_t(n) * sizeof(int) + c0_elems * sizeof(T) + 64;
   if (bytes > st->work_bytes) {
@@ -282,8 +305,17 @@ abft_status run(abft_handle_t h, void* stream_ptr, abft_policy policy, abft_layo
   // 1-2. C0 sums (and copy), encoding of op(A).
   if (beta != S(0)) {
     column_sums_kernel<T><<<line_blocks(n), threads, 0, stream>>>(Cv, m, n, c0s, c0a);
-    if (keep_c0) cudaMemcpy2DAsync(c0copy, size_t(m) * sizeof(T), C, size_t(ldc) * sizeof(T), size_t(m) * sizeof(T),
-                                   size_t(n), cudaMemcpyDeviceToDevice, stream);
+    // (A failed copy stops the call before C is written: the repair must never read a C0 it
+    // does not have.)
+    if (keep_c0 && (ldc == m ? cudaMemcpyAsync(c0copy, C, size_t(m) * size_t(n) * sizeof(T), cudaMemcpyDeviceToDevice,
+                                               stream)
+                             : cudaMemcpy2DAsync(c0copy, size_t(m) * sizeof(T), C, size_t(ldc) * sizeof(T),
+                                                 size_t(m) * sizeof(T), size_t(n), cudaMemcpyDeviceToDevice, stream)) !=
+                         cudaSuccess) {
+      cudaGetLastError();
+      end_call(st, stream);
+      return ABFT_STATUS_INTERNAL_ERROR;
+    }
   }
   encode_a_kernel<T><<<line_blocks(k), threads, 0, stream>>>(Av, m, k, v, w);
 
@@ -326,9 +358,15 @@ abft_status run(abft_handle_t h, void* stream_ptr, abft_policy policy, abft_layo
     const int64_t ld = isA ? lda : ldb;
     if (cudaMalloc(&opcopy, size_t(ld) * size_t(cols) * sizeof(T)) != cudaSuccess) {
       cudaGetLastError();
+      core::finish_injection(plan);
+      end_call(st, stream);
       return ABFT_STATUS_ALLOC_FAILED;
     }
-    cudaMemcpyAsync(opcopy, isA ? A : B, size_t(ld) * size_t(cols) * sizeof(T), cudaMemcpyDeviceToDevice, stream);
+    // Only `rows` values of each stored column are the caller's: a 2-D copy (no read past the
+    // last column's end).
+    const int64_t srows = isA ? (ta ? k : m) : (tb ? n : k);
+    cudaMemcpy2DAsync(opcopy, size_t(ld) * sizeof(T), isA ? A : B, size_t(ld) * sizeof(T), size_t(srows) * sizeof(T),
+                      size_t(cols), cudaMemcpyDeviceToDevice, stream);
     // op(X)(r, c) in the stored column-major matrix.
     const int64_t sr = tr ? x.c : x.r, sc = tr ? x.r : x.c;
     double* dv = ref;  // scratch for the values before / after (ref is written later)
@@ -350,6 +388,7 @@ abft_status run(abft_handle_t h, void* stream_ptr, abft_policy policy, abft_layo
   }
   if (bs != CUBLAS_STATUS_SUCCESS) {
     core::finish_injection(plan);
+    end_call(st, stream);
     return ABFT_STATUS_INTERNAL_ERROR;
   }
   // 4. Output faults.
@@ -374,11 +413,12 @@ abft_status run(abft_handle_t h, void* stream_ptr, abft_policy policy, abft_layo
   // (c0s, read by the reference kernel before, holds the observed sums.)
   column_verify_kernel<T><<<line_blocks(n), threads, 0, stream>>>(Cv, m, n, ref, X, coef, abs, prec.output,
                                                                   verdict, st->counters + kid, c0s);
-  // 6. Repair.
-  if (pol == ABFT_POLICY_CORRECT)
-    repair_kernel<T><<<blocks(n), threads, 0, stream>>>(A, lda, ta, B, ldb, tb, c0copy, m, C, ldc, m, n, k, a, b,
-                                                        ref, X, coef, abs, prec.output, verdict, st->repair + kid,
-                                                        st->counters + kid);
+  // 6. Repair (CORRECT), or under DETECT the probe of the columns skipped for a non-finite sum
+  // (a non-finite element that recomputes finite is a fault, also when nothing is repaired).
+  repair_kernel<T><<<blocks(n), threads, 0, stream>>>(A, lda, ta, B, ldb, tb, c0copy, m, C, ldc, m, n, k, a, b, ref,
+                                                      X, coef, abs, prec.output, verdict, st->repair + kid,
+                                                      st->counters + kid, pol == ABFT_POLICY_CORRECT);
+  end_call(st, stream);
   core::record_call(h, kid, abft_report{});  // the call; its counts arrive at abft_cuda_sync
   const cudaError_t le = cudaGetLastError();
   return le == cudaSuccess ? ABFT_STATUS_SUCCESS : ABFT_STATUS_INTERNAL_ERROR;

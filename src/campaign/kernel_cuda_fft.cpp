@@ -144,7 +144,9 @@ class CudaFftKernel final : public Kernel {
     }
     r.status = abft_cuda_fft_set_policy(plan_, policy);
     if (r.status == ABFT_STATUS_SUCCESS) r.status = abft_cuda_fft_execute(plan_, nullptr, din_, dout_);
-    if (r.status == ABFT_STATUS_SUCCESS) r.status = abft_cuda_sync(h, nullptr, &r.report);
+    // Always read the counters back: a failed call's counts must not leak into the next run's.
+    const abft_status synced = abft_cuda_sync(h, nullptr, &r.report);
+    if (r.status == ABFT_STATUS_SUCCESS) r.status = synced;
     r.calls = 1;
     cudaMemcpy(nan.data(), dout_, nan.size() * sizeof(T), cudaMemcpyDeviceToHost);
     r.out.assign(nan.begin(), nan.end());

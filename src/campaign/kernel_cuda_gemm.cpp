@@ -81,7 +81,9 @@ class CudaGemmKernel final : public Kernel {
     else
       r.status = abft_cuda_dgemm(h, nullptr, policy, ABFT_COL_MAJOR, a, b, m_, n_, k_, 1.0, dA_, lda, dB_, ldb,
                                  beta_, dC_, m_);
-    if (r.status == ABFT_STATUS_SUCCESS) r.status = abft_cuda_sync(h, nullptr, &r.report);
+    // Always read the counters back: a failed call's counts must not leak into the next run's.
+    const abft_status synced = abft_cuda_sync(h, nullptr, &r.report);
+    if (r.status == ABFT_STATUS_SUCCESS) r.status = synced;
     r.calls = 1;
     std::vector<T> C(C0_.size());
     cudaMemcpy(C.data(), dC_, C.size() * sizeof(T), cudaMemcpyDeviceToHost);

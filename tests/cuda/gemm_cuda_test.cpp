@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <memory>
 #include <random>
 #include <string>
 #include <type_traits>
@@ -258,6 +259,92 @@ TEST(CudaGemm, CublasSignaturesMatchCublas) {
                               CUDA_R_8I, 1, &beta, &dummy, CUDA_R_32I, 1, CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT),
             CUBLAS_STATUS_NOT_SUPPORTED);
   cublasDestroy(cb);
+}
+
+// Under DETECT a NaN at a binary16 output is reported: its column sum is non-finite where the
+// bound's magnitude says an overflow is possible (skipped), and the probe recomputes it.
+TEST(CudaGemm, HalfNaNOutputIsDetectedUnderDetect) {
+  REQUIRE_DEVICE();
+  const int64_t m = 256, n = 64, k = 1024;
+  std::mt19937_64 g(13);
+  std::uniform_real_distribution<float> u(-1, 1);
+  std::vector<__half> A(size_t(m * k)), B(size_t(k * n)), C(size_t(m * n), __float2half(0.f));
+  for (auto& x : A) x = __float2half(u(g));
+  for (auto& x : B) x = __float2half(u(g));
+  abft_handle_t h = nullptr;
+  abft_injector_t inj = nullptr;
+  ASSERT_EQ(abft_handle_create(&h), ABFT_STATUS_SUCCESS);
+  ASSERT_EQ(abft_injector_create(3, &inj), ABFT_STATUS_SUCCESS);
+  abft_fault f{};
+  f.site = ABFT_SITE_OUTPUT, f.model = ABFT_FAULT_NAN, f.row = 9, f.col = 5;
+  ASSERT_EQ(abft_injector_add(inj, &f), ABFT_STATUS_SUCCESS);
+  abft_handle_set_injector(h, inj);
+  DeviceBuffer<__half> dA(A), dB(B), dC(C);
+  ASSERT_EQ(abft_cuda_hgemm(h, nullptr, ABFT_POLICY_DETECT, ABFT_COL_MAJOR, ABFT_NO_TRANS, ABFT_NO_TRANS, m, n, k, 1.0f,
+                            dA.p, m, dB.p, k, 0.0f, dC.p, m),
+            ABFT_STATUS_SUCCESS);
+  abft_report r{};
+  EXPECT_EQ(abft_cuda_sync(h, nullptr, &r), ABFT_STATUS_FAULT_DETECTED);
+  EXPECT_GE(r.detected, 1u);
+  abft_handle_set_injector(h, nullptr);
+  abft_injector_destroy(inj);
+  abft_cuda_release(h);
+  abft_handle_destroy(h);
+}
+
+// A caller's cuBLAS handle in CUBLAS_TENSOR_OP_MATH (float inputs rounded to binary16 by cuBLAS)
+// runs in the default mode instead: values beyond binary16's range stay exact, nothing is flagged.
+TEST(CudaGemm, CublasTensorOpMathDoesNotRoundFloatInputsToHalf) {
+  REQUIRE_DEVICE();
+  cublasHandle_t cb = nullptr;
+  ASSERT_EQ(cublasCreate(&cb), CUBLAS_STATUS_SUCCESS);
+  ASSERT_EQ(cublasSetMathMode(cb, CUBLAS_TENSOR_OP_MATH), CUBLAS_STATUS_SUCCESS);
+  const int m = 64, n = 64, k = 64;
+  std::vector<float> A(size_t(m * k), 1e5f), B(size_t(k * n), 3.0f), C(size_t(m * n), 0.0f);
+  DeviceBuffer<float> dA(A), dB(B), dC(C);
+  const float one = 1.0f, zero = 0.0f;
+  ASSERT_EQ(abft_cublasSgemm(cb, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &one, dA.p, m, dB.p, k, &zero, dC.p, m),
+            CUBLAS_STATUS_SUCCESS);
+  cudaDeviceSynchronize();
+  for (float x : dC.get(C.size())) EXPECT_FLOAT_EQ(x, 1e5f * 3.0f * float(k));
+  abft_report r{};
+  ASSERT_EQ(abft_cuda_sync(abft_cublas_handle(), nullptr, &r), ABFT_STATUS_SUCCESS);
+  EXPECT_EQ(r.detected, 0u);
+  cublasDestroy(cb);
+}
+
+// One handle used on two streams, calls interleaved, beta != 0 (the C0 copy and the workspace
+// are reused): every result is right and nothing is flagged.
+TEST(CudaGemm, OneHandleOnTwoStreams) {
+  REQUIRE_DEVICE();
+  abft_handle_t h = nullptr;
+  ASSERT_EQ(abft_handle_create(&h), ABFT_STATUS_SUCCESS);
+  cudaStream_t s[2];
+  for (auto& x : s) ASSERT_EQ(cudaStreamCreateWithFlags(&x, cudaStreamNonBlocking), cudaSuccess);
+  std::vector<Problem<float>> P;
+  for (int i = 0; i < 6; ++i) P.emplace_back(300 + 7 * i, 200 + 5 * i, 400, ABFT_COL_MAJOR, ABFT_NO_TRANS, ABFT_NO_TRANS, 50 + i);
+  std::vector<std::unique_ptr<DeviceBuffer<float>>> bufs;
+  for (int i = 0; i < 6; ++i) {
+    auto& p = P[size_t(i)];
+    bufs.push_back(std::make_unique<DeviceBuffer<float>>(p.A));
+    bufs.push_back(std::make_unique<DeviceBuffer<float>>(p.B));
+    bufs.push_back(std::make_unique<DeviceBuffer<float>>(p.C0));
+    ASSERT_EQ(abft_cuda_sgemm(h, s[i % 2], ABFT_POLICY_CORRECT, ABFT_COL_MAJOR, ABFT_NO_TRANS, ABFT_NO_TRANS, p.m, p.n,
+                              p.k, p.alpha, bufs[size_t(3 * i)]->p, p.lda, bufs[size_t(3 * i + 1)]->p, p.ldb, p.beta,
+                              bufs[size_t(3 * i + 2)]->p, p.ldc),
+              ABFT_STATUS_SUCCESS);
+  }
+  abft_report r0{}, r1{};
+  ASSERT_EQ(abft_cuda_sync(h, s[0], &r0), ABFT_STATUS_SUCCESS);
+  ASSERT_EQ(abft_cuda_sync(h, s[1], &r1), ABFT_STATUS_SUCCESS);
+  EXPECT_EQ(r0.detected + r1.detected, 0u);
+  for (int i = 0; i < 6; ++i) {
+    auto& p = P[size_t(i)];
+    EXPECT_LE(p.error(bufs[size_t(3 * i + 2)]->get(p.C0.size())), 1e-6 * double(p.k + 8)) << "call " << i;
+  }
+  for (auto& x : s) cudaStreamDestroy(x);
+  abft_cuda_release(h);
+  abft_handle_destroy(h);
 }
 
 }  // namespace
