@@ -11,8 +11,8 @@
  *  (fft_library_bound over the same shape, weights and sum depth): an output fault moves the
  *  check by at least half of itself (R2C's mirror at half weight; fully for C2C and C2R, whose
  *  min |w_j| is 1), an input fault by at least half of its largest effect on an output (|v_j| >=
- *  1/2; C2R: ||W_k| - |W_-k|| >= 1 against an output change of up to 2 |d|), so 4 x (bound)
- *  covers both together with the clean residual.
+ *  1/2), so 4 x (bound) covers both together with the clean residual; C2R's input errors move
+ *  the check by at least 0.2 of themselves and its outputs by up to twice: 20 x.
  */
 #include "campaign/kernel.hpp"
 
@@ -110,7 +110,9 @@ class CudaFftKernel final : public Kernel {
       v_norm = ck::fft_library_v_norm(sh);
     }
     const ck::FftUnitBound b = ck::fft_library_bound<T>(sh, w_norm, v_norm, ck::fft_engine_sum_depth(ie, s_.out_elems()));
-    const double factor = 4.0;
+    // C2R: an input error moves the check by at least 0.2 of itself at its worst phase
+    // (fft_c2r_weights) and an output by up to twice itself: 2 x 2 / 0.2.
+    const double factor = s_.kind == ABFT_FFT_C2R ? 20.0 : 4.0;
     const size_t out_sig = size_t(s_.out_elems() * s_.out_per());
     for (int64_t k = 0; k < s_.batch; ++k) {
       long double ss = 0;

@@ -16,10 +16,11 @@
  *   - on clean data the residual stays below the line's bound.
  *  C2R (half spectrum in, real line out): an error d in a stored bin k moves the check by
  *  W_k d + W_{n-k} conj(d), smallest over the phase of d at ||W_k| - |W_{n-k}||; pseudo-random
- *  output weights left that near zero for some bin (about 3e-4 of the typical |W| at n = 1000),
- *  the engine's stepped chirp keeps it >= 1 (with min |w_j| = 1). Checked: every bin, 16 phases
- *  (bins 0 and n/2 only through their real part, which is all a C2R transform reads there),
- *  and every real output.
+ *  output weights alone left that near zero for some bin (about 3e-4 of the typical |W| at
+ *  n = 1000); the engine pushes every pair apart (fft_c2r_weights), which keeps it >= 0.2 |d|
+ *  with min |w_j| = 1. Checked: every bin at its worst phase (the smallest singular value of the
+ *  2 x 2 real map from (Re d, Im d) to the check; bins 0 and n/2 only through their real part,
+ *  which is all a C2R transform reads there), and every real output.
  */
 #include <gtest/gtest.h>
 
@@ -28,6 +29,7 @@
 #include <random>
 #include <vector>
 
+#include "abft/checksum/fft_library_check.hpp"
 #include "core/cpu_features.hpp"
 #include "cpu/fft/fft_kernels.hpp"
 #include "cpu/fft/fft_line.hpp"
@@ -94,20 +96,33 @@ void check_c2r_line(int64_t n) {
   const std::complex<double> out = line.check_out(y.data());
   const double bound = line.bound(std::sqrt(x2));
   EXPECT_LE(std::abs(out - in), bound) << "clean c2r line n=" << n;
+  // The check moves linearly with the error (Re d, Im d) of a bin: probe both directions and
+  // take the smallest singular value of that 2 x 2 real map, the exact worst phase (a grid of
+  // phases can miss it by far).
   const double d = 1e3 * bound + 1.0;
+  const double floor = abft::checksum::kC2RPush / (1 + abft::checksum::kC2RPush);
   for (int64_t k = 0; k < h1; ++k) {
     const bool self = k == 0 || 2 * k == n;
-    for (int t = 0; t < (self ? 1 : 16); ++t) {
+    std::complex<double> col[2];
+    double moved[2] = {0, 0};
+    for (int c = 0; c < (self ? 1 : 2); ++c) {
       std::vector<T> Xp = X;
-      const double th = 2 * 3.14159265358979323846 * t / 16;
-      Xp[size_t(2 * k)] = T(double(Xp[size_t(2 * k)]) + d * std::cos(th));
-      if (!self) Xp[size_t(2 * k + 1)] = T(double(Xp[size_t(2 * k + 1)]) + d * std::sin(th));
-      const std::complex<double> moved(double(Xp[size_t(2 * k)]) - double(X[size_t(2 * k)]),
-                                       double(Xp[size_t(2 * k + 1)]) - double(X[size_t(2 * k + 1)]));
+      Xp[size_t(2 * k + c)] = T(double(Xp[size_t(2 * k + c)]) + d);
+      moved[c] = double(Xp[size_t(2 * k + c)]) - double(X[size_t(2 * k + c)]);
       line.compute(Xp.data(), yp.data(), work.data(), nullptr);
-      const double shift = std::abs(line.check_out(yp.data()) - in);
-      EXPECT_GE(shift, std::abs(moved) * (1 - 1e-3) - 2 * bound) << "n=" << n << " bin k=" << k << " phase " << t;
+      col[c] = (line.check_out(yp.data()) - in) / moved[c];  // per unit of error
     }
+    double smin;
+    if (self) {
+      smin = std::abs(col[0]);  // only Re X is read at bins 0 and n/2
+    } else {
+      const double a = col[0].real(), b = col[1].real(), c = col[0].imag(), e = col[1].imag();
+      const double fro = a * a + b * b + c * c + e * e, det = std::fabs(a * e - b * c);
+      smin = std::sqrt(std::max(0.0, (fro - std::sqrt(std::max(0.0, fro * fro - 4 * det * det))) / 2));
+    }
+    // At least kC2RPush / (1 + kC2RPush) of the error's size (abft/checksum/fft_library_check.hpp),
+    // less the clean residual's share (2 bounds over an error of d).
+    EXPECT_GE(smin, floor * (1 - 1e-3) - 4 * bound / d) << "n=" << n << " bin k=" << k;
   }
   for (int64_t j = 0; j < n; ++j) {
     yp = y;

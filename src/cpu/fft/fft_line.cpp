@@ -163,11 +163,11 @@ void LinePlan<T>::build_weights_r2c() {
 template <class T>
 void LinePlan<T>::build_weights_c2r() {
   const int64_t n = n_, h1 = h1_;
-  // Output weights on the real line designed from their transform: the stepped chirp of
-  // abft/checksum/fft_library_check.hpp (fft_c2r_weights, shared with the GPU engine; docs/ABFT.md
-  // §9.1, C2R). An error d in a stored bin k moves the check by W_k d + W_{n-k} conj(d), at least
-  // ||W_k| - |W_{n-k}|| >= 1 over the phase of d; min |w_j| = 1. Pseudo-random phases, used
-  // before, left that difference near zero for some bin. The DFTs are the double kernels.
+  // Output weights on the real line: pseudo-random phases whose transform W has every bin pair
+  // pushed apart (fft_c2r_weights in abft/checksum/fft_library_check.hpp, shared with the GPU
+  // engine; docs/ABFT.md §9.1, C2R): an error d in a stored bin k moves the check by
+  // W_k d + W_{n-k} conj(d), at least 0.2 |d| over the phase of d; min |w_j| = 1. The DFTs are
+  // the double kernels.
   auto kd = make_kernel<double>(n, +1, fft_kernels<double>(abft::cpu::active_isa()), 1);
   auto kf = make_kernel<double>(n, -1, fft_kernels<double>(abft::cpu::active_isa()), 1);
   std::vector<double> wk(size_t(std::max(kd->work_scalars(), kf->work_scalars())));
