@@ -123,7 +123,8 @@ ABFT_API const char* abft_fft_describe(abft_fft_plan_t p);
 /** Real floating-point operations of one execution, counted FFTW's way
  *  (5 n log2 n for a complex transform of size n, half that for real ones),
  *  and the number of checked units one execution verifies (lines, or the
- *  sub-transforms of four-step lines). */
+ *  sub-transforms of four-step lines; an odd-length R2C line also counts its
+ *  inner complex transform). */
 ABFT_API abft_status abft_fft_flops(abft_fft_plan_t p, double* flops, int64_t* units);
 
 /** Size in scalar elements (float or double) an input / output array must
