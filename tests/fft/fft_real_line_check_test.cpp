@@ -16,9 +16,9 @@
  *   - on clean data the residual stays below the line's bound.
  *  C2R (half spectrum in, real line out): an error d in a stored bin k moves the check by
  *  W_k d + W_{n-k} conj(d), smallest over the phase of d at ||W_k| - |W_{n-k}||; pseudo-random
- *  output weights alone left that near zero for some bin (about 3e-4 of the typical |W| at
- *  n = 1000); the engine pushes every pair apart (fft_c2r_weights), which keeps it >= 0.2 |d|
- *  with min |w_j| = 1. Checked: every bin at its worst phase (the smallest singular value of the
+ *  output weights alone left that near zero for some bin (3e-4 of the error at n = 1000);
+ *  the engine pushes every pair apart (fft_c2r_weights), which keeps it >= 0.2 |d| with
+ *  min |w_j| = 1. Checked: every bin at its worst phase (the smallest singular value of the
  *  2 x 2 real map from (Re d, Im d) to the check; bins 0 and n/2 only through their real part,
  *  which is all a C2R transform reads there), and every real output.
  */

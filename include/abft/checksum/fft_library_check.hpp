@@ -308,7 +308,7 @@ inline double fft_library_v_norm(const FftLibraryShape& sh) {
  *  CPU and GPU engines. An error d in a stored bin k moves the check by W_k d + W_{n-k} conj(d),
  *  at least ||W_k| - |W_{n-k}|| over the phase of d, where W = F w is the transform of the output
  *  weights. Unit pseudo-random phases w (seeded, as before) keep every coefficient large but
- *  leave that difference near zero for some bin (3e-4 of the typical |W| at n = 1000); a designed
+ *  leave that difference near zero for some bin (3e-4 of the error at n = 1000); a designed
  *  W (a stepped chirp) fixes it but its structure lets faults inside the transform cancel (a
  *  campaign found stage faults it did not see). So the random w is kept and each bin pair is
  *  pushed apart by kPush: the larger of |W_k|, |W_{n-k}| grows by kPush, the smaller shrinks by
