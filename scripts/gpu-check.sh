@@ -64,54 +64,14 @@ bench_json=$build/cuda_gemm_bench.json
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1
 echo
 echo "GEMM vs cuBLAS (same run; ratio = cuBLAS time / protected time):"
-python3 - "$bench_json" <<'PY' || status=1
-import json, re, sys
-try:
-    rows = json.load(open(sys.argv[1]))["benchmarks"]
-except Exception as e:
-    print(f"no benchmark results ({e})"); sys.exit(1)
-print("| shape | cuBLAS TFLOP/s | abft TFLOP/s | ratio | bar |")
-print("|---|---:|---:|---:|---|")
-bad = 0
-for r in rows:
-    name = r["name"].split("/iterations")[0]
-    if r.get("error_occurred"):
-        print(f"| {name} | - | - | - | {r.get('error_message','error').splitlines()[0]} |"); bad += 1; continue
-    ratio = 1.0 / r["vs_cublas"]
-    m = re.search(r"/(f32|f64|bf16)/m(\d+)n(\d+)k(\d+)", name)
-    t, n = m.group(1), min(int(m.group(2)), int(m.group(3)), int(m.group(4)))
-    need = 0.85 if t == "bf16" else 0.9
-    square = m.group(2) == m.group(3) == m.group(4)
-    bar = ("ok" if ratio >= need else f"**miss** (< {need}x)") if square and n >= 4096 else ""
-    bad += bar.startswith("**")
-    print(f"| {name} | {r['cublas_TFLOPs']:.1f} | {r['abft_TFLOPs']:.1f} | {ratio:.3f}x | {bar} |")
-sys.exit(1 if bad else 0)
-PY
+python3 "$root/scripts/gpu_bench_table.py" gemm "$bench_json" || status=1
 
 fft_json=$build/cuda_fft_bench.json
 "$build/bench/abft_bench_cuda_fft" --benchmark_out="$fft_json" --benchmark_out_format=json >/dev/null 2>&1 \
   || { status=1; log "FFT benchmark failed"; }
 echo
 echo "FFT vs cuFFT (same run; ratio = cuFFT time / protected time; bar >= 0.85x):"
-python3 - "$fft_json" <<'PY' || status=1
-import json, sys
-try:
-    rows = json.load(open(sys.argv[1]))["benchmarks"]
-except Exception as e:
-    print(f"no benchmark results ({e})"); sys.exit(1)
-print("| transform | batch | cuFFT GFLOP/s | abft GFLOP/s | ratio | bar |")
-print("|---|---:|---:|---:|---:|---|")
-bad = 0
-for r in rows:
-    name = r["name"].split("/iterations")[0]
-    if r.get("error_occurred"):
-        print(f"| {name} | - | - | - | - | {r.get('error_message','error').splitlines()[0]} |"); bad += 1; continue
-    ratio = 1.0 / r["vs_cufft"]
-    bar = "ok" if ratio >= 0.85 else "**miss** (< 0.85x)"
-    bad += bar.startswith("**")
-    print(f"| {name} | {int(r['batch'])} | {r['cufft_GFLOPs']:.0f} | {r['abft_GFLOPs']:.0f} | {ratio:.3f}x | {bar} |")
-sys.exit(1 if bad else 0)
-PY
+python3 "$root/scripts/gpu_bench_table.py" fft "$fft_json" || status=1
 
 echo
 echo "GPU check, $(date -u +%Y-%m-%dT%H:%M:%SZ), $(( $(date +%s) - start )) s"

@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""Markdown table of a GPU benchmark's JSON (bench/cuda_gemm_bench.cpp, bench/cuda_fft_bench.cpp)
+with the issue's bar per row; exit status 1 when a row misses its bar or failed.
+
+Usage: gpu_bench_table.py gemm|fft FILE.json   (run by scripts/gpu-check.sh)
+"""
+import json
+import re
+import sys
+
+
+def gemm_row(name, r):
+    """(cells, bar) of a GEMM row: >= 0.9x cuBLAS (0.85x bf16) for square n >= 4096."""
+    ratio = 1.0 / r["vs_cublas"]
+    m = re.search(r"/(f32|f64|bf16)/m(\d+)n(\d+)k(\d+)", name)
+    t, n = m.group(1), min(int(m.group(2)), int(m.group(3)), int(m.group(4)))
+    need = 0.85 if t == "bf16" else 0.9
+    square = m.group(2) == m.group(3) == m.group(4)
+    bar = ("ok" if ratio >= need else f"**miss** (< {need}x)") if square and n >= 4096 else ""
+    return [f"{r['cublas_TFLOPs']:.1f}", f"{r['abft_TFLOPs']:.1f}", f"{ratio:.3f}x"], bar
+
+
+def fft_row(name, r):
+    """(cells, bar) of an FFT row: >= 0.85x cuFFT for every size."""
+    ratio = 1.0 / r["vs_cufft"]
+    bar = "ok" if ratio >= 0.85 else "**miss** (< 0.85x)"
+    return [str(int(r["batch"])), f"{r['cufft_GFLOPs']:.0f}", f"{r['abft_GFLOPs']:.0f}", f"{ratio:.3f}x"], bar
+
+
+KINDS = {
+    "gemm": (["shape", "cuBLAS TFLOP/s", "abft TFLOP/s", "ratio", "bar"], gemm_row),
+    "fft": (["transform", "batch", "cuFFT GFLOP/s", "abft GFLOP/s", "ratio", "bar"], fft_row),
+}
+
+
+def main():
+    if len(sys.argv) != 3 or sys.argv[1] not in KINDS:
+        sys.exit("usage: gpu_bench_table.py gemm|fft FILE.json")
+    head, row = KINDS[sys.argv[1]]
+    try:
+        rows = json.load(open(sys.argv[2]))["benchmarks"]
+    except Exception as e:  # a missing or truncated file: say so, fail
+        print(f"no benchmark results ({e})")
+        sys.exit(1)
+    print("| " + " | ".join(head) + " |")
+    print("|---|" + "---:|" * (len(head) - 2) + "---|")
+    bad = 0
+    for r in rows:
+        name = r["name"].split("/iterations")[0]
+        if r.get("error_occurred"):
+            msg = r.get("error_message", "error").splitlines()[0]
+            print("| " + " | ".join([name] + ["-"] * (len(head) - 2) + [msg]) + " |")
+            bad += 1
+            continue
+        cells, bar = row(name, r)
+        bad += bar.startswith("**")
+        print("| " + " | ".join([name] + cells + [bar]) + " |")
+    sys.exit(1 if bad else 0)
+
+
+if __name__ == "__main__":
+    main()
