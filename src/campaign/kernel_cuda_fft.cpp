@@ -26,6 +26,7 @@
 #include "abft/abft_cuda.h"
 #include "abft/fft.h"
 #include "abft/checksum/fft_library_check.hpp"
+#include "campaign/cuda_device.hpp"
 #include "campaign/input_gen.hpp"
 
 namespace abft::campaign {
@@ -188,13 +189,7 @@ std::unique_ptr<Kernel> make_cuda_fft_kernel(const KernelOptions& o, std::string
     *error = "cuda-fft: --sizes n[,batch] needs n >= 1, batch >= 1 and n * batch <= 2^26";
     return nullptr;
   }
-  if (abft_cuda_device_count() <= 0) {
-    char why[512];
-    abft_cuda_describe(why, sizeof why);
-    *error = std::string("kernel 'cuda-fft' needs a usable CUDA device: ") + why;
-    while (!error->empty() && error->back() == '\n') error->pop_back();
-    return nullptr;
-  }
+  if (!cuda_device_usable("cuda-fft", error)) return nullptr;
   std::unique_ptr<Kernel> k;
   if (o.type == DataType::F32) {
     auto g = std::make_unique<CudaFftKernel<float>>(s);

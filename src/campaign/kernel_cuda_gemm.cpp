@@ -19,6 +19,7 @@
 
 #include "abft/abft_cuda.h"
 #include "abft/checksum/gemm_library_check.hpp"
+#include "campaign/cuda_device.hpp"
 #include "campaign/input_gen.hpp"
 
 namespace abft::campaign {
@@ -127,13 +128,7 @@ class CudaGemmKernel final : public Kernel {
 }  // namespace
 
 std::unique_ptr<Kernel> make_cuda_gemm_kernel(const KernelOptions& o, std::string* error) {
-  if (abft_cuda_device_count() <= 0) {
-    char why[512];
-    abft_cuda_describe(why, sizeof why);
-    *error = std::string("kernel 'cuda-gemm' needs a usable CUDA device: ") + why;
-    while (!error->empty() && error->back() == '\n') error->pop_back();
-    return nullptr;
-  }
+  if (!cuda_device_usable("cuda-gemm", error)) return nullptr;
   const std::vector<int64_t> s = o.sizes.empty() ? std::vector<int64_t>{512, 512, 512} : o.sizes;
   if (s.size() != 3 || s[0] < 1 || s[1] < 1 || s[2] < 1) {
     *error = "--sizes for cuda-gemm needs m,n,k (positive)";
