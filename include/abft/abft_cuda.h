@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "abft/abft.h"
+#include "abft/attention.h"
 #include "abft/fft.h"
 
 #ifdef __cplusplus
@@ -96,6 +97,33 @@ ABFT_API abft_status abft_cuda_fft_set_policy(abft_cuda_fft_plan_t p, abft_polic
  *  launch status only: the fault-free path never waits for the device. */
 ABFT_API abft_status abft_cuda_fft_execute(abft_cuda_fft_plan_t p, void* stream, const void* in, void* out);
 ABFT_API abft_status abft_cuda_fft_destroy(abft_cuda_fft_plan_t p);
+
+/* -------------------------------------------------------- protected attention (device) */
+
+/** Storage type of a GPU attention call's tensors (Q, K, V, the mask, O and the gradients);
+ *  compute and accumulation are float for every one, lse is float. */
+typedef enum abft_cuda_dtype {
+  ABFT_CUDA_FLOAT = 0,    /**< float */
+  ABFT_CUDA_HALF = 1,     /**< binary16 (__half) */
+  ABFT_CUDA_BFLOAT16 = 2  /**< bfloat16 (__nv_bfloat16) */
+} abft_cuda_dtype;
+
+/** Attention forward on device memory: the semantics, layouts, strides, GQA, causality
+ *  (bottom-right aligned: q_len != kv_len decodes against a KV cache), mask and fault
+ *  coordinates of abft_attention_forward (abft/attention.h), with every tensor in `dtype` on the
+ *  device and lse (may be NULL) float [batch, heads, q_len] contiguous. One fused kernel carries
+ *  the checksum chain of docs/ABFT.md §13; a failed query block is recomputed and re-verified on
+ *  the device. Stream-ordered on `stream` (a cudaStream_t; NULL: the default stream) and on h
+ *  (policy, injection planner; NULL h: not allowed). The return value is the argument / launch
+ *  status only (the fault-free path never waits for the device): the counts arrive with
+ *  abft_cuda_sync(h, ...) under kernel ABFT_KERNEL_ATTN_FWD. Statuses as abft_attention_forward
+ *  (argument checks first, nothing written on a rejected call), INVALID_VALUE for an unknown
+ *  dtype, NOT_SUPPORTED without a usable device. Policy OFF runs the same kernel without its
+ *  checksums (the benchmarks' unprotected baseline). Status: compiled, not yet run on a GPU. */
+ABFT_API abft_status abft_cuda_attention_forward(abft_handle_t h, void* stream, abft_policy policy,
+                                                 const abft_attention_desc* d, abft_cuda_dtype dtype,
+                                                 const void* Q, const void* K, const void* V, const void* mask,
+                                                 void* O, float* lse);
 
 /** Wait for `stream` (only that stream: calls of h still running on another stream are not
  *  waited for, and their counts may arrive at a later sync), then read and reset the device-side counters of h's GPU calls since the

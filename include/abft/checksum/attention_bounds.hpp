@@ -34,6 +34,17 @@ ABFT_HD double attn_tile_coefficient(int64_t nk, int64_t head_dim, int64_t mr) {
   return gemm_column_coefficient<T>(s) * magnitude_inflation<T>(double(head_dim) + 2.0);
 }
 
+/** A tile each of whose entries is one dot product of head_dim terms formed in T by fused
+ *  multiply-adds in order (the GPU engine's score and dP tiles, one thread per entry), checked
+ *  by its sums over nk keys in double against the reference (e^T K_blk) q, with e^T K_blk and
+ *  the dot product with q in double from the same (exactly widened) inputs, X = (e^T|K_blk|)|q|
+ *  in double. */
+template <class T>
+ABFT_HD double attn_dot_tile_coefficient(int64_t nk, int64_t head_dim) {
+  const double gd = gamma(double(nk + head_dim) + 4.0, unit_roundoff<double>());
+  return (gamma(double(head_dim), unit_roundoff<T>()) + 2.0 * gd) * (1.0 + 2.0 * gd);
+}
+
 /** An accumulated product C += A_t B_t over `chunks` tiles (dV, dK over query blocks; dQ
  *  over key blocks): each tile is kc FMAs from zero in a register, then one add into C;
  *  the stored result may be scaled once more (the softmax scale). Observed: column sums
@@ -60,6 +71,16 @@ ABFT_HD double attn_output_coefficient(int64_t bc, int64_t blocks, int64_t head_
   const double ops = double(bc + 2 * blocks) + 4.0;
   const double g = gamma(ops, u);
   return (2.0 * g + 3.0 * u + gamma(double(head_dim) + 4.0, ud)) * magnitude_inflation<T>(ops);
+}
+
+/** The output check when O is stored in a narrower format than its accumulation (binary16 or
+ *  bfloat16 storage of a float computation): each stored element rounds once more, by at most
+ *  `storage_u` of itself, and sum_c |O_ic| <= (1 + the output coefficient) accabs_i / l_i. */
+template <class T>
+ABFT_HD double attn_output_coefficient_stored(int64_t bc, int64_t blocks, int64_t head_dim,
+                                             double storage_u) {
+  const double c = attn_output_coefficient<T>(bc, blocks, head_dim);
+  return c + storage_u * (1.0 + c) * 1.01;
 }
 
 /** The normalizer against its re-summed duplicate: the same values in the same order, so

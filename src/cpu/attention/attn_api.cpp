@@ -6,6 +6,7 @@
 #include <cmath>
 #include <new>
 
+#include "core/attention_desc.hpp"
 #include "core/cpu_features.hpp"
 #include "core/internal.hpp"
 #include "cpu/attention/attn_problem.hpp"
@@ -18,44 +19,12 @@ const AttnKernels& attn_active_kernels() {
 
 namespace {
 
-bool all_zero(const int64_t* s) { return !s[0] && !s[1] && !s[2] && !s[3]; }
-
-/** Strides of a [n0, n1, n2, n3] tensor: the given ones, or contiguous when all zero. */
-void strides_of(const int64_t* given, int64_t n1, int64_t n2, int64_t n3, int64_t* out) {
-  if (!all_zero(given)) {
-    for (int i = 0; i < 4; ++i) out[i] = given[i];
-    return;
-  }
-  out[3] = 1;
-  out[2] = n3;
-  out[1] = n2 * n3;
-  out[0] = n1 * n2 * n3;
+abft_status check_desc(const abft_attention_desc* d, abft_policy policy) {
+  return core::check_attention_desc(d, policy);
 }
 
-abft_status check_desc(const abft_attention_desc* d, abft_policy policy) {
-  if (!d) return ABFT_STATUS_NULL_POINTER;
-  if (policy < ABFT_POLICY_DEFAULT || policy > ABFT_POLICY_CORRECT) return ABFT_STATUS_INVALID_VALUE;
-  if (d->causal != 0 && d->causal != 1) return ABFT_STATUS_INVALID_VALUE;
-  if (!std::isfinite(d->scale)) return ABFT_STATUS_INVALID_VALUE;
-  if (d->batch < 0 || d->heads < 0 || d->kv_heads < 0 || d->q_len < 0 || d->kv_len < 0 ||
-      d->head_dim < 0)
-    return ABFT_STATUS_INVALID_SIZE;
-  if (d->head_dim == 0 || d->head_dim > ABFT_ATTENTION_MAX_HEAD_DIM) return ABFT_STATUS_INVALID_SIZE;
-  if (d->heads > 0 && (d->kv_heads == 0 || d->heads % d->kv_heads != 0)) return ABFT_STATUS_INVALID_SIZE;
-  if (d->heads == 0 && d->kv_heads != 0) return ABFT_STATUS_INVALID_SIZE;
-  // A stride of zero is only meaningful for a broadcast mask; data tensors need the
-  // dimensions they index to be distinct (a zero stride on a dimension of size > 1 would
-  // make outputs alias).
-  const int64_t qd[4] = {d->batch, d->heads, d->q_len, d->head_dim};
-  const int64_t kd[4] = {d->batch, d->kv_heads, d->kv_len, d->head_dim};
-  const int64_t* sets[4] = {d->q_strides, d->k_strides, d->v_strides, d->o_strides};
-  const int64_t* dims[4] = {qd, kd, kd, qd};
-  for (int t = 0; t < 4; ++t) {
-    if (all_zero(sets[t])) continue;
-    for (int i = 0; i < 4; ++i)
-      if (sets[t][i] == 0 && dims[t][i] > 1) return ABFT_STATUS_INVALID_LD;
-  }
-  return ABFT_STATUS_SUCCESS;
+void strides_of(const int64_t* given, int64_t n1, int64_t n2, int64_t n3, int64_t* out) {
+  core::attention_strides(given, n1, n2, n3, out);
 }
 
 void fill_problem(Problem& P, const abft_attention_desc* d, abft_handle_t h, abft_policy policy) {

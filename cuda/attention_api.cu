@@ -1,0 +1,128 @@
+/** \file attention_api.cu
+ *  \brief C entry points of the GPU attention: the argument check shared with the CPU engine
+ *  (core/attention_desc), the descriptor mapped onto the kernels' AttnArgs, injection planned by
+ *  the shared planner and handed to the kernel in engine coordinates, and the call counted in
+ *  the handle's statistics (its checks arrive with abft_cuda_sync).
+ *  Status: compiled for sm_90; not yet run on a GPU.
+ */
+#include <cuda_runtime.h>
+
+#include <mutex>
+
+#include "abft/abft_cuda.h"
+#include "attention_launch.hpp"
+#include "core/attention_desc.hpp"
+#include "core/internal.hpp"
+#include "device_state.hpp"
+
+namespace abft::cuda::attn {
+namespace {
+
+bool known_dtype(abft_cuda_dtype t) {
+  return t == ABFT_CUDA_FLOAT || t == ABFT_CUDA_HALF || t == ABFT_CUDA_BFLOAT16;
+}
+
+AttnArgs args_of(const abft_attention_desc* d) {
+  AttnArgs a;
+  a.B = d->batch;
+  a.H = d->heads;
+  a.HK = d->kv_heads;
+  a.G = a.HK > 0 ? a.H / a.HK : 1;
+  a.Lq = d->q_len;
+  a.Lk = d->kv_len;
+  a.D = d->head_dim;
+  a.off = a.Lk - a.Lq;
+  a.scale = d->scale;
+  a.causal = d->causal;
+  core::attention_strides(d->q_strides, a.H, a.Lq, a.D, a.qs);
+  core::attention_strides(d->k_strides, a.HK, a.Lk, a.D, a.ks);
+  core::attention_strides(d->v_strides, a.HK, a.Lk, a.D, a.vs);
+  core::attention_strides(d->o_strides, a.H, a.Lq, a.D, a.os);
+  core::attention_strides(d->mask_strides, a.H, a.Lq, a.Lk, a.ms);
+  a.nqb = (a.Lq + kBR - 1) / kBR;
+  return a;
+}
+
+/** The planned faults in engine coordinates (rows of query sites: bh * q_len + i). */
+DevFaultList device_faults(const core::InjectionPlan& plan, const AttnArgs& a) {
+  DevFaultList fl;
+  for (const abft_fault& f : plan.faults) {
+    if (fl.n == kMaxDevFaults) break;
+    DevFault& x = fl.f[fl.n++];
+    x.site = int(f.site);
+    x.model = int(f.model);
+    x.bit = f.bit;
+    x.value = f.value;
+    x.bh = a.Lq > 0 ? f.row / a.Lq : 0;
+    x.r = a.Lq > 0 ? f.row % a.Lq : 0;
+    x.c = f.col;
+    x.kpos = f.kpos;
+  }
+  return fl;
+}
+
+}  // namespace
+}  // namespace abft::cuda::attn
+
+using namespace abft::cuda;
+using namespace abft::cuda::attn;
+
+extern "C" abft_status abft_cuda_attention_forward(abft_handle_t h, void* stream, abft_policy policy,
+                                                   const abft_attention_desc* d, abft_cuda_dtype dtype,
+                                                   const void* Q, const void* K, const void* V, const void* mask,
+                                                   void* O, float* lse) {
+  if (!h) return ABFT_STATUS_NULL_POINTER;
+  const abft_status cs = abft::core::check_attention_desc(d, policy);
+  if (cs != ABFT_STATUS_SUCCESS) return cs;
+  if (!known_dtype(dtype)) return ABFT_STATUS_INVALID_VALUE;
+  if (d->batch == 0 || d->heads == 0 || d->q_len == 0) return ABFT_STATUS_SUCCESS;
+  if (!Q || !O || (d->kv_len > 0 && (!K || !V))) return ABFT_STATUS_NULL_POINTER;
+  AttnArgs a = args_of(d);
+  a.q = Q;
+  a.k = K;
+  a.v = V;
+  a.mask = d->kv_len > 0 ? mask : nullptr;
+  a.o = O;
+  a.lse = lse;
+
+  State* st = nullptr;
+  const abft_status ss = state_of(h, &st);
+  if (ss != ABFT_STATUS_SUCCESS) return ss;
+  const abft_policy pol = abft::core::resolve_policy(h, policy);
+  const bool check = pol != ABFT_POLICY_OFF;
+  cudaStream_t s = static_cast<cudaStream_t>(stream);
+
+  std::lock_guard<std::mutex> lock(st->mu);
+  begin_call(st, s);
+  // Faults land only in the checked kernel (the unprotected one has no injection points).
+  abft::core::InjectionPlan plan;
+  if (check) plan = abft::core::plan_injection(h, abft_call_info{ABFT_KERNEL_ATTN_FWD, a.Lq, a.Lk, a.D, 0, a.B * a.H});
+  DevFaultList fl = device_faults(plan, a);
+  if (fl.n > 0) {
+    if (cudaMalloc(&fl.landed, sizeof(double) * 3 * size_t(fl.n)) != cudaSuccess) {
+      cudaGetLastError();
+      abft::core::finish_injection(plan);
+      end_call(st, s);
+      return ABFT_STATUS_ALLOC_FAILED;
+    }
+    cudaMemsetAsync(fl.landed, 0, sizeof(double) * 3 * size_t(fl.n), s);
+  }
+  const abft_status ls = forward_launch(dtype, a, fl, st, s, check, pol == ABFT_POLICY_CORRECT);
+  if (fl.n > 0) {  // injection only: the fault-free path never waits here
+    double landed[3 * kMaxDevFaults] = {};
+    cudaMemcpyAsync(landed, fl.landed, sizeof(double) * 3 * size_t(fl.n), cudaMemcpyDeviceToHost, s);
+    cudaStreamSynchronize(s);
+    cudaFree(fl.landed);
+    for (int x = 0; x < fl.n; ++x) {
+      abft_fault& f = plan.faults[size_t(x)];
+      if (landed[3 * x] == 0.0) continue;
+      f.applied = 1;
+      f.original = landed[3 * x + 1];
+      f.corrupted = landed[3 * x + 2];
+    }
+  }
+  abft::core::finish_injection(plan);
+  end_call(st, s);
+  abft::core::record_call(h, ABFT_KERNEL_ATTN_FWD, abft_report{});
+  return ls;
+}

@@ -1,0 +1,103 @@
+/** \file attention_device.cuh
+ *  \brief What the GPU attention kernels share (forward now, backward next): the problem as the
+ *  device sees it (AttnArgs), the planned faults in engine coordinates (DevFaultList, landed on
+ *  the first pass only), storage loads and stores for float / binary16 / bfloat16, and the
+ *  reductions over the four lanes that hold one query row.
+ *
+ *  Layout of the work (docs/ABFT.md §13): a block of 128 threads owns kBR = 32 queries of one
+ *  head; four consecutive threads ("lanes") share a query row, lane r holding the head_dim
+ *  columns c = r + 4a and the keys j = r + 4t of each key block of kBC = 32 keys.
+ */
+#pragma once
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "abft/abft.h"
+#include "abft/attention.h"
+#include "device_faults.cuh"
+
+namespace abft::cuda::attn {
+
+constexpr int kBR = 32;                  ///< queries per block
+constexpr int kBC = 32;                  ///< keys per key block
+constexpr int kLanes = 4;                ///< threads per query row
+constexpr int kThreads = kBR * kLanes;   ///< threads per block
+constexpr int kKeysPerLane = kBC / kLanes;
+constexpr int kMaxDevFaults = 8;         ///< faults one call can land (more are not applied)
+static_assert(kThreads / kLanes == kBC, "the V checksum columns give one key to each lane group");
+
+/** Storage loads / stores: compute is float whatever the storage. */
+__device__ __forceinline__ float to_f(float x) { return x; }
+__device__ __forceinline__ float to_f(__half x) { return __half2float(x); }
+__device__ __forceinline__ float to_f(__nv_bfloat16 x) { return __bfloat162float(x); }
+template <class T> __device__ __forceinline__ T from_f(float x);
+template <> __device__ __forceinline__ float from_f<float>(float x) { return x; }
+template <> __device__ __forceinline__ __half from_f<__half>(float x) { return __float2half_rn(x); }
+template <> __device__ __forceinline__ __nv_bfloat16 from_f<__nv_bfloat16>(float x) { return __float2bfloat16_rn(x); }
+
+/** The problem in element strides (batch, heads, seq, head_dim) of each tensor. */
+struct AttnArgs {
+  int64_t B = 0, H = 0, HK = 0, G = 1, Lq = 0, Lk = 0, D = 0;
+  int64_t off = 0;  ///< Lk - Lq: query i may attend key j <= i + off when causal
+  float scale = 1.0f;
+  int causal = 0;
+  int64_t qs[4] = {}, ks[4] = {}, vs[4] = {}, os[4] = {}, ms[4] = {};
+  const void* q = nullptr;
+  const void* k = nullptr;
+  const void* v = nullptr;
+  const void* mask = nullptr;  ///< same storage type as Q; may be null
+  void* o = nullptr;
+  float* lse = nullptr;  ///< [B, H, Lq] contiguous; may be null
+  int64_t nqb = 0;       ///< query blocks per head
+};
+
+/** A planned fault in engine coordinates (as the CPU engine maps them, attention.h): head
+ *  instance bh = b*heads + h, query row r, column c (key or head_dim column), kpos. */
+struct DevFault {
+  int site = 0, model = 0, bit = 0;
+  int64_t bh = 0, r = 0, c = 0, kpos = 0;
+  double value = 0;
+};
+
+/** The faults of one call; `landed` (device, 3 doubles per fault: applied, before, after) is
+ *  written by the thread that lands each. */
+struct DevFaultList {
+  int n = 0;
+  DevFault f[kMaxDevFaults];
+  double* landed = nullptr;
+};
+
+/** Land fault `idx` on a value of any storage type, recording it unless `record` is false
+ *  (a value every lane of a row holds a copy of: one lane records). */
+template <class T>
+__device__ __forceinline__ T land(const DevFaultList& fl, int idx, T x, bool record = true) {
+  const DevFault& f = fl.f[idx];
+  const T y = apply_fault_any<T>(x, abft_fault_model(f.model), f.bit, f.value);
+  if (record && fl.landed) {
+    fl.landed[3 * idx] = 1.0;
+    fl.landed[3 * idx + 1] = double(to_f(x));
+    fl.landed[3 * idx + 2] = double(to_f(y));
+  }
+  return y;
+}
+
+/** Sum / max over the four lanes of a query row: a butterfly, so every lane ends with the
+ *  same value (bit for bit: each lane adds the same pairs). All 32 threads of the warp call it. */
+template <class V>
+__device__ __forceinline__ V lane_sum(V x) {
+  x += __shfl_xor_sync(0xffffffffu, x, 1, kLanes);
+  x += __shfl_xor_sync(0xffffffffu, x, 2, kLanes);
+  return x;
+}
+__device__ __forceinline__ float lane_max(float x) {
+  x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 1, kLanes));
+  x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 2, kLanes));
+  return x;
+}
+/** Head-dim bucket a kernel is compiled for: columns padded with zeros to DM. */
+inline int head_dim_bucket(int64_t d) { return d <= 32 ? 32 : d <= 64 ? 64 : d <= 128 ? 128 : 256; }
+
+}  // namespace abft::cuda::attn
