@@ -90,13 +90,12 @@ __global__ void __launch_bounds__(kThreads) attn_fwd_kernel(AttnArgs a, DevFault
     T* O = static_cast<T*>(a.o) + b * a.os[0] + h * a.os[1];
 
     double c_tile = 0, abs_tile = 0, c_out = 0, c_norm = 0, abs_out = 0;
+    // Unit roundoff of the storage format when narrower than float (0 for float).
+    const double storage_u = sizeof(T) == 2 ? (std::is_same<T, __half>::value ? 0x1p-11 : 0x1p-8) : 0.0;
     if (kCheck) {
       c_tile = ck::attn_dot_tile_coefficient<float>(kBC, DM);
       abs_tile = ck::attn_abs_term<float>(double(kBC) * DM, 0.0);
-      c_out = ck::attn_output_coefficient_stored<float>(kBC, nkb, DM,
-                                                        sizeof(T) == 2 ? (std::is_same<T, __half>::value
-                                                                              ? 0x1p-11 : 0x1p-8)
-                                                                       : 0.0);
+      c_out = ck::attn_output_coefficient<float>(kBC, nkb, DM);
       c_norm = ck::attn_normalizer_coefficient<float>(kBC, nkb);
       abs_out = ck::attn_abs_term<float>(double(kend) + DM, 0.0);
     }
@@ -300,23 +299,26 @@ __global__ void __launch_bounds__(kThreads) attn_fwd_kernel(AttnArgs a, DevFault
 
       // Store the output row (zeros for a row that attended no key) and check it.
       const bool live = m != kNegInf || (kCheck && m2 != kNegInf);
-      double rowsum = 0.0;
+      double rowsum = 0.0, stored = 0.0;
 #pragma unroll
       for (int x = 0; x < NA; ++x) {
         const int c = lane + kLanes * x;
         if (c >= D || !qvalid) continue;
-        T st = from_f<T>(live ? acc[x] / l : 0.0f);
+        const float o = live ? acc[x] / l : 0.0f;
+        rowsum += double(o);
+        T st = from_f<T>(o);
         if (inject) {
           const int y = find_fault(fl, ABFT_SITE_OUTPUT, bh, i, 1, 0);
           if (y >= 0 && fl.f[y].c == c) st = land<T>(fl, y, st);
         }
         O[i * a.os[2] + c * a.os[3]] = st;
-        rowsum += double(to_f(st));
+        stored += double(to_f(st));
       }
       if (lane == 0 && qvalid && a.lse) a.lse[bh * a.Lq + i] = live ? m + logf(l) : kNegInf;
       if (!kCheck) break;
 
       rowsum = lane_sum(rowsum);
+      stored = lane_sum(stored);
       const float accv = __shfl_sync(0xffffffffu, accx, 0, kLanes);
       const float acca = __shfl_sync(0xffffffffu, accx, 1, kLanes);
       unsigned fp1 = 0;
@@ -324,8 +326,9 @@ __global__ void __launch_bounds__(kThreads) attn_fwd_kernel(AttnArgs a, DevFault
       const bool hard = fp1 != fp0;  // a memory fault in the copy: not data, never skipped
       if (qvalid && live) {
         ck::AttnRowState rs;
-        rs.m = m, rs.m2 = m2, rs.l = l, rs.l2 = l2, rs.rowsum = rowsum, rs.accv = accv, rs.acca = acca;
-        const ck::AttnVerdict v = ck::attn_row_verdict(rs, c_out, c_norm, abs_out);
+        rs.m = m, rs.m2 = m2, rs.l = l, rs.l2 = l2, rs.rowsum = rowsum, rs.stored = stored;
+        rs.accv = accv, rs.acca = acca;
+        const ck::AttnVerdict v = ck::attn_row_verdict(rs, c_out, c_norm, abs_out, storage_u);
         bad |= v == ck::AttnVerdict::Fail;
         skip |= v == ck::AttnVerdict::Skip;
       }

@@ -11,7 +11,11 @@
 # (abft campaign --kernel cuda-gemm), the GEMM benchmark against cuBLAS (bench/cuda_gemm_bench.cpp:
 # float, double, bfloat16; bar >= 0.9x cuBLAS for float and double at n >= 4096, >= 0.85x for
 # bfloat16) and the FFT benchmark against cuFFT (bench/cuda_fft_bench.cpp: batched c2c / r2c,
-# float and double, n = 2^8 ... 2^22; bar >= 0.85x cuFFT).
+# float and double, n = 2^8 ... 2^22; bar >= 0.85x cuFFT). Issue 11 (first part): the protected
+# attention's tests (tests/cuda/attention_cuda_test.cpp, the host emulation of its checks in
+# tests/checksum) and its benchmark (bench/cuda_attention_bench.cpp: protected vs the same kernel
+# unprotected, bar overhead <= 10 %; PyTorch SDPA timed on the same shapes by
+# scripts/gpu_attention_sdpa.py and joined in the table).
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${ABFT_GPU_BUILD_DIR:-$root/build-gpu}
@@ -23,7 +27,8 @@ if [ "${1:-}" != --no-build ]; then
         -DABFT_BUILD_BENCH=ON -DCMAKE_CUDA_ARCHITECTURES="90-real;90-virtual" >"$build.configure.log" 2>&1 \
     || { log "configure failed (see $build.configure.log)"; tail -20 "$build.configure.log"; exit 1; }
   cmake --build "$build" -j"$(nproc)" --target gemm_cuda_test fft_cuda_test library_check_test fft_library_check_test abft_cli \
-        abft_bench_cuda_gemm abft_bench_cuda_fft \
+        attention_cuda_test attention_row_check_test \
+        abft_bench_cuda_gemm abft_bench_cuda_fft abft_bench_cuda_attention \
         >"$build.build.log" 2>&1 \
     || { log "build failed (see $build.build.log)"; grep -E "error" "$build.build.log" | head -20; exit 1; }
 fi
@@ -44,6 +49,8 @@ run gemm_cuda_test "$build/tests/cuda/gemm_cuda_test"
 run fft_cuda_test "$build/tests/cuda/fft_cuda_test"
 run library_check_test "$build/tests/checksum/library_check_test"
 run fft_library_check_test "$build/tests/checksum/fft_library_check_test"
+run attention_cuda_test "$build/tests/cuda/attention_cuda_test"
+run attention_row_check_test "$build/tests/checksum/attention_row_check_test"
 
 # Small campaigns on the GPU GEMM (random bit flips at the output and in operand copies) and
 # the GPU FFT (at the output and in the input cuFFT reads; c2c and r2c).
@@ -72,6 +79,14 @@ fft_json=$build/cuda_fft_bench.json
 echo
 echo "FFT vs cuFFT (same run; ratio = cuFFT time / protected time; bar >= 0.85x):"
 python3 "$root/scripts/gpu_bench_table.py" fft "$fft_json" || status=1
+
+attn_json=$build/cuda_attention_bench.json sdpa_json=$build/sdpa_attention.json
+"$build/bench/abft_bench_cuda_attention" --benchmark_out="$attn_json" --benchmark_out_format=json >/dev/null 2>&1 \
+  || { status=1; log "attention benchmark failed"; }
+python3 "$root/scripts/gpu_attention_sdpa.py" "$sdpa_json" || log "SDPA timing failed"
+echo
+echo "Attention forward: protected vs unprotected (same kernel, same run; bar overhead <= 10 %), and PyTorch SDPA:"
+python3 "$root/scripts/gpu_bench_table.py" attention "$attn_json" "$sdpa_json" || status=1
 
 echo
 echo "GPU check, $(date -u +%Y-%m-%dT%H:%M:%SZ), $(( $(date +%s) - start )) s"

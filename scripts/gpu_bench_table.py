@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""Markdown table of a GPU benchmark's JSON (bench/cuda_gemm_bench.cpp, bench/cuda_fft_bench.cpp)
-with the issue's bar per row; exit status 1 when a row misses its bar or failed.
+"""Markdown table of a GPU benchmark's JSON (bench/cuda_gemm_bench.cpp, bench/cuda_fft_bench.cpp,
+bench/cuda_attention_bench.cpp) with the issue's bar per row; exit status 1 when a row misses its
+bar or failed.
 
-Usage: gpu_bench_table.py gemm|fft FILE.json   (run by scripts/gpu-check.sh)
+Usage: gpu_bench_table.py gemm|fft FILE.json                (run by scripts/gpu-check.sh)
+       gpu_bench_table.py attention FILE.json [SDPA.json]   (SDPA.json: scripts/gpu_attention_sdpa.py)
 """
 import json
 import re
@@ -27,16 +29,44 @@ def fft_row(name, r):
     return [str(int(r["batch"])), f"{r['cufft_GFLOPs']:.0f}", f"{r['abft_GFLOPs']:.0f}", f"{ratio:.3f}x"], bar
 
 
+SDPA = {}  # row name -> {"ms", "backend"} of PyTorch's SDPA on the same shape (attention only)
+
+
+def attention_row(name, r):
+    """(cells, bar) of an attention row: ABFT overhead <= 10 % against our unprotected kernel;
+    the protected kernel's throughput as a ratio of PyTorch SDPA's (reported, no bar)."""
+    over = r["overhead"]
+    bar = "ok" if over <= 0.10 else "**miss** (> 10 %)"
+    s = SDPA.get(name, {})
+    if s.get("ms"):
+        m = re.search(r"/d(\d+)/(causal|full)/seq(\d+)", name)
+        d, causal, seq = int(m.group(1)), m.group(2) == "causal", int(m.group(3))
+        flops = 4.0 * r["batch_heads"] * seq * seq * d * (0.5 if causal else 1.0)
+        sdpa_tf = flops / (s["ms"] * 1e-3) * 1e-12
+        vs = f"{r['abft_TFLOPs'] / sdpa_tf:.3f}x"
+        sdpa = f"{sdpa_tf:.1f} ({s['backend'].lower()})"
+    else:
+        sdpa, vs = s.get("backend", "-"), "-"
+    return [f"{r['plain_TFLOPs']:.2f}", f"{r['abft_TFLOPs']:.2f}", f"{100 * over:+.1f} %", sdpa, vs], bar
+
+
 KINDS = {
     "gemm": (["shape", "cuBLAS TFLOP/s", "abft TFLOP/s", "ratio", "bar"], gemm_row),
     "fft": (["transform", "batch", "cuFFT GFLOP/s", "abft GFLOP/s", "ratio", "bar"], fft_row),
+    "attention": (["shape", "unprotected TFLOP/s", "protected TFLOP/s", "overhead", "SDPA TFLOP/s",
+                   "protected / SDPA", "bar"], attention_row),
 }
 
 
 def main():
-    if len(sys.argv) != 3 or sys.argv[1] not in KINDS:
-        sys.exit("usage: gpu_bench_table.py gemm|fft FILE.json")
+    if len(sys.argv) not in (3, 4) or sys.argv[1] not in KINDS or (len(sys.argv) == 4 and sys.argv[1] != "attention"):
+        sys.exit("usage: gpu_bench_table.py gemm|fft FILE.json | attention FILE.json [SDPA.json]")
     head, row = KINDS[sys.argv[1]]
+    if len(sys.argv) == 4:
+        try:
+            SDPA.update(json.load(open(sys.argv[3])))
+        except Exception as e:  # no SDPA numbers: the table says so per row
+            print(f"(no SDPA results: {e})")
     try:
         rows = json.load(open(sys.argv[2]))["benchmarks"]
     except Exception as e:  # a missing or truncated file: say so, fail

@@ -73,16 +73,6 @@ ABFT_HD double attn_output_coefficient(int64_t bc, int64_t blocks, int64_t head_
   return (2.0 * g + 3.0 * u + gamma(double(head_dim) + 4.0, ud)) * magnitude_inflation<T>(ops);
 }
 
-/** The output check when O is stored in a narrower format than its accumulation (binary16 or
- *  bfloat16 storage of a float computation): each stored element rounds once more, by at most
- *  `storage_u` of itself, and sum_c |O_ic| <= (1 + the output coefficient) accabs_i / l_i. */
-template <class T>
-ABFT_HD double attn_output_coefficient_stored(int64_t bc, int64_t blocks, int64_t head_dim,
-                                             double storage_u) {
-  const double c = attn_output_coefficient<T>(bc, blocks, head_dim);
-  return c + storage_u * (1.0 + c) * 1.01;
-}
-
 /** The normalizer against its re-summed duplicate: the same values in the same order, so
  *  equal unless corrupted; the bound only absorbs a different association. */
 template <class T>
@@ -95,6 +85,40 @@ ABFT_HD double attn_normalizer_coefficient(int64_t bc, int64_t blocks) {
 template <class T>
 ABFT_HD double attn_abs_term(double terms, double scale_abs) {
   return 4.0 * (terms + 16.0) * (scale_abs + 1.0) * static_cast<double>(std::numeric_limits<T>::min());
+}
+
+/** The GPU backward's accumulated gradients as its kernels compute them
+ *  (cuda/attention_backward.cu): dV = sum_t P_t^T dO_t and dK = s sum_t dS_t^T Q_t over
+ *  `chunks` query tiles, dQ = s sum_t dS_t K_t over `chunks` key tiles. One element (row j,
+ *  column c, M_jc = |s| sum over every tile of |a_ij b_ic|): kc fused multiply-adds in float
+ *  from zero (the tile's partial), one add of it into the running float sum per tile, one
+ *  scaling by s (dK, dQ; harmless for dV): |y^ - y| <= gamma_{kc + chunks + 1} M_jc.
+ *  Observed: the column sum over `rows` of the values as computed, in double
+ *  (gamma_rows(u_d) sum |y^| <= gamma_rows(u_d) (1 + g_elem) X). Reference: per tile the other
+ *  operand's sums v_i = sum_j a_ij in double over at most `v_terms` float values (the very
+ *  values the product reads), then s sum_t sum_i v_i b_ic in double, kc * chunks terms:
+ *  |error| <= (g_v + gamma_{kc chunks + 2}(u_d)(1 + g_v)) X, X = |s| sum_t sum_i
+ *  (sum_j |a_ij|) |b_ic| = sum_j M_jc exactly, formed in double with the same operations and
+ *  inflated so that the computed X bounds the exact one. (The storage format's rounding is
+ *  checked apart, attn_grad_verdict in attention_bwd_check.hpp.) */
+template <class T>
+ABFT_HD double attn_bwd_accumulated_coefficient(int64_t kc, int64_t chunks, int64_t v_terms,
+                                                int64_t rows) {
+  const double u = unit_roundoff<T>(), ud = unit_roundoff<double>();
+  const double g_elem = gamma(double(kc + chunks) + 1.0, u);
+  const double g_obs = gamma(double(rows) + 1.0, ud) * (1.0 + g_elem);
+  const double g_v = gamma(double(v_terms) + 1.0, ud);
+  const double n_ref = double(kc) * double(chunks) + 2.0;
+  const double g_ref = g_v + gamma(n_ref, ud) * (1.0 + g_v);
+  const double g_x = gamma(n_ref + double(v_terms) + 2.0, ud);
+  return g_x < 1.0 ? (g_elem + g_obs + g_ref) / (1.0 - g_x) : std::numeric_limits<double>::infinity();
+}
+
+/** Underflow in one such column check: every float rounding of an element (kc + chunks + 2 of
+ *  them) may lose up to the smallest normal number, times the scaling, over `rows` elements. */
+template <class T>
+ABFT_HD double attn_bwd_abs_term(int64_t kc, int64_t chunks, int64_t rows, double scale_abs) {
+  return attn_abs_term<T>(double(rows) * double(kc + chunks + 4), scale_abs);
 }
 
 }  // namespace abft::checksum

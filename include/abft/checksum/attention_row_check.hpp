@@ -28,22 +28,31 @@ ABFT_HD AttnVerdict attn_tile_verdict(double obs, double ref, double mag, double
 struct AttnRowState {
   float m = 0, m2 = 0;  ///< the running maximum and its duplicate
   float l = 0, l2 = 0;  ///< the normalizer and its re-sum from the stored probabilities
-  double rowsum = 0;    ///< sum_c O_ic of the stored (rounded) output row, in double
+  double rowsum = 0;    ///< sum_c O_ic of the output row as computed (float), in double
+  double stored = 0;    ///< sum_c of the row as stored (rounded to the storage format), in double
   float accv = 0;       ///< sum_j P_ij v_j through the output's rescaling
   float acca = 0;       ///< sum_j P_ij a_j (a_j = sum_c |V_jc|), the output's magnitude
 };
 
-/** The end-of-row checks (docs/ABFT.md §10.2): the duplicate maximum bit for bit, l >= 1 and
- *  finite, |l - l2| <= c_norm l, and |sum_c O_ic - accv / l| <= c_out acca / l + abs. Skip when
- *  the magnitude column is not finite (V not finite, or its sums overflow): data. */
-ABFT_HD AttnVerdict attn_row_verdict(const AttnRowState& s, double c_out, double c_norm, double abs) {
+/** The end-of-row checks (docs/ABFT.md §10.2, §13): the duplicate maximum bit for bit, l >= 1
+ *  and finite, |l - l2| <= c_norm l, |sum_c O_ic - accv / l| <= c_out acca / l + abs on the row
+ *  as computed, and, when it is stored in a narrower format of unit roundoff storage_u (0: the
+ *  same format), the stored row against the computed one: each element rounds by at most
+ *  storage_u of itself and sum_c |O_ic| <= (1 + c_out) acca / l. Two checks rather than one
+ *  loose one: a fault in the float accumulation is seen at float resolution, not at the
+ *  storage format's. Skip when the magnitude column is not finite (V not finite, or its sums
+ *  overflow): data. */
+ABFT_HD AttnVerdict attn_row_verdict(const AttnRowState& s, double c_out, double c_norm, double abs,
+                                     double storage_u) {
   if (!(s.m == s.m2)) return AttnVerdict::Fail;
   if (!(s.l >= 1.0f) || !(s.l <= FLT_MAX)) return AttnVerdict::Fail;
   if (!(std::fabs(double(s.l) - double(s.l2)) <= c_norm * double(s.l))) return AttnVerdict::Fail;
   if (!(double(s.acca) <= double(FLT_MAX))) return AttnVerdict::Skip;
   const double l = double(s.l);
-  const double diff = std::fabs(s.rowsum - double(s.accv) / l);
-  return diff <= c_out * double(s.acca) / l + abs ? AttnVerdict::Pass : AttnVerdict::Fail;
+  const double mag = double(s.acca) / l;
+  if (!(std::fabs(s.rowsum - double(s.accv) / l) <= c_out * mag + abs)) return AttnVerdict::Fail;
+  const double store_lim = storage_u * 1.01 * (1.0 + c_out) * mag + abs;
+  return std::fabs(s.stored - s.rowsum) <= store_lim ? AttnVerdict::Pass : AttnVerdict::Fail;
 }
 
 }  // namespace abft::checksum

@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""PyTorch's scaled_dot_product_attention on the shapes of bench/cuda_attention_bench.cpp, for
+the GPU attention table (scripts/gpu_bench_table.py attention): the flash backend for bfloat16
+and binary16, the memory-efficient one for float (flash has no float kernel). Times are the
+median of 5 calls after 2 warm-ups (CUDA events). Writes JSON {name: {"ms", "backend"}} with
+the benchmark's row names. Run by scripts/gpu-check.sh on the device machine (PyTorch there).
+
+Usage: gpu_attention_sdpa.py OUT.json
+"""
+import json
+import sys
+
+
+def shapes():
+    """The benchmark's rows: (name, dtype, seq, head_dim, causal, batch, heads)."""
+    rows = 1 << 16
+    for dt in ("bf16", "f16", "f32"):
+        for d in (64, 128):
+            for causal in (False, True):
+                seq = 512
+                while seq <= 16384:
+                    if dt == "bf16" or (d == 128 and not causal):
+                        heads = 8
+                        batch = max(rows // (seq * heads), 1)
+                        hb = rows // seq
+                        name = f"cuda_attention/fwd/{dt}/d{d}/{'causal' if causal else 'full'}/seq{seq}"
+                        yield name, dt, seq, d, causal, batch, hb // batch
+                    seq *= 2
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit("usage: gpu_attention_sdpa.py OUT.json")
+    try:
+        import torch
+        import torch.nn.functional as F
+        from torch.nn.attention import SDPBackend, sdpa_kernel
+    except Exception as e:  # no PyTorch: an empty result, said
+        print(f"gpu_attention_sdpa.py: PyTorch unavailable ({e})", file=sys.stderr)
+        json.dump({}, open(sys.argv[1], "w"))
+        return
+    types = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}
+    out = {}
+    for name, dt, seq, d, causal, batch, heads in shapes():
+        backend = SDPBackend.FLASH_ATTENTION if dt != "f32" else SDPBackend.EFFICIENT_ATTENTION
+        try:
+            q, k, v = (torch.randn(batch, heads, seq, d, device="cuda", dtype=types[dt]) for _ in range(3))
+            with sdpa_kernel([backend]):
+                for _ in range(2):
+                    F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+                times = []
+                for _ in range(5):
+                    e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                    e0.record()
+                    F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+                    e1.record()
+                    torch.cuda.synchronize()
+                    times.append(e0.elapsed_time(e1))
+            times.sort()
+            out[name] = {"ms": times[len(times) // 2], "backend": str(backend).split(".")[-1]}
+        except Exception as e:  # a backend that refuses the shape: recorded, not fatal
+            out[name] = {"ms": None, "backend": f"error: {str(e).splitlines()[0][:60]}"}
+    json.dump(out, open(sys.argv[1], "w"), indent=1)
+
+
+if __name__ == "__main__":
+    main()
