@@ -1,7 +1,7 @@
 /** \file cuda_device.hpp
- *  \brief Shared by the GPU campaign adapters (kernel_cuda_gemm.cpp, kernel_cuda_fft.cpp; built
- *  only with the CUDA engine): whether a device can be used, and if not, why, in the campaign's
- *  error message.
+ *  \brief Shared by the GPU campaign adapters (kernel_cuda_gemm.cpp, kernel_cuda_fft.cpp,
+ *  kernel_cuda_attention.cpp; built only with the CUDA engine): whether a device can be used,
+ *  and if not, why, in the campaign's error message.
  */
 #pragma once
 #include <string>

@@ -92,5 +92,6 @@ std::unique_ptr<Kernel> make_train_kernel(const KernelOptions& o, std::string* e
 std::unique_ptr<Kernel> make_selftest_kernel(const KernelOptions& o, std::string* error);
 std::unique_ptr<Kernel> make_cuda_gemm_kernel(const KernelOptions& o, std::string* error);
 std::unique_ptr<Kernel> make_cuda_fft_kernel(const KernelOptions& o, std::string* error);
+std::unique_ptr<Kernel> make_cuda_attention_kernel(const KernelOptions& o, std::string* error);
 
 }  // namespace abft::campaign

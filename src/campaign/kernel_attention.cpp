@@ -21,6 +21,7 @@
 
 #include "abft/attention.h"
 #include "abft/checksum/attention_reference.hpp"
+#include "campaign/attention_shape.hpp"
 #include "campaign/input_gen.hpp"
 #include "campaign/kernel.hpp"
 #include "cpu/attention/attn_kernels.hpp"
@@ -37,17 +38,6 @@ static_assert(ref::kEngineQueryBlock == abft::cpu::attention::kQueryBlock &&
 
 /** The fault matrix's factor on the engine's bound (kEscapeTolFactor there). */
 constexpr double kEscapeFactor = 2.0;
-
-/** What --sizes and --variant select. Defaults: two query heads over one KV head (GQA),
- *  two query blocks and two key blocks of the engine (64 queries, 96 keys each, the second
- *  partial), so the block-boundary paths (rescaling between key blocks, partial blocks,
- *  accumulation over query blocks) are exercised; a trial (the double reference of the
- *  limits and four calls) takes a few milliseconds. */
-struct AttnShape {
-  bool bwd = false;
-  int64_t q_len = 72, kv_len = 128, head_dim = 64, heads = 2, kv_heads = 1;
-  bool causal = true;
-};
 
 class AttnKernel final : public Kernel {
  public:
@@ -182,6 +172,46 @@ class AttnKernel final : public Kernel {
 
 }  // namespace
 
+bool attention_shape_of(const KernelOptions& o, const std::string& k, AttnShape& s, std::string* error) {
+  if (o.type != DataType::F32) {
+    *error = k + ": --type " + type_name(o.type) + " is not available (attention computes in float: f32)";
+    return false;
+  }
+  if (o.variant.empty() || o.variant == "causal") s.causal = true;
+  else if (o.variant == "full") s.causal = false;
+  else {
+    *error = k + ": --variant '" + o.variant + "' is not one of causal (default), full";
+    return false;
+  }
+  if (!o.sizes.empty()) {
+    if (o.sizes.size() < 4 || o.sizes.size() > 5) {
+      *error = k + ": --sizes takes q,kv,d,heads[,kv_heads] (kv_heads defaults to heads)";
+      return false;
+    }
+    s.q_len = o.sizes[0], s.kv_len = o.sizes[1], s.head_dim = o.sizes[2], s.heads = o.sizes[3];
+    s.kv_heads = o.sizes.size() == 5 ? o.sizes[4] : s.heads;
+  }
+  if (s.q_len < 1 || s.kv_len < 1 || s.heads < 1 || s.kv_heads < 1) {
+    *error = k + ": --sizes q,kv,d,heads[,kv_heads] must all be >= 1";
+    return false;
+  }
+  if (s.head_dim < 1 || s.head_dim > ABFT_ATTENTION_MAX_HEAD_DIM) {
+    *error = k + ": --sizes head_dim d must be in 1.." + std::to_string(ABFT_ATTENTION_MAX_HEAD_DIM);
+    return false;
+  }
+  if (s.heads % s.kv_heads != 0) {
+    *error = k + ": --sizes heads must be a multiple of kv_heads";
+    return false;
+  }
+  // Memory guard: the tensors and the double reference's q x kv work stay small.
+  const double elems = double(s.heads) * double(std::max(s.q_len, s.kv_len)) * double(s.head_dim);
+  if (elems > double(int64_t(1) << 24) || double(s.q_len) * double(s.kv_len) > double(int64_t(1) << 26)) {
+    *error = k + ": --sizes is too large for a campaign (at most 2^24 elements a tensor, 2^26 q x kv)";
+    return false;
+  }
+  return true;
+}
+
 std::unique_ptr<Kernel> make_attention_kernel(const KernelOptions& o, std::string* error) {
   AttnShape s;
   const std::string& k = o.kernel;
@@ -191,42 +221,7 @@ std::unique_ptr<Kernel> make_attention_kernel(const KernelOptions& o, std::strin
     *error = "attention: unknown kernel '" + k + "' (attn-fwd or attn-bwd)";
     return nullptr;
   }
-  if (o.type != DataType::F32) {
-    *error = k + ": --type " + type_name(o.type) + " is not available (attention computes in float: f32)";
-    return nullptr;
-  }
-  if (o.variant.empty() || o.variant == "causal") s.causal = true;
-  else if (o.variant == "full") s.causal = false;
-  else {
-    *error = k + ": --variant '" + o.variant + "' is not one of causal (default), full";
-    return nullptr;
-  }
-  if (!o.sizes.empty()) {
-    if (o.sizes.size() < 4 || o.sizes.size() > 5) {
-      *error = k + ": --sizes takes q,kv,d,heads[,kv_heads] (kv_heads defaults to heads)";
-      return nullptr;
-    }
-    s.q_len = o.sizes[0], s.kv_len = o.sizes[1], s.head_dim = o.sizes[2], s.heads = o.sizes[3];
-    s.kv_heads = o.sizes.size() == 5 ? o.sizes[4] : s.heads;
-  }
-  if (s.q_len < 1 || s.kv_len < 1 || s.heads < 1 || s.kv_heads < 1) {
-    *error = k + ": --sizes q,kv,d,heads[,kv_heads] must all be >= 1";
-    return nullptr;
-  }
-  if (s.head_dim < 1 || s.head_dim > ABFT_ATTENTION_MAX_HEAD_DIM) {
-    *error = k + ": --sizes head_dim d must be in 1.." + std::to_string(ABFT_ATTENTION_MAX_HEAD_DIM);
-    return nullptr;
-  }
-  if (s.heads % s.kv_heads != 0) {
-    *error = k + ": --sizes heads must be a multiple of kv_heads";
-    return nullptr;
-  }
-  // Memory guard: the tensors and the double reference's q x kv work stay small.
-  const double elems = double(s.heads) * double(std::max(s.q_len, s.kv_len)) * double(s.head_dim);
-  if (elems > double(int64_t(1) << 24) || double(s.q_len) * double(s.kv_len) > double(int64_t(1) << 26)) {
-    *error = k + ": --sizes is too large for a campaign (at most 2^24 elements a tensor, 2^26 q x kv)";
-    return nullptr;
-  }
+  if (!attention_shape_of(o, k, s, error)) return nullptr;
   try {
     return std::make_unique<AttnKernel>(s, o.threads);
   } catch (const std::bad_alloc&) {

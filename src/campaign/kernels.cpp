@@ -40,6 +40,8 @@ const std::vector<KernelInfo>& kernel_list() {
        "protected GPU GEMM (cuBLAS product, abft checks; needs a device); --variant <ta><tb>, n or t"},
       {"cuda-fft", "f32,f64", "n,batch (4096,8)",
        "protected GPU FFT (cuFFT transform, abft checks; needs a device); --variant c2c, c2c-bwd, r2c, c2r"},
+      {"cuda-attn-fwd", "f32", "q,kv,d,heads[,kv_heads] (72,128,64,2,1)",
+       "protected GPU attention forward (fused kernel; needs a device); --variant causal|full"},
       {"train", "f32", "batch,seq (2,16)",
        "one training step (forward, loss, backward; output: loss + gradient); "
        "--variant gpt2-tiny|llama-tiny|gpt2-demo|llama-demo"},
@@ -64,6 +66,7 @@ std::unique_ptr<Kernel> make_kernel(const KernelOptions& o, std::string* error) 
   if (k == "selftest") return make_selftest_kernel(o, error);
   if (k == "cuda-gemm") return make_cuda_gemm_kernel(o, error);
   if (k == "cuda-fft") return make_cuda_fft_kernel(o, error);
+  if (k == "cuda-attn-fwd") return make_cuda_attention_kernel(o, error);
   for (const char* r : {"symm", "hemm", "syrk", "herk", "syr2k", "her2k", "trmm", "trsm"})
     if (k == r) return make_blas3_kernel(o, error);
   *error = "unknown kernel '" + k + "' (abft campaign --list shows them)";

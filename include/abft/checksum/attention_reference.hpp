@@ -104,6 +104,27 @@ void row_scores(const abft_attention_desc& d, const Views& w, const T* Q, const 
 constexpr int64_t kEngineQueryBlock = 64;
 constexpr int64_t kEngineKeyBlock = 96;
 
+/** An engine's blocking as its forward checks see it: keys per score tile and the tile check's
+ *  coefficient. The default is the CPU engine's (kEngineKeyBlock, register slices of 16 rows,
+ *  attn_tile_coefficient); gpu() is the CUDA engine's (cuda/attention_device.cuh: key blocks of
+ *  32, one sequential dot product per score, attn_dot_tile_coefficient over the head_dim bucket
+ *  it pads to). */
+struct Blocking {
+  int64_t key_block = kEngineKeyBlock;
+  bool dot_tiles = false;
+  static Blocking gpu() {
+    Blocking b;
+    b.key_block = 32;
+    b.dot_tiles = true;
+    return b;
+  }
+  double tile_coefficient(int64_t nk, int64_t head_dim) const {
+    if (!dot_tiles) return attn_tile_coefficient<float>(nk, head_dim, 16);
+    const int64_t dm = head_dim <= 32 ? 32 : head_dim <= 64 ? 64 : head_dim <= 128 ? 128 : 256;
+    return attn_dot_tile_coefficient<float>(key_block, dm);
+  }
+};
+
 struct Forward {
   std::vector<double> O, lse;
   /** magO(i,c) = sum_j P_ij |V_jc|: the componentwise scale of O's round-off. */
@@ -112,9 +133,9 @@ struct Forward {
   double s_max_abs = 0.0;  ///< max |S_ij| over admissible (i, j)
   double lse_max_abs = 0.0;
   /** Per query row: the largest bound of the engine's score checks over the row's key
-   *  blocks (attn_tile_coefficient x |scale| sum_c |Q_ic| sum_{j in block} |K_jc|, blocks of
-   *  kEngineKeyBlock keys, register slices of 16 rows at most). A score fault the check does
-   *  not see moves lse by at most twice this (forward_escape_limits). */
+   *  blocks (the Blocking's tile coefficient x |scale| sum_c |Q_ic| sum_{j in block} |K_jc|,
+   *  blocks of its key_block keys). A score fault the check does not see moves lse by at most
+   *  twice this (forward_escape_limits). */
   std::vector<double> score_bound;
   /** Per O element: score_bound_i x max_j |P_ij (V_jc - O_ic)| over admissible j, how far a
    *  score fault of one score bound moves O_ic through the softmax (dO_i/dS_ij =
@@ -135,7 +156,8 @@ inline size_t lidx(const abft_attention_desc& d, int64_t b, int64_t h, int64_t i
 
 /** Forward reference. T is float (the engine's inputs) or double (finite differences). */
 template <class T>
-Forward forward(const abft_attention_desc& d, const T* Q, const T* K, const T* V, const T* mask) {
+Forward forward(const abft_attention_desc& d, const T* Q, const T* K, const T* V, const T* mask,
+                const Blocking& blk = Blocking()) {
   Forward r;
   const Views w = views(d);
   const size_t nO = size_t(std::max<int64_t>(0, d.batch * d.heads * d.q_len * d.head_dim));
@@ -149,7 +171,7 @@ Forward forward(const abft_attention_desc& d, const T* Q, const T* K, const T* V
   const int64_t group = d.heads / d.kv_heads;
   std::vector<double> s, p;
   std::vector<char> adm;
-  const int64_t kb = kEngineKeyBlock, nkb = (d.kv_len + kb - 1) / kb;
+  const int64_t kb = blk.key_block, nkb = (d.kv_len + kb - 1) / kb;
   std::vector<double> kabs(size_t(std::max<int64_t>(0, nkb * d.head_dim)));
   for (int64_t b = 0; b < d.batch; ++b)
     for (int64_t h = 0; h < d.heads; ++h) {
@@ -166,7 +188,7 @@ Forward forward(const abft_attention_desc& d, const T* Q, const T* K, const T* V
           double X = 0.0;
           for (int64_t c = 0; c < d.head_dim; ++c)
             X += std::fabs(double(d.scale) * double(Q[w.q.at(b, h, i, c)])) * kabs[size_t(t * d.head_dim + c)];
-          const double coef = attn_tile_coefficient<float>(nk, d.head_dim, 16);
+          const double coef = blk.tile_coefficient(nk, d.head_dim);
           sb = std::max(sb, coef * X * (1.0 + 1e-9) + attn_abs_term<float>(double(nk) * double(d.head_dim), 0.0));
         }
         r.score_bound[lidx(d, b, h, i)] = sb;
@@ -406,12 +428,12 @@ void raise_cols(std::vector<double>& out, const std::vector<double>& mag, int64_
 
 /** Forward limits {O, lse} from the reference forward of the call's inputs. */
 inline EscapeLimits forward_escape_limits(const abft_attention_desc& d, const Forward& rf,
-                                          double factor) {
-  const int64_t D = d.head_dim, nkb = (d.kv_len + kEngineKeyBlock - 1) / kEngineKeyBlock;
+                                          double factor, const Blocking& blk = Blocking()) {
+  const int64_t D = d.head_dim, nkb = (d.kv_len + blk.key_block - 1) / blk.key_block;
   const Tol t = tolerance(d, rf.qk_mag, rf.s_max_abs, rf.lse_max_abs, 1.0);
   EscapeLimits e;
   e.t.push_back(detail::tensor_floor(t, rf.magO));
-  detail::raise_rows(e.t.back(), rf.magO, D, attn_output_coefficient<float>(kEngineKeyBlock, nkb, D),
+  detail::raise_rows(e.t.back(), rf.magO, D, attn_output_coefficient<float>(blk.key_block, nkb, D),
                      factor);
   // A score fault below its check's bound (|delta| <= 2 score_bound) moves O_ic by up to
   // |delta| max_j P_ij |V_jc - O_ic| to first order; 1.1 covers the second order for the
