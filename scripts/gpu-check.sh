@@ -52,13 +52,14 @@ run fft_library_check_test "$build/tests/checksum/fft_library_check_test"
 run attention_cuda_test "$build/tests/cuda/attention_cuda_test"
 run attention_row_check_test "$build/tests/checksum/attention_row_check_test"
 
-# Small campaigns on the GPU GEMM (random bit flips at the output and in operand copies) and
-# the GPU FFT (at the output and in the input cuFFT reads; c2c and r2c).
-for spec in "cuda-gemm f32 c" "cuda-gemm f64 c" "cuda-fft f32 c2c" "cuda-fft f64 r2c"; do
+# Small campaigns on the GPU GEMM (random bit flips at the output and in operand copies), the
+# GPU FFT (at the output and in the input cuFFT reads; c2c and r2c) and the GPU attention forward
+# (its six sites).
+for spec in "cuda-gemm f32 -" "cuda-gemm f64 -" "cuda-fft f32 c2c" "cuda-fft f64 r2c" "cuda-attn-fwd f32 causal"; do
   set -- $spec
   k=$1 t=$2 var=$3
   extra=()
-  [ "$k" = cuda-fft ] && extra=(--variant "$var")
+  [ "$var" != - ] && extra=(--variant "$var")
   if out=$(OMP_WAIT_POLICY=PASSIVE "$build/src/cli/abft" campaign --kernel "$k" --type "$t" "${extra[@]}" \
              --trials 1000 --jobs 2 --no-progress 2>&1); then verdict=PASS; else verdict=FAIL; status=1; fi
   printf '%s\n' "$out" | grep -E "^(outcome|masked|corrected|recomputed|sdc|detected [0-9]|clean trials|verdict)" | sed "s/^/  [$k $t] /"
