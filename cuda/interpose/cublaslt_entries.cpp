@@ -1,0 +1,157 @@
+/** \file cublaslt_entries.cpp
+ *  \brief cublasLtMatmul in the preload library. PyTorch reaches cuBLASLt for bf16 / fp16 and for
+ *  addmm with a bias epilogue. The plain product (no epilogue, no fp8 scaling, column order,
+ *  alpha and beta on the host or the device, C = D or beta = 0, equal types) runs on the
+ *  engine's protected GEMM (abft::cuda::protected_gemm, on the stream the call names); everything
+ *  else goes to the real cuBLASLt untouched and is counted as unprotected.
+ */
+#include <cublasLt.h>
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <cstring>
+
+#include "gemm_protected.hpp"
+#include "preload_runtime.hpp"
+#include "real_symbols.hpp"
+#include "reentry_guard.hpp"
+#include "translate.hpp"
+
+using namespace abft::preload;
+
+namespace {
+
+template <class T>
+bool desc_attr(cublasLtMatmulDesc_t d, cublasLtMatmulDescAttributes_t a, T* v) {
+  const auto get = ABFT_REAL(CublasLt, cublasLtMatmulDescGetAttribute);
+  size_t written = 0;
+  return get && get(d, a, v, sizeof(T), &written) == CUBLAS_STATUS_SUCCESS;
+}
+
+template <class T>
+bool layout_attr(cublasLtMatrixLayout_t l, cublasLtMatrixLayoutAttribute_t a, T* v) {
+  const auto get = ABFT_REAL(CublasLt, cublasLtMatrixLayoutGetAttribute);
+  size_t written = 0;
+  return get && get(l, a, v, sizeof(T), &written) == CUBLAS_STATUS_SUCCESS;
+}
+
+LtLayout read_layout(cublasLtMatrixLayout_t l) {
+  LtLayout x;
+  uint32_t type = 0;
+  x.read_ok = l && layout_attr(l, CUBLASLT_MATRIX_LAYOUT_TYPE, &type) &&
+              layout_attr(l, CUBLASLT_MATRIX_LAYOUT_ORDER, &x.order) &&
+              layout_attr(l, CUBLASLT_MATRIX_LAYOUT_ROWS, &x.rows) &&
+              layout_attr(l, CUBLASLT_MATRIX_LAYOUT_COLS, &x.cols) && layout_attr(l, CUBLASLT_MATRIX_LAYOUT_LD, &x.ld) &&
+              layout_attr(l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &x.batch) &&
+              layout_attr(l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &x.stride);
+  x.type = int32_t(type);
+  return x;
+}
+
+LtCall read_call(cublasLtMatmulDesc_t desc, cublasLtMatrixLayout_t a, cublasLtMatrixLayout_t b,
+                 cublasLtMatrixLayout_t c, cublasLtMatrixLayout_t d, const void* beta, const void* C, const void* D) {
+  LtCall lt;
+  void* pa = nullptr;
+  void* pb = nullptr;
+  void* pc = nullptr;
+  void* pd = nullptr;
+  void* amax = nullptr;
+  lt.read_ok = desc && desc_attr(desc, CUBLASLT_MATMUL_DESC_COMPUTE_TYPE, &lt.compute) &&
+               desc_attr(desc, CUBLASLT_MATMUL_DESC_SCALE_TYPE, &lt.scale_type) &&
+               desc_attr(desc, CUBLASLT_MATMUL_DESC_POINTER_MODE, &lt.pointer_mode) &&
+               desc_attr(desc, CUBLASLT_MATMUL_DESC_TRANSA, &lt.transa) &&
+               desc_attr(desc, CUBLASLT_MATMUL_DESC_TRANSB, &lt.transb) &&
+               desc_attr(desc, CUBLASLT_MATMUL_DESC_TRANSC, &lt.transc) &&
+               desc_attr(desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &lt.epilogue) &&
+               desc_attr(desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &pa) &&
+               desc_attr(desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &pb) &&
+               desc_attr(desc, CUBLASLT_MATMUL_DESC_C_SCALE_POINTER, &pc) &&
+               desc_attr(desc, CUBLASLT_MATMUL_DESC_D_SCALE_POINTER, &pd) &&
+               desc_attr(desc, CUBLASLT_MATMUL_DESC_AMAX_D_POINTER, &amax);
+  lt.scale_pointers = pa || pb || pc || pd || amax;
+  lt.a = read_layout(a);
+  lt.b = read_layout(b);
+  lt.c = read_layout(c);
+  lt.d = read_layout(d);
+  lt.c_is_d = C == D;
+  if (lt.read_ok && lt.pointer_mode == 0 && beta)
+    lt.beta_known_zero = lt.scale_type == CUDA_R_64F ? *static_cast<const double*>(beta) == 0.0
+                                                     : lt.scale_type == CUDA_R_32F && *static_cast<const float*>(beta) == 0.0f;
+  return lt;
+}
+
+/** alpha and beta on the host (copied from the device in device pointer mode: waits for the stream). */
+bool host_scalars(const LtCall& lt, const void* alpha, const void* beta, cudaStream_t s, unsigned char* a,
+                  unsigned char* b) {
+  const size_t sz = lt.scale_type == CUDA_R_64F ? 8 : 4;
+  if (!alpha || !beta) return false;
+  if (lt.pointer_mode == 1) {
+    if (cudaMemcpyAsync(a, alpha, sz, cudaMemcpyDefault, s) != cudaSuccess ||
+        cudaMemcpyAsync(b, beta, sz, cudaMemcpyDefault, s) != cudaSuccess || cudaStreamSynchronize(s) != cudaSuccess) {
+      cudaGetLastError();
+      return false;
+    }
+  } else {
+    std::memcpy(a, alpha, sz);
+    std::memcpy(b, beta, sz);
+  }
+  return true;
+}
+
+}  // namespace
+
+extern "C" cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc,
+                                         const void* alpha, const void* A, cublasLtMatrixLayout_t Adesc, const void* B,
+                                         cublasLtMatrixLayout_t Bdesc, const void* beta, const void* C,
+                                         cublasLtMatrixLayout_t Cdesc, void* D, cublasLtMatrixLayout_t Ddesc,
+                                         const cublasLtMatmulAlgo_t* algo, void* workspace,
+                                         size_t workspaceSizeInBytes, cudaStream_t stream) {
+  const auto real = ABFT_REAL(CublasLt, cublasLtMatmul);
+  auto forward = [&] {
+    return real(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace,
+                workspaceSizeInBytes, stream);
+  };
+  const Entry e = Entry::LtMatmul;
+  if (ReentryGuard::inside()) {
+    note_nested();
+    return real ? forward() : CUBLAS_STATUS_NOT_INITIALIZED;
+  }
+  note_call(e);
+  if (!real) {
+    note_unprotected(e, Reason::RealMissing);
+    return CUBLAS_STATUS_NOT_INITIALIZED;
+  }
+  ReentryGuard guard;
+  if (policy_off()) {
+    note_unprotected(e, Reason::PolicyOff);
+    return forward();
+  }
+  const LtCall lt = read_call(computeDesc, Adesc, Bdesc, Cdesc, Ddesc, beta, C, D);
+  GemmCall g;
+  const EngineGemm eg = translate_lt(lt, &g);
+  Reason r = eg.reason;
+  if (r == Reason::None && stream_capturing(stream)) r = Reason::GraphCapture;
+  alignas(8) unsigned char a[8] = {}, b[8] = {};  // a float or a double, as the scale type says
+  if (r == Reason::None && !host_scalars(lt, alpha, beta, stream, a, b)) r = Reason::EngineUnavailable;
+  if (r != Reason::None) {
+    note_unprotected(e, r);
+    return forward();
+  }
+  abft_handle_t h = engine_handle(Family::CublasLt);
+  for (int64_t i = 0; i < eg.items; ++i) {
+    const abft_status st = abft::cuda::protected_gemm(
+        h, stream, eg.math_mode, eg.type, ABFT_COL_MAJOR, eg.opa, eg.opb, g.m, g.n, g.k, a,
+        static_cast<const char*>(A) + i * eg.byte_offset_a, g.lda, static_cast<const char*>(B) + i * eg.byte_offset_b,
+        g.ldb, b, static_cast<char*>(D) + i * eg.byte_offset_c, g.ldc);
+    if (st == ABFT_STATUS_SUCCESS || st == ABFT_STATUS_FAULT_DETECTED || st == ABFT_STATUS_FAULT_UNCORRECTABLE)
+      continue;
+    if (i == 0 && st != ABFT_STATUS_INTERNAL_ERROR) {  // nothing ran: cuBLASLt runs the whole call
+      note_unprotected(e, Reason::EngineUnavailable);
+      return forward();
+    }
+    note_failed(e);
+    return CUBLAS_STATUS_EXECUTION_FAILED;
+  }
+  note_protected(e);
+  return CUBLAS_STATUS_SUCCESS;
+}
