@@ -27,6 +27,9 @@ constexpr int kLanes = 4;                ///< threads per query row
 constexpr int kThreads = kBR * kLanes;   ///< threads per block
 constexpr int kKeysPerLane = kBC / kLanes;
 constexpr int kMaxDevFaults = 8;         ///< faults one call can land (more are not applied)
+/** Largest head-dim bucket whose P V step forms each key block's product apart and adds it
+ *  once (larger buckets accumulate every key directly: registers). */
+constexpr int kPartialMaxDim = 128;
 static_assert(kThreads / kLanes == kBC, "the V checksum columns give one key to each lane group");
 
 /** Storage loads / stores: compute is float whatever the storage. */

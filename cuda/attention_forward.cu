@@ -38,17 +38,13 @@ constexpr size_t fwd_smem_bytes(int dm) {
          size_t(kBR * (dm + 1) + kBC * (dm + 3) + kBR * (kBC + 1)) * sizeof(float);
 }
 
-/** Index of the first fault of `site` at (bh, row) whose kpos lies in [lo, hi) (kpos ignored
- *  when lo > hi), or -1. */
-__device__ __forceinline__ int find_fault(const DevFaultList& fl, int site, int64_t bh, int64_t row,
-                                          int64_t lo, int64_t hi) {
-  for (int x = 0; x < fl.n; ++x) {
-    const DevFault& f = fl.f[x];
-    if (f.site != site || f.bh != bh || f.r != row) continue;
-    if (lo <= hi && (f.kpos < lo || f.kpos >= hi)) continue;
-    return x;
-  }
-  return -1;
+/** Whether fault f is at `site` on row (bh, row), column `col` (any when col < 0), with kpos in
+ *  [lo, hi) (any when lo > hi). Every matching fault lands (several may share a row). */
+__device__ __forceinline__ bool at(const DevFault& f, int site, int64_t bh, int64_t row, int64_t col, int64_t lo,
+                                   int64_t hi) {
+  if (f.site != site || f.bh != bh || f.r != row) return false;
+  if (col >= 0 && f.c != col) return false;
+  return lo > hi || (f.kpos >= lo && f.kpos < hi);
 }
 
 /** The fused forward. kCheck false is the unprotected kernel (the benchmarks' baseline): the
@@ -60,6 +56,7 @@ __global__ void __launch_bounds__(kThreads) attn_fwd_kernel(AttnArgs a, DevFault
   constexpr int KS = DM + 3;  // K or V tile; V's checksum columns at DM, DM + 1
   constexpr int PS = kBC + 1;
   constexpr int NA = DM / kLanes;
+  constexpr bool kPartial = DM <= kPartialMaxDim;  // per-block partial products (see the P V step)
   extern __shared__ __align__(16) unsigned char smem[];
   double* ksum = reinterpret_cast<double*>(smem);
   double* kabs = ksum + DM;
@@ -92,10 +89,15 @@ __global__ void __launch_bounds__(kThreads) attn_fwd_kernel(AttnArgs a, DevFault
     double c_tile = 0, abs_tile = 0, c_out = 0, c_norm = 0, abs_out = 0;
     // Unit roundoff of the storage format when narrower than float (0 for float).
     const double storage_u = sizeof(T) == 2 ? (std::is_same<T, __half>::value ? 0x1p-11 : 0x1p-8) : 0.0;
+    // binary16 rounds below 2^-14 with an absolute error up to 2^-25 per element (subnormals);
+    // bfloat16's range is float's (the abs term covers it).
+    const double storage_abs = std::is_same<T, __half>::value ? double(DM) * 0x1p-25 : 0.0;
     if (kCheck) {
       c_tile = ck::attn_dot_tile_coefficient<float>(kBC, DM);
       abs_tile = ck::attn_abs_term<float>(double(kBC) * DM, 0.0);
-      c_out = ck::attn_output_coefficient<float>(kBC, nkb, DM);
+      // Per-block partials: kBC fused multiply-adds a block and one rescaling add (the CPU
+      // engine's count); direct accumulation: kBC * nkb of them.
+      c_out = ck::attn_output_coefficient<float>(kPartial ? int64_t(kBC) : int64_t(kBC) * nkb, nkb, DM);
       c_norm = ck::attn_normalizer_coefficient<float>(kBC, nkb);
       abs_out = ck::attn_abs_term<float>(double(kend) + DM, 0.0);
     }
@@ -113,7 +115,19 @@ __global__ void __launch_bounds__(kThreads) attn_fwd_kernel(AttnArgs a, DevFault
       unsigned fp0 = 0;  // exact fingerprint of this lane's share of the row's scaled copy
       if (kCheck)
         for (int c = lane; c < DM; c += kLanes) fp0 += __float_as_uint(Qs[qi * QS + c]);
-      if (inject) __syncthreads();  // every fingerprint taken before a fault lands in the copy
+      if (inject) {
+        __syncthreads();  // every fingerprint taken before a fault lands in the copy
+        if (tid == 0)     // memory faults in the scaled copy of Q (also for a block with no keys)
+          for (int x = 0; x < fl.n; ++x) {
+            const DevFault& f = fl.f[x];
+            if (f.site != ABFT_SITE_PACKED_A || f.bh != bh || f.r < i0 || f.r >= i0 + kBR || f.r >= a.Lq ||
+                f.kpos < 0 || f.kpos >= D)
+              continue;
+            float* p = &Qs[(f.r - i0) * QS + f.kpos];
+            *p = land<float>(fl, x, *p);
+          }
+        __syncthreads();  // landed before any score or fingerprint reads the copy
+      }
 
       float m = kNegInf, m2 = kNegInf, l = 0.0f, l2 = 0.0f;
       float acc[NA];
@@ -125,16 +139,8 @@ __global__ void __launch_bounds__(kThreads) attn_fwd_kernel(AttnArgs a, DevFault
       for (int kb = 0; kb < nkb; ++kb) {
         const int64_t j0 = int64_t(kb) * kBC;
         const int nk = int(kend - j0 < kBC ? kend - j0 : kBC);
-        if (inject && kb == 0 && tid == 0) {  // memory faults in the scaled copy of Q
-          for (int x = 0; x < fl.n; ++x) {
-            const DevFault& f = fl.f[x];
-            if (f.site != ABFT_SITE_PACKED_A || f.bh != bh || f.r < i0 || f.r >= i0 + kBR || f.r >= a.Lq ||
-                f.kpos < 0 || f.kpos >= D)
-              continue;
-            float* p = &Qs[(f.r - i0) * QS + f.kpos];
-            *p = land<float>(fl, x, *p);
-          }
-        }
+        // kpos range of the faults that land after this block (past the last key: in the last).
+        const int64_t khi = kb + 1 == nkb ? INT64_MAX : j0 + nk;
         // K tile (zeros past the block's keys and past head_dim).
         for (int idx = tid; idx < kBC * DM; idx += kThreads) {
           const int j = idx / DM, c = idx % DM;
@@ -169,10 +175,9 @@ __global__ void __launch_bounds__(kThreads) attn_fwd_kernel(AttnArgs a, DevFault
           for (int t = 0; t < kKeysPerLane; ++t) {
             const int j = lane + kLanes * t;
             if (j >= nk) continue;
-            if (inject && qvalid) {
-              const int x = find_fault(fl, ABFT_SITE_ATTN_SCORES, bh, i, 1, 0);
-              if (x >= 0 && fl.f[x].c == j0 + j) s[t] = land<float>(fl, x, s[t]);
-            }
+            if (inject && qvalid)
+              for (int x = 0; x < fl.n; ++x)
+                if (at(fl.f[x], ABFT_SITE_ATTN_SCORES, bh, i, j0 + j, 1, 0)) s[t] = land<float>(fl, x, s[t]);
             obs += double(s[t]);
           }
           double ref = 0.0, mag = 0.0;
@@ -203,6 +208,7 @@ __global__ void __launch_bounds__(kThreads) attn_fwd_kernel(AttnArgs a, DevFault
               const float mv = to_f(M[i * a.ms[2] + jj * a.ms[3]]);
               if (mv != mv || mv == INFINITY) skip = true;
               x += mv;
+              if (x == INFINITY) skip = true;  // a finite mask that overflows the score: data
             }
             if (a.causal && jj > i + a.off) x = kNegInf;
           }
@@ -228,21 +234,19 @@ __global__ void __launch_bounds__(kThreads) attn_fwd_kernel(AttnArgs a, DevFault
         l = l * corr + ts;
         m = mnew;
         m2 = m2new;
-        if (inject && qvalid) {
-          const int x = find_fault(fl, ABFT_SITE_ATTN_ROWSTAT, bh, i, j0, j0 + nk);
-          if (x >= 0) {  // every lane holds the row's copy: the same corrupted value in each
+        if (inject && qvalid)  // every lane holds the row's copy: the same corrupted value in each
+          for (int x = 0; x < fl.n; ++x) {
+            if (!at(fl.f[x], ABFT_SITE_ATTN_ROWSTAT, bh, i, -1, j0, khi)) continue;
             if (fl.f[x].c == 0) m = land<float>(fl, x, m, lane == 0);
             else if (fl.f[x].c == 1) l = land<float>(fl, x, l, lane == 0);
           }
-        }
 #pragma unroll
         for (int t = 0; t < kKeysPerLane; ++t) {
           const int j = lane + kLanes * t;
           float p = s[t];
-          if (inject && qvalid && j < nk) {  // a probability corrupted after it was summed
-            const int x = find_fault(fl, ABFT_SITE_ATTN_PROBS, bh, i, 1, 0);
-            if (x >= 0 && fl.f[x].c == j0 + j) p = land<float>(fl, x, p);
-          }
+          if (inject && qvalid && j < nk)  // a probability corrupted after it was summed
+            for (int x = 0; x < fl.n; ++x)
+              if (at(fl.f[x], ABFT_SITE_ATTN_PROBS, bh, i, j0 + j, 1, 0)) p = land<float>(fl, x, p);
           Ps[qi * PS + j] = p;
         }
         __syncthreads();  // scores done with K; probabilities visible
@@ -268,15 +272,34 @@ __global__ void __launch_bounds__(kThreads) attn_fwd_kernel(AttnArgs a, DevFault
           }
           __syncthreads();
         }
-        // O^T (and the checksum columns) <- corr * O^T + V^T P^T.
+        // O^T (and the checksum columns) <- corr * O^T + V^T P^T. Head dims up to 128 form the
+        // block's product from zero and add it once (the CPU engine's order: kBC + 2 roundings a
+        // block, a tight output bound however long the row); 256 accumulates every key directly
+        // (registers), with the bound of kBC * nkb roundings.
+        if constexpr (kPartial) {
+          float t[NA];
 #pragma unroll
-        for (int x = 0; x < NA; ++x) acc[x] *= corr;
-        accx *= corr;
-        for (int j = 0; j < kBC; ++j) {
-          const float p = Ps[qi * PS + j];
+          for (int x = 0; x < NA; ++x) t[x] = 0.0f;
+          float tx = 0.0f;
+          for (int j = 0; j < kBC; ++j) {
+            const float p = Ps[qi * PS + j];
 #pragma unroll
-          for (int x = 0; x < NA; ++x) acc[x] = fmaf(p, KV[j * KS + lane + kLanes * x], acc[x]);
-          if (kCheck) accx = fmaf(p, KV[j * KS + DM + (lane & 1)], accx);
+            for (int x = 0; x < NA; ++x) t[x] = fmaf(p, KV[j * KS + lane + kLanes * x], t[x]);
+            if (kCheck) tx = fmaf(p, KV[j * KS + DM + (lane & 1)], tx);
+          }
+#pragma unroll
+          for (int x = 0; x < NA; ++x) acc[x] = fmaf(acc[x], corr, t[x]);
+          accx = fmaf(accx, corr, tx);
+        } else {
+#pragma unroll
+          for (int x = 0; x < NA; ++x) acc[x] *= corr;
+          accx *= corr;
+          for (int j = 0; j < kBC; ++j) {
+            const float p = Ps[qi * PS + j];
+#pragma unroll
+            for (int x = 0; x < NA; ++x) acc[x] = fmaf(p, KV[j * KS + lane + kLanes * x], acc[x]);
+            if (kCheck) accx = fmaf(p, KV[j * KS + DM + (lane & 1)], accx);
+          }
         }
         if (kCheck) {  // the normalizer again, from the probabilities the product consumed
           float ts2 = 0.0f;
@@ -285,15 +308,16 @@ __global__ void __launch_bounds__(kThreads) attn_fwd_kernel(AttnArgs a, DevFault
           ts2 = lane_sum(ts2);
           l2 = l2 * corr + ts2;
         }
-        if (inject && qvalid) {
-          const int x = find_fault(fl, ABFT_SITE_ATTN_ACC, bh, i, j0, j0 + nk);
-          if (x >= 0 && fl.f[x].c >= 0 && fl.f[x].c < D && fl.f[x].c % kLanes == lane) {
-            const int want = int(fl.f[x].c / kLanes);
+        if (inject && qvalid)
+          for (int x = 0; x < fl.n; ++x) {
+            const DevFault& f = fl.f[x];
+            if (!at(f, ABFT_SITE_ATTN_ACC, bh, i, -1, j0, khi) || f.c < 0 || f.c >= D || f.c % kLanes != lane)
+              continue;
+            const int want = int(f.c / kLanes);
 #pragma unroll
             for (int y = 0; y < NA; ++y)
               if (y == want) acc[y] = land<float>(fl, x, acc[y]);
           }
-        }
         __syncthreads();  // the product is done with V and P before the next tile
       }
 
@@ -307,12 +331,13 @@ __global__ void __launch_bounds__(kThreads) attn_fwd_kernel(AttnArgs a, DevFault
         const float o = live ? acc[x] / l : 0.0f;
         rowsum += double(o);
         T st = from_f<T>(o);
-        if (inject) {
-          const int y = find_fault(fl, ABFT_SITE_OUTPUT, bh, i, 1, 0);
-          if (y >= 0 && fl.f[y].c == c) st = land<T>(fl, y, st);
-        }
+        if (inject)
+          for (int y = 0; y < fl.n; ++y)
+            if (at(fl.f[y], ABFT_SITE_OUTPUT, bh, i, c, 1, 0)) st = land<T>(fl, y, st);
         O[i * a.os[2] + c * a.os[3]] = st;
         stored += double(to_f(st));
+        // A row that attended no key must be exactly zero (as the CPU engine requires).
+        if (kCheck && !live && to_f(st) != 0.0f) bad = true;
       }
       if (lane == 0 && qvalid && a.lse) a.lse[bh * a.Lq + i] = live ? m + logf(l) : kNegInf;
       if (!kCheck) break;
@@ -324,11 +349,12 @@ __global__ void __launch_bounds__(kThreads) attn_fwd_kernel(AttnArgs a, DevFault
       unsigned fp1 = 0;
       for (int c = lane; c < DM; c += kLanes) fp1 += __float_as_uint(Qs[qi * QS + c]);
       const bool hard = fp1 != fp0;  // a memory fault in the copy: not data, never skipped
+      if (qvalid && !live && (l != 0.0f || l2 != 0.0f)) bad = true;
       if (qvalid && live) {
         ck::AttnRowState rs;
         rs.m = m, rs.m2 = m2, rs.l = l, rs.l2 = l2, rs.rowsum = rowsum, rs.stored = stored;
         rs.accv = accv, rs.acca = acca;
-        const ck::AttnVerdict v = ck::attn_row_verdict(rs, c_out, c_norm, abs_out, storage_u);
+        const ck::AttnVerdict v = ck::attn_row_verdict(rs, c_out, c_norm, abs_out, storage_u, storage_abs);
         bad |= v == ck::AttnVerdict::Fail;
         skip |= v == ck::AttnVerdict::Skip;
       }

@@ -12,6 +12,7 @@
  */
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -48,7 +49,9 @@ ck::AttnVerdict emulate(const std::vector<float>& q, const std::vector<float>& K
   const double c_tile = ck::attn_dot_tile_coefficient<float>(kBC, DM);
   const double abs_tile = ck::attn_abs_term<float>(double(kBC) * DM, 0.0);
   const double su = storage == ck::NumFormat::F32 ? 0.0 : ck::format_unit_roundoff(storage);
-  const double c_out = ck::attn_output_coefficient<float>(kBC, nkb, DM);
+  const bool partial = DM <= 128;  // the kernel's kPartialMaxDim
+  const double c_out = ck::attn_output_coefficient<float>(partial ? kBC : int64_t(kBC) * nkb, nkb, DM);
+  const double s_abs = storage == ck::NumFormat::F16 ? DM * std::ldexp(1.0, -25) : 0.0;
   const double c_norm = ck::attn_normalizer_coefficient<float>(kBC, nkb);
   const double abs_out = ck::attn_abs_term<float>(double(Lk) + DM, 0.0);
   auto worst = ck::AttnVerdict::Pass;
@@ -115,16 +118,30 @@ ck::AttnVerdict emulate(const std::vector<float>& q, const std::vector<float>& K
     if (f.site == Fault::Max && here) m = m * f.factor + f.add;
     if (f.site == Fault::Norm && here) l = l * f.factor + f.add;
     if (f.site == Fault::Prob && here) p[f.key - j0] = p[f.key - j0] * f.factor + f.add;
-    for (int c = 0; c < DM; ++c) acc[size_t(c)] *= corr;
-    accv *= corr, acca *= corr;
+    // P V: per-block partials added once (partial), or every key straight into the accumulator.
+    std::vector<float> t(static_cast<size_t>(DM), 0.f);
+    float tv = 0.f, ta = 0.f;
+    if (!partial) {
+      for (int c = 0; c < DM; ++c) acc[size_t(c)] *= corr;
+      accv *= corr, acca *= corr;
+    }
+    float& ov = partial ? tv : accv;
+    float& oa = partial ? ta : acca;
     for (int j = 0; j < kBC; ++j) {
-      double vs = 0, va = 0;  // the checksum columns, per lane then the butterfly
-      double lv[kLanes] = {}, la[kLanes] = {};
+      double lv[kLanes] = {}, la[kLanes] = {};  // the checksum columns, per lane then the butterfly
       for (int c = 0; c < DM; ++c) lv[c % kLanes] += kv(V, j, c), la[c % kLanes] += std::fabs(double(kv(V, j, c)));
-      vs = butterfly(lv), va = butterfly(la);
-      for (int c = 0; c < DM; ++c) acc[size_t(c)] = std::fma(p[j], kv(V, j, c), acc[size_t(c)]);
-      accv = std::fma(p[j], float(vs), accv);
-      acca = std::fma(p[j], float(va), acca);
+      const double vs = butterfly(lv), va = butterfly(la);
+      for (int c = 0; c < DM; ++c) {
+        float& o = partial ? t[size_t(c)] : acc[size_t(c)];
+        o = std::fma(p[j], kv(V, j, c), o);
+      }
+      ov = std::fma(p[j], float(vs), ov);
+      oa = std::fma(p[j], float(va), oa);
+    }
+    if (partial) {
+      for (int c = 0; c < DM; ++c) acc[size_t(c)] = std::fma(acc[size_t(c)], corr, t[size_t(c)]);
+      accv = std::fma(accv, corr, tv);
+      acca = std::fma(acca, corr, ta);
     }
     float ts2[kLanes] = {};
     for (int r = 0; r < kLanes; ++r)
@@ -144,7 +161,7 @@ ck::AttnVerdict emulate(const std::vector<float>& q, const std::vector<float>& K
   ck::AttnRowState s;
   s.m = m, s.m2 = m2, s.l = l, s.l2 = l2, s.rowsum = butterfly(rs), s.stored = butterfly(ss);
   s.accv = accv, s.acca = acca;
-  note(ck::attn_row_verdict(s, c_out, c_norm, abs_out, su));
+  note(ck::attn_row_verdict(s, c_out, c_norm, abs_out, su, s_abs));
   return worst;
 }
 
@@ -197,6 +214,30 @@ TEST(AttentionRowCheck, NoFalseVerdictOnCleanRows) {
             ++rows;
           }
   EXPECT_EQ(rows, 3 * 5 * 4 * 4 * 2);
+}
+
+TEST(AttentionRowCheck, LongRowsOfEqualWeightsPass) {
+  // Every probability 1 (q = 0) and every V row the same vector: each accumulator takes all
+  // Lk products in one chain, the worst case of the output bound (kBC * nkb roundings).
+  for (int D : {64, 256})
+    for (int Lk : {1024, 2048, 4100}) {
+      Row r(Lk, D, ck::NumFormat::F32, Data::Uniform, false, 5);
+      std::fill(r.q.begin(), r.q.end(), 0.f);
+      for (int j = 0; j < Lk; ++j)
+        for (int c = 0; c < D; ++c) r.V[size_t(j * D + c)] = 0.05f + 0.9f * float(c) / float(D - 1);
+      EXPECT_EQ(r.run(), ck::AttnVerdict::Pass) << "D " << D << " Lk " << Lk;
+    }
+}
+
+TEST(AttentionRowCheck, TinyValuesInBinary16Pass) {
+  // V around 1e-6: binary16 stores it subnormal, an absolute rounding of up to 2^-25 each.
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    Row r(97, 64, ck::NumFormat::F16, Data::Uniform, false, seed);
+    std::mt19937_64 g(seed);
+    std::uniform_real_distribution<double> u(1e-6, 3e-6);
+    for (float& x : r.V) x = float(ck::round_to_format(u(g), ck::NumFormat::F16));
+    EXPECT_EQ(r.run(), ck::AttnVerdict::Pass) << "seed " << seed;
+  }
 }
 
 TEST(AttentionRowCheck, NonFiniteInputsSkipRatherThanFail) {

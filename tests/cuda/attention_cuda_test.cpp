@@ -166,9 +166,21 @@ struct Case {
   bool bshd = false, use_mask = false;
   std::vector<float> Q, K, V, mask;
   size_t nO = 0;
+  int64_t qoff = 0, ooff = 0;  ///< element [0,0,0,0] of Q and O in their buffers (negative strides)
+
+  /** Q and O with the sequence reversed in storage (negative seq stride, as the CPU API allows). */
+  Case& reverse_sequence() {
+    const int64_t H = d.heads, Lq = d.q_len, D = d.head_dim;
+    const int64_t st[4] = {H * Lq * D, Lq * D, -D, 1};
+    std::copy(st, st + 4, d.q_strides);
+    std::copy(st, st + 4, d.o_strides);
+    qoff = ooff = (Lq - 1) * D;
+    bshd = false;
+    return *this;
+  }
 
   Case(abft_cuda_dtype type, int64_t B, int64_t H, int64_t HK, int64_t Lq, int64_t Lk, int64_t D, bool causal,
-       bool bshd_layout, bool with_mask, Data data, uint64_t seed)
+       bool bshd_layout, bool with_mask, Data data, uint64_t seed, bool broadcast_mask = false)
       : t(type), bshd(bshd_layout), use_mask(with_mask) {
     abft_attention_desc_init(&d, B, H, HK, Lq, Lk, D);
     d.causal = causal ? 1 : 0;
@@ -196,7 +208,12 @@ struct Case {
     for (float& x : Q) x = stored(draw(0.5f) * (data == Data::Wide ? 2.f : 1.f), t);
     for (float& x : K) x = stored(draw(0.5f), t);
     for (float& x : V) x = stored(draw(100.f), t);
-    if (use_mask) {  // [batch, heads, q_len, kv_len]: a padding mask and an additive bias
+    if (use_mask && broadcast_mask) {  // one [kv_len] row for every query (zero strides)
+      mask.resize(size_t(Lk));
+      d.mask_strides[0] = d.mask_strides[1] = d.mask_strides[2] = 0;
+      d.mask_strides[3] = 1;
+      for (size_t j = 0; j < mask.size(); ++j) mask[j] = j % 5 == 1 ? -INFINITY : stored(0.5f * u(g), t);
+    } else if (use_mask) {  // [batch, heads, q_len, kv_len]: a padding mask and an additive bias
       mask.resize(size_t(B * H * Lq * Lk));
       for (size_t i = 0; i < mask.size(); ++i)
         mask[i] = (i % size_t(Lk)) % 7 == 3 ? -INFINITY : stored(0.25f * u(g), t);
@@ -206,7 +223,7 @@ struct Case {
 
   /** The tensors as the engine reads them (reference input, in the descriptor's layout). */
   ref::Forward reference() const {
-    return ref::forward<float>(d, Q.data(), K.data(), V.data(), use_mask ? mask.data() : nullptr);
+    return ref::forward<float>(d, Q.data() + qoff, K.data(), V.data(), use_mask ? mask.data() : nullptr);
   }
   /** O from storage (descriptor layout) to the reference's contiguous order. */
   std::vector<double> contiguous(const std::vector<float>& O) const {
@@ -216,7 +233,7 @@ struct Case {
         for (int64_t i = 0; i < d.q_len; ++i)
           for (int64_t c = 0; c < d.head_dim; ++c)
             r[ref::oidx(d, b, h, i, c)] =
-                O[size_t(b * d.o_strides[0] + h * d.o_strides[1] + i * d.o_strides[2] + c * d.o_strides[3])];
+                O[size_t(ooff + b * d.o_strides[0] + h * d.o_strides[1] + i * d.o_strides[2] + c * d.o_strides[3])];
     return r;
   }
 };
@@ -232,7 +249,9 @@ Outcome run(const Case& c, abft_handle_t h, abft_policy pol) {
   DevTensor O(std::vector<float>(c.nO, -7.0f), c.t);
   DeviceBuffer<float> lse(std::vector<float>(size_t(c.d.batch * c.d.heads * c.d.q_len), 0.f));
   Outcome r;
-  r.call = abft_cuda_attention_forward(h, nullptr, pol, &c.d, c.t, Q.p, K.p, V.p, c.use_mask ? M.p : nullptr, O.p,
+  void* q0 = static_cast<char*>(Q.p) + c.qoff * int64_t(esize(c.t));
+  void* o0 = static_cast<char*>(O.p) + c.ooff * int64_t(esize(c.t));
+  r.call = abft_cuda_attention_forward(h, nullptr, pol, &c.d, c.t, q0, K.p, V.p, c.use_mask ? M.p : nullptr, o0,
                                        lse.p);
   r.sync = abft_cuda_sync(h, nullptr, &r.rep);
   r.O = O.get();
@@ -284,6 +303,8 @@ TEST(CudaAttention, MatchesTheReferenceWithoutDetections) {
       {1, 4, 1, 33, 130, 128, true, true, false},   {1, 2, 2, 1, 200, 128, true, false, false},
       {1, 3, 3, 50, 20, 40, true, false, false},    {2, 2, 1, 45, 97, 256, false, true, true},
       {1, 8, 2, 128, 128, 128, false, false, true}, {1, 1, 1, 5, 0, 32, false, false, false},
+      {1, 2, 1, 70, 90, 32, true, false, false},    {1, 2, 2, 40, 2100, 64, false, false, false},
+      {1, 1, 1, 33, 1500, 256, true, false, false},
   };
   for (abft_cuda_dtype t : {ABFT_CUDA_FLOAT, ABFT_CUDA_HALF, ABFT_CUDA_BFLOAT16})
     for (const Shape& s : shapes) {
@@ -302,6 +323,27 @@ TEST(CudaAttention, MatchesTheReferenceWithoutDetections) {
         expect_close(c, r, what + (pol == ABFT_POLICY_OFF ? " (off)" : ""));
       }
     }
+  abft_cuda_release(h);
+  abft_handle_destroy(h);
+}
+
+TEST(CudaAttention, NegativeStridesAndABroadcastMask) {
+  REQUIRE_DEVICE();
+  abft_handle_t h = nullptr;
+  ASSERT_EQ(abft_handle_create(&h), ABFT_STATUS_SUCCESS);
+  for (abft_cuda_dtype t : {ABFT_CUDA_FLOAT, ABFT_CUDA_HALF}) {
+    Case rev(t, 2, 4, 2, 45, 70, 64, true, false, false, Data::Uniform, 11);
+    rev.reverse_sequence();
+    const Case bm(t, 2, 4, 2, 45, 70, 64, false, false, true, Data::Uniform, 12, /*broadcast_mask=*/true);
+    for (const Case* c : {static_cast<const Case*>(&rev), &bm}) {
+      const std::string what = std::string(dtype_name(t)) + (c == &rev ? " reversed sequence" : " broadcast mask");
+      const Outcome r = run(*c, h, ABFT_POLICY_CORRECT);
+      ASSERT_EQ(r.call, ABFT_STATUS_SUCCESS) << what;
+      EXPECT_EQ(r.sync, ABFT_STATUS_SUCCESS) << what;
+      EXPECT_EQ(r.rep.detected, 0u) << what;
+      expect_close(*c, r, what);
+    }
+  }
   abft_cuda_release(h);
   abft_handle_destroy(h);
 }
@@ -379,8 +421,9 @@ TEST(CudaAttention, InjectedFaultsAreDetectedAndRepairedOnTheDevice) {
         const Outcome r = run_fault(c, ABFT_POLICY_CORRECT, s.site, model, bit, 100 + 37, s.col, s.kpos, &landed);
         ASSERT_EQ(r.call, ABFT_STATUS_SUCCESS) << what;
         EXPECT_EQ(landed.applied, 1) << what;
-        EXPECT_GE(r.rep.detected, 1u) << what;
-        EXPECT_GE(r.rep.corrected, 1u) << what;
+        // One unit (the query block holding the row) fails, and only it.
+        EXPECT_EQ(r.rep.detected, 1u) << what;
+        EXPECT_EQ(r.rep.corrected, 1u) << what;
         EXPECT_EQ(r.rep.uncorrectable, 0u) << what;
         EXPECT_EQ(r.sync, ABFT_STATUS_SUCCESS) << what;
         // The repair reruns the block's arithmetic: the clean run's bits.
@@ -388,10 +431,44 @@ TEST(CudaAttention, InjectedFaultsAreDetectedAndRepairedOnTheDevice) {
         EXPECT_EQ(0, std::memcmp(r.lse.data(), clean.lse.data(), r.lse.size() * sizeof(float))) << what;
         // DETECT counts and leaves the result as computed.
         const Outcome dr = run_fault(c, ABFT_POLICY_DETECT, s.site, model, bit, 100 + 37, s.col, s.kpos, &landed);
-        EXPECT_GE(dr.rep.detected, 1u) << what << " (detect)";
+        EXPECT_EQ(landed.applied, 1) << what << " (detect)";
+        EXPECT_EQ(dr.rep.detected, 1u) << what << " (detect)";
         EXPECT_EQ(dr.rep.corrected, 0u) << what << " (detect)";
         EXPECT_EQ(dr.sync, ABFT_STATUS_FAULT_DETECTED) << what << " (detect)";
       }
+  }
+}
+
+TEST(CudaAttention, FaultsInCausalBlocksAndRowsWithoutKeys) {
+  REQUIRE_DEVICE();
+  // q_len 100 > kv_len 60, causal: queries 0..39 attend no key (O = 0, lse = -inf).
+  const Case c(ABFT_CUDA_FLOAT, 1, 2, 2, 100, 60, 64, true, false, false, Data::Uniform, 21);
+  abft_handle_t h = nullptr;
+  ASSERT_EQ(abft_handle_create(&h), ABFT_STATUS_SUCCESS);
+  const Outcome clean = run(c, h, ABFT_POLICY_CORRECT);
+  abft_cuda_release(h);
+  abft_handle_destroy(h);
+  ASSERT_EQ(clean.rep.detected, 0u);
+  struct Site {
+    abft_site site;
+    int64_t row, col, kpos;
+  };
+  const Site sites[] = {
+      {ABFT_SITE_OUTPUT, 5, 3, 0},           // a row without keys: its output must stay zero
+      {ABFT_SITE_ATTN_SCORES, 90, 40, 0},    // the causal diagonal block
+      {ABFT_SITE_ATTN_ACC, 90, 7, 59},       // after the last key block
+      {ABFT_SITE_ATTN_ROWSTAT, 90, 1, 200},  // kpos past the last key: lands after the last block
+      {ABFT_SITE_PACKED_A, 100 + 20, 0, 3},  // head 1, a block of rows without keys
+  };
+  for (const Site& s : sites) {
+    const std::string what = "site " + std::to_string(int(s.site)) + " row " + std::to_string(s.row);
+    abft_fault landed{};
+    const Outcome r = run_fault(c, ABFT_POLICY_CORRECT, s.site, ABFT_FAULT_BITFLIP, 30, s.row, s.col, s.kpos, &landed);
+    ASSERT_EQ(r.call, ABFT_STATUS_SUCCESS) << what;
+    EXPECT_EQ(landed.applied, 1) << what;
+    EXPECT_EQ(r.rep.detected, 1u) << what;
+    EXPECT_EQ(r.rep.corrected, 1u) << what;
+    EXPECT_EQ(0, std::memcmp(r.O.data(), clean.O.data(), r.O.size() * sizeof(float))) << what;
   }
 }
 

@@ -118,6 +118,13 @@ struct Blocking {
     b.dot_tiles = true;
     return b;
   }
+  /** The output check's coefficient over `nkb` key blocks: each block's product is added into
+   *  the accumulator once (the CPU engine; the GPU engine up to head_dim 128, kPartialMaxDim in
+   *  cuda/attention_device.cuh), or every key's product straight into it (the GPU above 128). */
+  double output_coefficient(int64_t nkb, int64_t head_dim) const {
+    const bool direct = dot_tiles && head_dim > 128;
+    return attn_output_coefficient<float>(direct ? key_block * nkb : key_block, nkb, head_dim);
+  }
   double tile_coefficient(int64_t nk, int64_t head_dim) const {
     if (!dot_tiles) return attn_tile_coefficient<float>(nk, head_dim, 16);
     const int64_t dm = head_dim <= 32 ? 32 : head_dim <= 64 ? 64 : head_dim <= 128 ? 128 : 256;
@@ -433,8 +440,7 @@ inline EscapeLimits forward_escape_limits(const abft_attention_desc& d, const Fo
   const Tol t = tolerance(d, rf.qk_mag, rf.s_max_abs, rf.lse_max_abs, 1.0);
   EscapeLimits e;
   e.t.push_back(detail::tensor_floor(t, rf.magO));
-  detail::raise_rows(e.t.back(), rf.magO, D, attn_output_coefficient<float>(blk.key_block, nkb, D),
-                     factor);
+  detail::raise_rows(e.t.back(), rf.magO, D, blk.output_coefficient(nkb, D), factor);
   // A score fault below its check's bound (|delta| <= 2 score_bound) moves O_ic by up to
   // |delta| max_j P_ij |V_jc - O_ic| to first order; 1.1 covers the second order for the
   // |delta| << 1 such bounds have. (Found by `abft campaign --kernel attn-fwd --site

@@ -40,10 +40,11 @@ struct AttnRowState {
  *  same format), the stored row against the computed one: each element rounds by at most
  *  storage_u of itself and sum_c |O_ic| <= (1 + c_out) acca / l. Two checks rather than one
  *  loose one: a fault in the float accumulation is seen at float resolution, not at the
- *  storage format's. Skip when the magnitude column is not finite (V not finite, or its sums
- *  overflow): data. */
+ *  storage format's. storage_abs: the absolute part of the storage rounding summed over the
+ *  row (binary16's subnormals: head_dim x 2^-25). Skip when the magnitude column is not finite
+ *  (V not finite, or its sums overflow): data. */
 ABFT_HD AttnVerdict attn_row_verdict(const AttnRowState& s, double c_out, double c_norm, double abs,
-                                     double storage_u) {
+                                     double storage_u, double storage_abs = 0.0) {
   if (!(s.m == s.m2)) return AttnVerdict::Fail;
   if (!(s.l >= 1.0f) || !(s.l <= FLT_MAX)) return AttnVerdict::Fail;
   if (!(std::fabs(double(s.l) - double(s.l2)) <= c_norm * double(s.l))) return AttnVerdict::Fail;
@@ -51,7 +52,7 @@ ABFT_HD AttnVerdict attn_row_verdict(const AttnRowState& s, double c_out, double
   const double l = double(s.l);
   const double mag = double(s.acca) / l;
   if (!(std::fabs(s.rowsum - double(s.accv) / l) <= c_out * mag + abs)) return AttnVerdict::Fail;
-  const double store_lim = storage_u * 1.01 * (1.0 + c_out) * mag + abs;
+  const double store_lim = storage_u * 1.01 * (1.0 + c_out) * mag + abs + storage_abs;
   return std::fabs(s.stored - s.rowsum) <= store_lim ? AttnVerdict::Pass : AttnVerdict::Fail;
 }
 
