@@ -29,12 +29,7 @@ const char* dtype_tag(abft_cuda_dtype t) {
 }
 
 void BM_attention(benchmark::State& state, abft_cuda_dtype t, int64_t seq, int64_t D, bool causal) {
-  if (abft_cuda_device_count() <= 0) {
-    char why[256];
-    abft_cuda_describe(why, sizeof why);
-    state.SkipWithError(("no usable CUDA device: " + std::string(why)).c_str());
-    return;
-  }
+  if (!abft_bench::device_or_skip(state)) return;
   const int64_t heads = 8, rows = int64_t(1) << 16;
   const int64_t batch = rows / (seq * heads) > 0 ? rows / (seq * heads) : 1;
   const int64_t hb = rows / seq;  // batch x heads

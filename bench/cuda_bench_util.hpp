@@ -1,14 +1,28 @@
 /** \file cuda_bench_util.hpp
- *  \brief Shared by the GPU benchmarks (cuda_gemm_bench.cpp, cuda_fft_bench.cpp): the paired
- *  timing of a plain library call against the protected one.
+ *  \brief Shared by the GPU benchmarks (cuda_gemm_bench.cpp, cuda_fft_bench.cpp,
+ *  cuda_attention_bench.cpp): skipping a row without a device, and the paired timing of a plain
+ *  call against the protected one.
  */
 #pragma once
 #include <benchmark/benchmark.h>
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <string>
+
+#include "abft/abft_cuda.h"
 
 namespace abft_bench {
+
+/** False (the row skipped, with the reason abft_cuda_describe gives) when no CUDA device can
+ *  be used. */
+inline bool device_or_skip(benchmark::State& state) {
+  if (abft_cuda_device_count() > 0) return true;
+  char why[256];
+  abft_cuda_describe(why, sizeof why);
+  state.SkipWithError(("no usable CUDA device: " + std::string(why)).c_str());
+  return false;
+}
 
 /** Seconds summed over the benchmark's iterations for each of the two calls. */
 struct PairedTimes {

@@ -25,12 +25,7 @@
 namespace {
 
 void BM_fft(benchmark::State& state, bool dbl, bool real, int64_t n) {
-  if (abft_cuda_device_count() <= 0) {
-    char why[256];
-    abft_cuda_describe(why, sizeof why);
-    state.SkipWithError(("no usable CUDA device: " + std::string(why)).c_str());
-    return;
-  }
+  if (!abft_bench::device_or_skip(state)) return;
   const int64_t total = dbl ? (int64_t(1) << 24) : (int64_t(1) << 25);
   const int64_t batch = total / n > 0 ? total / n : 1;
   const int64_t half = n / 2 + 1;

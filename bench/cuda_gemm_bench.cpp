@@ -63,12 +63,7 @@ struct Buffers {
 };
 
 void BM_gemm(benchmark::State& state, Type t, int64_t m, int64_t n, int64_t k) {
-  if (abft_cuda_device_count() <= 0) {
-    char why[256];
-    abft_cuda_describe(why, sizeof why);
-    state.SkipWithError(("no usable CUDA device: " + std::string(why)).c_str());
-    return;
-  }
+  if (!abft_bench::device_or_skip(state)) return;
   Buffers b(t, m, n, k);
   cublasHandle_t cb = nullptr;
   abft_handle_t h = nullptr;

@@ -6,6 +6,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "campaign/kernel.hpp"
 
@@ -21,6 +22,12 @@ struct AttnShape {
   int64_t q_len = 72, kv_len = 128, head_dim = 64, heads = 2, kv_heads = 1;
   bool causal = true;
 };
+
+/** A trial's Q, K, V (and dO when not null): Q and K moderate in the wide distribution
+ *  (10^U(-3, 1): scores up to ~1e2 sqrt(d), a sharp softmax but no overflow), V and dO over
+ *  the distribution's full range. One rule for the CPU and the GPU adapters. */
+void draw_attention_inputs(uint64_t trial, uint64_t seed, std::vector<float>& Q, std::vector<float>& K,
+                           std::vector<float>& V, std::vector<float>* dO);
 
 /** Fill s from --type (f32 only), --variant and --sizes; false with *error set on bad options. */
 bool attention_shape_of(const KernelOptions& o, const std::string& kernel, AttnShape& s, std::string* error);

@@ -24,7 +24,6 @@
 #include "abft/checksum/attention_reference.hpp"
 #include "campaign/attention_shape.hpp"
 #include "campaign/cuda_device.hpp"
-#include "campaign/input_gen.hpp"
 
 namespace abft::campaign {
 namespace {
@@ -65,12 +64,7 @@ class CudaAttnKernel final : public Kernel {
   }
 
   void prepare(uint64_t trial, uint64_t seed) override {
-    InputRng rng(seed);
-    const InputDist dist = input_dist_of(trial);
-    // As attn-fwd: Q and K moderate in the wide distribution, V over its full range.
-    for (float& x : Q_) x = float(rng.draw(dist, -3.0, 1.0));
-    for (float& x : K_) x = float(rng.draw(dist, -3.0, 1.0));
-    for (float& x : V_) x = float(rng.draw(dist));
+    draw_attention_inputs(trial, seed, Q_, K_, V_, nullptr);  // as attn-fwd
     const ref::Blocking gpu = ref::Blocking::gpu();
     const ref::Forward rf =
         ref::forward(d_, Q_.data(), K_.data(), V_.data(), static_cast<const float*>(nullptr), gpu);
