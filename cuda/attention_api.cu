@@ -126,3 +126,78 @@ extern "C" abft_status abft_cuda_attention_forward(abft_handle_t h, void* stream
   abft::core::record_call(h, ABFT_KERNEL_ATTN_FWD, abft_report{});
   return ls;
 }
+
+extern "C" abft_status abft_cuda_attention_backward(abft_handle_t h, void* stream, abft_policy policy,
+                                                    const abft_attention_desc* d, abft_cuda_dtype dtype,
+                                                    const void* Q, const void* K, const void* V, const void* mask,
+                                                    const void* O, const void* dO, const float* lse, void* dQ,
+                                                    void* dK, void* dV) {
+  // Argument checks first, in abft_attention_backward's order, before any CUDA call.
+  if (!h) return ABFT_STATUS_NULL_POINTER;
+  const abft_status cs = abft::core::check_attention_desc(d, policy);
+  if (cs != ABFT_STATUS_SUCCESS) return cs;
+  if (!known_dtype(dtype)) return ABFT_STATUS_INVALID_VALUE;
+  const bool no_q = d->batch == 0 || d->heads == 0 || d->q_len == 0;
+  const bool no_k = d->batch == 0 || d->heads == 0 || d->kv_len == 0;
+  if (no_q && no_k) return ABFT_STATUS_SUCCESS;
+  if (!no_q && (!Q || !O || !dO || !lse || !dQ)) return ABFT_STATUS_NULL_POINTER;
+  if (!no_k && (!K || !V || !dK || !dV)) return ABFT_STATUS_NULL_POINTER;
+  AttnArgs a = args_of(d);
+  a.q = Q;
+  a.k = K;
+  a.v = V;
+  a.mask = (no_q || no_k) ? nullptr : mask;
+  a.o = const_cast<void*>(O);       // read only: the forward's output
+  a.lse = const_cast<float*>(lse);  // read only
+  AttnBwdPtrs g;
+  g.dO = dO;
+  g.dq = dQ;
+  g.dk = dK;
+  g.dv = dV;
+
+  State* st = nullptr;
+  const abft_status ss = state_of(h, &st);
+  if (ss != ABFT_STATUS_SUCCESS) return ss;
+  const abft_policy pol = abft::core::resolve_policy(h, policy);
+  const bool check = pol != ABFT_POLICY_OFF;
+  cudaStream_t s = static_cast<cudaStream_t>(stream);
+
+  std::lock_guard<std::mutex> lock(st->mu);
+  begin_call(st, s);
+  abft::core::InjectionPlan plan;
+  if (check) plan = abft::core::plan_injection(h, abft_call_info{ABFT_KERNEL_ATTN_BWD, a.Lq, a.Lk, a.D, 0, a.B * a.H});
+  DevFaultList fl = device_faults(plan, a);
+  for (int x = 0; x < fl.n; ++x) {  // ATTN_DK / ATTN_DV rows count keys: (b*heads + h)*kv_len + j
+    const abft_fault& f = plan.faults[size_t(x)];
+    if (f.site != ABFT_SITE_ATTN_DK && f.site != ABFT_SITE_ATTN_DV) continue;
+    fl.f[x].bh = a.Lk > 0 ? f.row / a.Lk : 0;
+    fl.f[x].r = a.Lk > 0 ? f.row % a.Lk : 0;
+  }
+  if (fl.n > 0) {
+    if (cudaMalloc(&fl.landed, sizeof(double) * 3 * size_t(fl.n)) != cudaSuccess) {
+      cudaGetLastError();
+      abft::core::finish_injection(plan);
+      end_call(st, s);
+      return ABFT_STATUS_ALLOC_FAILED;
+    }
+    cudaMemsetAsync(fl.landed, 0, sizeof(double) * 3 * size_t(fl.n), s);
+  }
+  const abft_status ls = backward_launch(dtype, a, g, fl, st, s, check, pol == ABFT_POLICY_CORRECT);
+  if (fl.n > 0) {  // injection only: the fault-free path never waits here
+    double landed[3 * kMaxDevFaults] = {};
+    cudaMemcpyAsync(landed, fl.landed, sizeof(double) * 3 * size_t(fl.n), cudaMemcpyDeviceToHost, s);
+    cudaStreamSynchronize(s);
+    cudaFree(fl.landed);
+    for (int x = 0; x < fl.n; ++x) {
+      abft_fault& f = plan.faults[size_t(x)];
+      if (landed[3 * x] == 0.0) continue;
+      f.applied = 1;
+      f.original = landed[3 * x + 1];
+      f.corrupted = landed[3 * x + 2];
+    }
+  }
+  abft::core::finish_injection(plan);
+  end_call(st, s);
+  abft::core::record_call(h, ABFT_KERNEL_ATTN_BWD, abft_report{});
+  return ls;
+}

@@ -17,3 +17,22 @@ abft_status forward_launch(abft_cuda_dtype dtype, const AttnArgs& a, const DevFa
                            cudaStream_t stream, bool check, bool correct);
 
 }  // namespace abft::cuda::attn
+
+namespace abft::cuda::attn {
+
+/** The backward's tensors beyond AttnArgs (which carries Q, K, V, the mask, the forward's O in
+ *  `o` and its lse, both read): dO in O's layout, each gradient in its primal's layout. */
+struct AttnBwdPtrs {
+  const void* dO = nullptr;
+  void* dq = nullptr;
+  void* dk = nullptr;
+  void* dv = nullptr;
+};
+
+/** Launch the fused backward (cuda/attention_backward.cu: the dK/dV kernel, then the dQ kernel)
+ *  for `dtype` on `stream`, counting into st's ATTN_BWD counters. check false: the unprotected
+ *  kernels. Returns the launch status. */
+abft_status backward_launch(abft_cuda_dtype dtype, const AttnArgs& a, const AttnBwdPtrs& g, const DevFaultList& fl,
+                            State* st, cudaStream_t stream, bool check, bool correct);
+
+}  // namespace abft::cuda::attn

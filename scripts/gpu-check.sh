@@ -15,7 +15,10 @@
 # attention's tests (tests/cuda/attention_cuda_test.cpp, the host emulation of its checks in
 # tests/checksum) and its benchmark (bench/cuda_attention_bench.cpp: protected vs the same kernel
 # unprotected, bar overhead <= 10 %; PyTorch SDPA timed on the same shapes by
-# scripts/gpu_attention_sdpa.py and joined in the table).
+# scripts/gpu_attention_sdpa.py and joined in the table), its comparison with SDPA
+# (scripts/gpu_attention_sdpa_check.py), the backward's tests, and the runtime's GPU engine
+# (tests/runtime/gpu_engine_test.cpp). Issue 12: scripts/gpu-check-preload.sh (PyTorch under
+# libabft_preload.so).
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${ABFT_GPU_BUILD_DIR:-$root/build-gpu}
@@ -27,7 +30,7 @@ if [ "${1:-}" != --no-build ]; then
         -DABFT_BUILD_BENCH=ON -DCMAKE_CUDA_ARCHITECTURES="90-real;90-virtual" >"$build.configure.log" 2>&1 \
     || { log "configure failed (see $build.configure.log)"; tail -20 "$build.configure.log"; exit 1; }
   cmake --build "$build" -j"$(nproc)" --target gemm_cuda_test fft_cuda_test library_check_test fft_library_check_test abft_cli \
-        attention_cuda_test attention_row_check_test \
+        attention_cuda_test attention_backward_cuda_test attention_row_check_test attention_sdpa_tool gpu_engine_test abft_preload \
         abft_bench_cuda_gemm abft_bench_cuda_fft abft_bench_cuda_attention \
         >"$build.build.log" 2>&1 \
     || { log "build failed (see $build.build.log)"; grep -E "error" "$build.build.log" | head -20; exit 1; }
@@ -51,6 +54,13 @@ run library_check_test "$build/tests/checksum/library_check_test"
 run fft_library_check_test "$build/tests/checksum/fft_library_check_test"
 run attention_cuda_test "$build/tests/cuda/attention_cuda_test"
 run attention_row_check_test "$build/tests/checksum/attention_row_check_test"
+run attention_backward_cuda_test "$build/tests/cuda/attention_backward_cuda_test"
+run gpu_engine_test "$build/tests/runtime/gpu_engine_test"
+
+# The attention forward against PyTorch's SDPA and a float64 reference (PyTorch is there).
+echo "Attention forward vs PyTorch SDPA (errors relative to the float64 output's magnitude):"
+if python3 "$root/scripts/gpu_attention_sdpa_check.py" "$build/tests/cuda/attention_sdpa_tool"; then v=1; else v=0; status=1; fi
+rows+=("$(printf '| %-22s | %6s | %6s | %7s |' "attention vs SDPA" "$v" "$((1 - v))" 0)")
 
 # Small campaigns on the GPU GEMM (random bit flips at the output and in operand copies), the
 # GPU FFT (at the output and in the input cuFFT reads; c2c and r2c) and the GPU attention forward
@@ -88,6 +98,11 @@ python3 "$root/scripts/gpu_attention_sdpa.py" "$sdpa_json" || log "SDPA timing f
 echo
 echo "Attention forward: protected vs unprotected (same kernel, same run; bar overhead <= 10 %), and PyTorch SDPA:"
 python3 "$root/scripts/gpu_bench_table.py" attention "$attn_json" "$sdpa_json" || status=1
+
+# Issue 12: unmodified PyTorch programs under libabft_preload.so (its own table; < 2 minutes).
+echo
+if ABFT_GPU_BUILD_DIR="$build" bash "$root/scripts/gpu-check-preload.sh" --no-build; then v=1; else v=0; status=1; fi
+rows+=("$(printf '| %-22s | %6s | %6s | %7s |' "preload (PyTorch)" "$v" "$((1 - v))" 0)")
 
 echo
 echo "GPU check, $(date -u +%Y-%m-%dT%H:%M:%SZ), $(( $(date +%s) - start )) s"

@@ -125,6 +125,23 @@ ABFT_API abft_status abft_cuda_attention_forward(abft_handle_t h, void* stream, 
                                                  const void* Q, const void* K, const void* V, const void* mask,
                                                  void* O, float* lse);
 
+/** Attention backward on device memory: dQ, dK, dV (overwritten) from Q, K, V, the optional
+ *  mask, the forward's O and lse (required: float [batch, heads, q_len] contiguous) and dO, with
+ *  the semantics, layouts (each gradient in its primal's, dO in O's), argument errors and fault
+ *  coordinates of abft_attention_backward (abft/attention.h); every tensor but lse in `dtype`.
+ *  Two fused kernels recompute the scores and probabilities tile by tile and carry the checksum
+ *  chain of docs/ABFT.md §10.3 (dK/dV per key block, dQ per query block); a failed block is
+ *  recomputed and re-verified on the device. Stream-ordered as the forward; counts arrive with
+ *  abft_cuda_sync(h, ...) under ABFT_KERNEL_ATTN_BWD. Statuses as abft_attention_backward
+ *  (argument checks before any CUDA call, nothing written on a rejected call), INVALID_VALUE
+ *  for an unknown dtype, NOT_SUPPORTED without a usable device. Policy OFF runs the same
+ *  kernels without their checksums. Status: compiled, not yet run on a GPU. */
+ABFT_API abft_status abft_cuda_attention_backward(abft_handle_t h, void* stream, abft_policy policy,
+                                                  const abft_attention_desc* d, abft_cuda_dtype dtype,
+                                                  const void* Q, const void* K, const void* V, const void* mask,
+                                                  const void* O, const void* dO, const float* lse, void* dQ,
+                                                  void* dK, void* dV);
+
 /** Wait for `stream` (only that stream: calls of h still running on another stream are not
  *  waited for, and their counts may arrive at a later sync), then read and reset the device-side counters of h's GPU calls since the
  *  last sync into *out (may be NULL): checks, detected, corrected / recomputed (GEMM columns, FFT

@@ -56,6 +56,8 @@ void usage(std::FILE* out) {
                "  --top-k K             sample among the K most likely (0: all)\n"
                "protection and output:\n"
                "  --policy P            off | detect | correct (default correct)\n"
+               "  --engine E            cpu | gpu: products and attention on the CUDA engine\n"
+               "                        (offloaded per call; needs a GPU build and a device)\n"
                "  --inject SPEC         rate=R,per=call|flop,model=M,bit=B,sites=S+S..,seed=N\n"
                "  --check-time          estimate the time spent checking (sampled shadow runs)\n"
                "  --logits FILE.npy     the logits of every new token, float32 [rows, vocab]\n"
@@ -73,6 +75,7 @@ struct InferOptions {
   std::vector<bool> order_is_ids;
   tr::SampleOptions sample;
   abft::Policy policy = abft::Policy::Correct;
+  abft::transformer::Engine engine = abft::transformer::Engine::Cpu;
   tr::InjectionSettings injection;
   bool check_time = false;
   std::string logits_path, json_path;
@@ -135,6 +138,8 @@ InferOptions parse(int argc, char** argv) {
       o.sample.top_k = int64_t(u64_value(a));
     } else if (a.is("--policy")) {
       o.policy = policy_value(a);
+    } else if (a.is("--engine")) {
+      o.engine = engine_value(a);
     } else if (a.is("--inject")) {
       const std::string spec = a.value("an injection spec");
       try {
@@ -177,6 +182,7 @@ std::string settings_json(const InferOptions& o, const tr::Model& m, const std::
   s += ", \"parameters\": " + std::to_string(m.config().parameter_count());
   s += ", \"tokenizer\": " + json::quote(tok);
   s += ", \"policy\": " + json::quote(policy_name(o.policy));
+  s += ", \"engine\": " + json::quote(engine_name(o.engine));
   s += ", \"injection\": " + (o.injection.enabled() ? json::quote(o.injection.describe()) : "null");
   s += ", \"max_new_tokens\": " + std::to_string(o.sample.max_new_tokens);
   s += ", \"temperature\": " + json::number(o.sample.temperature);
@@ -192,6 +198,7 @@ int run(const InferOptions& o) {
   set_threads(o.threads);
   tr::ModelOptions mo;
   mo.policy = o.policy;
+  mo.engine = o.engine;
   mo.threads = o.threads;
   mo.check_timing = o.check_time;
   const std::unique_ptr<tr::Model> model = load_model(o.model, mo);

@@ -68,6 +68,8 @@ void usage(std::FILE* out) {
                "  --warmup N            linear warmup steps (default 0)\n"
                "protection and output:\n"
                "  --policy P            off | detect | correct (default correct)\n"
+               "  --engine E            cpu | gpu: products and attention on the CUDA engine\n"
+               "                        (offloaded per call; needs a GPU build and a device)\n"
                "  --inject SPEC         rate=R,per=call|flop,model=M,bit=B,sites=S+S..,seed=N\n"
                "  --check-time          estimate the time spent checking (sampled shadow runs)\n"
                "  --json FILE           report: settings, per-step losses and counters, statistics\n"
@@ -88,6 +90,7 @@ struct TrainCli {
   std::string corpus_root = ABFT_SOURCE_DIR;
   std::string save_dir;
   abft::Policy policy = abft::Policy::Correct;
+  abft::transformer::Engine engine = abft::transformer::Engine::Cpu;
   tr::InjectionSettings injection;
   std::string json_path;
   bool per_layer = false, check_time = false, quiet = false, help = false;
@@ -144,6 +147,8 @@ TrainCli parse(int argc, char** argv) {
       o.save_dir = a.value("a directory");
     } else if (a.is("--policy")) {
       o.policy = policy_value(a);
+    } else if (a.is("--engine")) {
+      o.engine = engine_value(a);
     } else if (a.is("--inject")) {
       const std::string spec = a.value("an injection spec");
       try {
@@ -240,6 +245,7 @@ int run(const TrainCli& o) {
   set_threads(o.threads);
   tr::ModelOptions mo;
   mo.policy = o.policy;
+  mo.engine = o.engine;
   mo.threads = o.threads;
   mo.check_timing = o.check_time;
   const std::unique_ptr<tr::Model> model = load_model(o.model, mo);
@@ -384,6 +390,7 @@ int run(const TrainCli& o) {
     j += ", \"warmup\": " + std::to_string(o.train.adamw.warmup);
     j += ", \"seed\": " + std::to_string(o.train.seed);
     j += ", \"policy\": " + json::quote(policy_name(o.policy));
+    j += ", \"engine\": " + json::quote(engine_name(o.engine));
     j += ", \"injection\": " +
          (o.injection.enabled() ? json::quote(o.injection.describe()) : std::string("null"));
     j += ", \"threads\": " + std::to_string(o.threads) + "}";

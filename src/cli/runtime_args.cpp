@@ -87,6 +87,15 @@ const char* policy_name(abft::Policy p) {
   }
 }
 
+abft::transformer::Engine engine_value(ArgReader& a) {
+  const std::string v = a.value("'cpu' or 'gpu'");
+  if (v == "cpu") return abft::transformer::Engine::Cpu;
+  if (v == "gpu") return abft::transformer::Engine::Gpu;
+  throw UsageError(option_name(a) + " needs 'cpu' or 'gpu', got '" + v + "'");
+}
+
+const char* engine_name(abft::transformer::Engine e) { return e == abft::transformer::Engine::Gpu ? "gpu" : "cpu"; }
+
 std::string ModelSource::describe() const {
   std::string s = dir.empty() ? "preset " + preset : dir;
   if (!weights.empty())

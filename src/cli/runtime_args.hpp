@@ -47,6 +47,9 @@ int64_t positive_value(ArgReader& a);  ///< >= 1
 double double_value(ArgReader& a);
 abft::Policy policy_value(ArgReader& a);
 const char* policy_name(abft::Policy p);
+/** --engine cpu|gpu (the runtime's products and attention on the CPU or the CUDA engine). */
+abft::transformer::Engine engine_value(ArgReader& a);
+const char* engine_name(abft::transformer::Engine e);
 
 /** Where the model comes from: a Hugging Face directory, or a preset (random initialization
  *  from `seed` unless `weights` names a safetensors file, which also overrides a directory's). */

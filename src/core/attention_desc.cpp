@@ -42,6 +42,9 @@ abft_status check_attention_desc(const abft_attention_desc* d, abft_policy polic
   const int64_t* dims[4] = {qd, kd, kd, qd};
   for (int t = 0; t < 4; ++t) {
     if (all_zero(sets[t])) continue;
+    // An empty tensor (a zero size) has no two elements to alias: abft_attention_desc_init
+    // writes zero strides for it (e.g. q_len 0 makes the heads stride 0).
+    if (!dims[t][0] || !dims[t][1] || !dims[t][2] || !dims[t][3]) continue;
     for (int i = 0; i < 4; ++i)
       if (sets[t][i] == 0 && dims[t][i] > 1) return ABFT_STATUS_INVALID_LD;
   }

@@ -15,6 +15,7 @@
 
 #include "abft/transformer/error.hpp"
 #include "model_pass.hpp"
+#include "ops_gpu.hpp"
 
 namespace abft::transformer {
 
@@ -78,6 +79,9 @@ void KVCache::clear(int64_t slot) {
 // ------------------------------------------------------------------ model
 
 Model::Model(const Config& cfg, const ModelOptions& opt) : opt_(opt), weights_(cfg) {
+  const char* why = nullptr;
+  if (opt_.engine == Engine::Gpu && !ops::gpu_engine_available(&why))
+    throw Error(ABFT_STATUS_NOT_SUPPORTED, std::string("the GPU engine cannot run: ") + why);
   stats_.resize(int(cfg.layers));
   ws_ = std::make_unique<Workspace>(cfg);
   handle_.set_policy(opt_.policy);
@@ -93,7 +97,9 @@ Model::Model(const Config& cfg, const ModelOptions& opt) : opt_(opt), weights_(c
 #endif
 }
 
-Model::~Model() = default;
+Model::~Model() {
+  if (opt_.engine == Engine::Gpu && handle_.get()) ops::gpu_release(handle_.get());
+}
 // The workspace's op context points at this object's statistics and options: a move must
 // re-point them, or the moved model's calls would be recorded into (and read the options of)
 // the moved-from object.

@@ -10,6 +10,7 @@
 
 #include "abft/transformer/error.hpp"
 #include "ops.hpp"
+#include "ops_gpu.hpp"
 
 namespace abft::transformer::ops {
 
@@ -57,6 +58,13 @@ namespace {
 void gemm(OpContext& cx, int layer, OpKind op, Pass pass, abft_op ta, abft_op tb, int64_t m,
           int64_t n, int64_t k, const float* A, int64_t lda, const float* B, int64_t ldb,
           float beta, float* C, int64_t ldc) {
+  if (cx.on_gpu()) {  // the GPU engine: no check-time samples (the pairs would time the copies)
+    abft_report r{};
+    const Clock::time_point t0 = Clock::now();
+    const abft_status s = gpu_sgemm(cx.handle, cx.policy, ta, tb, m, n, k, A, lda, B, ldb, beta, C, ldc, &r);
+    cx.record(layer, op, pass, s, r, seconds_since(t0), "sgemm (GPU)");
+    return;
+  }
   const bool sample = cx.sample_timing(layer, op, pass);
   abft_report r{};
   const Clock::time_point t0 = Clock::now();
@@ -130,6 +138,13 @@ void linear_dw(OpContext& cx, int layer, OpKind op, int64_t N, int64_t in, int64
 }
 
 void attention_fwd(OpContext& cx, int layer, const AttnViews& a) {
+  if (cx.on_gpu()) {
+    abft_report r{};
+    const Clock::time_point t0 = Clock::now();
+    const abft_status s = gpu_attention_forward(cx.handle, cx.policy, a.d, a.q, a.k, a.v, a.o, a.lse, &r);
+    cx.record(layer, OpKind::Attention, Pass::Forward, s, r, seconds_since(t0), "attention forward (GPU)");
+    return;
+  }
   const bool sample = cx.sample_timing(layer, OpKind::Attention, Pass::Forward);
   abft_report r{};
   const Clock::time_point t0 = Clock::now();
@@ -158,6 +173,14 @@ void attention_fwd(OpContext& cx, int layer, const AttnViews& a) {
 
 void attention_bwd(OpContext& cx, int layer, const AttnViews& a, const float* dO, float* dq,
                    float* dk, float* dv) {
+  if (cx.on_gpu()) {
+    abft_report r{};
+    const Clock::time_point t0 = Clock::now();
+    const abft_status s =
+        gpu_attention_backward(cx.handle, cx.policy, a.d, a.q, a.k, a.v, a.o, dO, a.lse, dq, dk, dv, &r);
+    cx.record(layer, OpKind::Attention, Pass::Backward, s, r, seconds_since(t0), "attention backward (GPU)");
+    return;
+  }
   const bool sample = cx.sample_timing(layer, OpKind::Attention, Pass::Backward);
   abft_report r{};
   const Clock::time_point t0 = Clock::now();

@@ -17,8 +17,15 @@
 
 namespace abft::transformer {
 
+/** Where the protected products and attention of a pass run. Gpu: on the CUDA engine's kernels,
+ *  the pointwise ops on the host (an offload engine: each call copies its operands to the device
+ *  and its results back; docs/ARCHITECTURE.md). Needs a build with the CUDA engine and a usable
+ *  device: the Model's constructor throws Error(NOT_SUPPORTED) otherwise. */
+enum class Engine { Cpu, Gpu };
+
 struct ModelOptions {
   abft::Policy policy = abft::Policy::Correct;  ///< for every kernel call of the model
+  Engine engine = Engine::Cpu;
   int threads = 0;                              ///< 0: OpenMP default
   bool invariant_checks = true;                 ///< checks of the non-ABFT ops (off: none)
   /** Estimate the time spent checking: every `timing_period`-th call of each op is repeated

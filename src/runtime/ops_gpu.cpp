@@ -1,0 +1,249 @@
+/** \file ops_gpu.cpp
+ *  \brief The runtime's GPU offload engine (ops_gpu.hpp). Host views are mirrored on the device
+ *  by region: views of one buffer that overlap or interleave (Q, K and V in the QKV rows; dQ,
+ *  dK, dV in theirs) share one device copy, so writing results back never overwrites one view
+ *  with a stale copy of another. Status: compiled; not yet run on a GPU.
+ */
+#include "ops_gpu.hpp"
+
+#include <algorithm>
+#include <vector>
+
+#ifdef ABFT_HAVE_CUDA
+#include <cuda_runtime.h>
+
+#include "abft/abft_cuda.h"
+#endif
+
+namespace abft::transformer::ops {
+
+#ifdef ABFT_HAVE_CUDA
+namespace {
+
+/** Host views mirrored on the device, merged into disjoint regions (sorted, overlapping or
+ *  touching intervals joined). */
+class DeviceMirror {
+ public:
+  DeviceMirror() = default;
+  DeviceMirror(const DeviceMirror&) = delete;
+  DeviceMirror& operator=(const DeviceMirror&) = delete;
+  ~DeviceMirror() {
+    for (Region& g : regions_) cudaFree(g.dev);
+  }
+  /** A view of n floats from p; returns its index for ptr(). */
+  int add(const float* p, size_t n) {
+    views_.push_back({p, n});
+    return int(views_.size()) - 1;
+  }
+  /** Merge, allocate and copy every region to the device (also output regions: the elements
+   *  between a view's strided elements must come back unchanged). */
+  bool upload() {
+    std::vector<int> order(views_.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = int(i);
+    std::sort(order.begin(), order.end(), [&](int a, int b) { return views_[size_t(a)].p < views_[size_t(b)].p; });
+    for (int i : order) {
+      const View& v = views_[size_t(i)];
+      if (v.n == 0) continue;
+      if (!regions_.empty() && v.p <= regions_.back().host + regions_.back().n) {
+        Region& g = regions_.back();
+        g.n = std::max(g.n, size_t(v.p + v.n - g.host));
+      } else {
+        regions_.push_back({v.p, v.n, nullptr});
+      }
+    }
+    for (Region& g : regions_) {
+      if (cudaMalloc(&g.dev, g.n * sizeof(float)) != cudaSuccess) return fail();
+      if (cudaMemcpy(g.dev, g.host, g.n * sizeof(float), cudaMemcpyHostToDevice) != cudaSuccess) return fail();
+    }
+    return true;
+  }
+  float* ptr(int id) const {
+    const View& v = views_[size_t(id)];
+    for (const Region& g : regions_)
+      if (v.p >= g.host && v.p < g.host + g.n) return g.dev + (v.p - g.host);
+    return nullptr;
+  }
+  /** Copy every region back over the host memory it mirrors. */
+  bool download() {
+    for (Region& g : regions_)
+      if (cudaMemcpy(const_cast<float*>(g.host), g.dev, g.n * sizeof(float), cudaMemcpyDeviceToHost) != cudaSuccess)
+        return fail();
+    return true;
+  }
+
+ private:
+  struct View {
+    const float* p;
+    size_t n;
+  };
+  struct Region {
+    const float* host;
+    size_t n;
+    float* dev;
+  };
+  bool fail() {
+    cudaGetLastError();
+    return false;
+  }
+  std::vector<View> views_;
+  std::vector<Region> regions_;
+};
+
+/** Elements a [d0, d1, d2, d3] view with nonnegative strides reaches from its first element
+ *  (0 when empty; -1 when a stride is negative). */
+int64_t extent(const int64_t* dims, const int64_t* st) {
+  int64_t e = 1;
+  for (int i = 0; i < 4; ++i) {
+    if (dims[i] == 0) return 0;
+    if (st[i] < 0) return -1;
+    e += (dims[i] - 1) * st[i];
+  }
+  return e;
+}
+
+/** The strides of a tensor as the descriptor gives them (all zero: contiguous). */
+void strides(const int64_t* given, int64_t d1, int64_t d2, int64_t d3, int64_t* out) {
+  if (given[0] || given[1] || given[2] || given[3]) {
+    std::copy(given, given + 4, out);
+    return;
+  }
+  out[3] = 1, out[2] = d3, out[1] = d2 * d3, out[0] = d1 * d2 * d3;
+}
+
+/** The call's counters: abft_cuda_sync's report; its status when the call itself succeeded. */
+abft_status finish(abft_handle_t h, abft_status call, abft_report* r) {
+  abft_report rep{};
+  const abft_status s = abft_cuda_sync(h, nullptr, &rep);
+  if (r) *r = rep;
+  return call != ABFT_STATUS_SUCCESS ? call : s;
+}
+
+/** Mirrors of a call's Q/K/V-shaped and O-shaped views. */
+struct AttnShapes {
+  int64_t qd[4], kd[4], qs[4], ks[4], vs[4], os[4];
+  int64_t qn, kn, vn, on;
+  explicit AttnShapes(const abft_attention_desc& d) {
+    const int64_t q[4] = {d.batch, d.heads, d.q_len, d.head_dim}, k[4] = {d.batch, d.kv_heads, d.kv_len, d.head_dim};
+    std::copy(q, q + 4, qd);
+    std::copy(k, k + 4, kd);
+    strides(d.q_strides, d.heads, d.q_len, d.head_dim, qs);
+    strides(d.k_strides, d.kv_heads, d.kv_len, d.head_dim, ks);
+    strides(d.v_strides, d.kv_heads, d.kv_len, d.head_dim, vs);
+    strides(d.o_strides, d.heads, d.q_len, d.head_dim, os);
+    qn = extent(qd, qs), kn = extent(kd, ks), vn = extent(kd, vs), on = extent(qd, os);
+  }
+  bool ok() const { return qn >= 0 && kn >= 0 && vn >= 0 && on >= 0; }
+};
+
+}  // namespace
+
+bool gpu_engine_available(const char** why) {
+  if (abft_cuda_device_count() > 0) return true;
+  static char buf[256];
+  abft_cuda_describe(buf, sizeof buf);
+  for (char* c = buf; *c; ++c)
+    if (*c == '\n') *c = ' ';
+  *why = buf;
+  return false;
+}
+
+void gpu_release(abft_handle_t h) { abft_cuda_release(h); }
+
+abft_status gpu_sgemm(abft_handle_t h, abft_policy policy, abft_op ta, abft_op tb, int64_t m, int64_t n,
+                      int64_t k, const float* A, int64_t lda, const float* B, int64_t ldb, float beta, float* C,
+                      int64_t ldc, abft_report* r) {
+  if (r) *r = abft_report{};
+  if (m <= 0 || n <= 0) return ABFT_STATUS_SUCCESS;
+  // Row-major storage: op(A) is m x k, stored as (ta ? k x m : m x k) rows of lda.
+  const int64_t ar = ta == ABFT_NO_TRANS ? m : k, ac = ta == ABFT_NO_TRANS ? k : m;
+  const int64_t br = tb == ABFT_NO_TRANS ? k : n, bc = tb == ABFT_NO_TRANS ? n : k;
+  float *dA = nullptr, *dB = nullptr, *dC = nullptr;
+  auto release = [&](abft_status s) {
+    cudaFree(dA), cudaFree(dB), cudaFree(dC);
+    cudaGetLastError();
+    return s;
+  };
+  const size_t fa = size_t(std::max<int64_t>(ar * ac, 1)), fb = size_t(std::max<int64_t>(br * bc, 1));
+  if (cudaMalloc(&dA, fa * 4) != cudaSuccess || cudaMalloc(&dB, fb * 4) != cudaSuccess ||
+      cudaMalloc(&dC, size_t(m * n) * 4) != cudaSuccess)
+    return release(ABFT_STATUS_ALLOC_FAILED);
+  if ((ar * ac > 0 && cudaMemcpy2D(dA, size_t(ac) * 4, A, size_t(lda) * 4, size_t(ac) * 4, size_t(ar),
+                                   cudaMemcpyHostToDevice) != cudaSuccess) ||
+      (br * bc > 0 && cudaMemcpy2D(dB, size_t(bc) * 4, B, size_t(ldb) * 4, size_t(bc) * 4, size_t(br),
+                                   cudaMemcpyHostToDevice) != cudaSuccess) ||
+      (beta != 0.0f && cudaMemcpy2D(dC, size_t(n) * 4, C, size_t(ldc) * 4, size_t(n) * 4, size_t(m),
+                                    cudaMemcpyHostToDevice) != cudaSuccess))
+    return release(ABFT_STATUS_INTERNAL_ERROR);
+  const abft_status s = abft_cuda_sgemm(h, nullptr, policy, ABFT_ROW_MAJOR, ta, tb, m, n, k, 1.0f, dA,
+                                        std::max<int64_t>(ac, 1), dB, std::max<int64_t>(bc, 1), beta, dC, n);
+  const abft_status fs = finish(h, s, r);
+  if (s == ABFT_STATUS_SUCCESS &&
+      cudaMemcpy2D(C, size_t(ldc) * 4, dC, size_t(n) * 4, size_t(n) * 4, size_t(m), cudaMemcpyDeviceToHost) !=
+          cudaSuccess)
+    return release(ABFT_STATUS_INTERNAL_ERROR);
+  return release(fs);
+}
+
+abft_status gpu_attention_forward(abft_handle_t h, abft_policy policy, const abft_attention_desc& d,
+                                  const float* q, const float* k, const float* v, float* o, float* lse,
+                                  abft_report* r) {
+  if (r) *r = abft_report{};
+  const AttnShapes sh(d);
+  if (!sh.ok()) return ABFT_STATUS_NOT_SUPPORTED;  // negative strides: not offloaded
+  DeviceMirror in, out;
+  const int iq = in.add(q, size_t(sh.qn)), ik = in.add(k, size_t(sh.kn)), iv = in.add(v, size_t(sh.vn));
+  const int io = out.add(o, size_t(sh.on));
+  const int il = lse ? out.add(lse, size_t(d.batch * d.heads * d.q_len)) : -1;
+  if (!in.upload() || !out.upload()) return ABFT_STATUS_ALLOC_FAILED;
+  const abft_status s = abft_cuda_attention_forward(h, nullptr, policy, &d, ABFT_CUDA_FLOAT, in.ptr(iq), in.ptr(ik),
+                                                    in.ptr(iv), nullptr, out.ptr(io), il >= 0 ? out.ptr(il) : nullptr);
+  const abft_status fs = finish(h, s, r);
+  if (s == ABFT_STATUS_SUCCESS && !out.download()) return ABFT_STATUS_INTERNAL_ERROR;
+  return fs;
+}
+
+abft_status gpu_attention_backward(abft_handle_t h, abft_policy policy, const abft_attention_desc& d,
+                                   const float* q, const float* k, const float* v, const float* o,
+                                   const float* dO, const float* lse, float* dq, float* dk, float* dv,
+                                   abft_report* r) {
+  if (r) *r = abft_report{};
+  const AttnShapes sh(d);
+  if (!sh.ok()) return ABFT_STATUS_NOT_SUPPORTED;
+  DeviceMirror in, out;
+  const int iq = in.add(q, size_t(sh.qn)), ik = in.add(k, size_t(sh.kn)), iv = in.add(v, size_t(sh.vn));
+  const int io = in.add(o, size_t(sh.on)), ido = in.add(dO, size_t(sh.on));
+  const int il = in.add(lse, size_t(d.batch * d.heads * d.q_len));
+  const int oq = out.add(dq, size_t(sh.qn)), ok = out.add(dk, size_t(sh.kn)), ov = out.add(dv, size_t(sh.vn));
+  if (!in.upload() || !out.upload()) return ABFT_STATUS_ALLOC_FAILED;
+  const abft_status s = abft_cuda_attention_backward(h, nullptr, policy, &d, ABFT_CUDA_FLOAT, in.ptr(iq), in.ptr(ik),
+                                                     in.ptr(iv), nullptr, in.ptr(io), in.ptr(ido), in.ptr(il),
+                                                     out.ptr(oq), out.ptr(ok), out.ptr(ov));
+  const abft_status fs = finish(h, s, r);
+  if (s == ABFT_STATUS_SUCCESS && !out.download()) return ABFT_STATUS_INTERNAL_ERROR;
+  return fs;
+}
+
+#else  // no CUDA engine in this build
+
+bool gpu_engine_available(const char** why) {
+  *why = "this build has no CUDA engine (no nvcc at configure time)";
+  return false;
+}
+void gpu_release(abft_handle_t) {}
+abft_status gpu_sgemm(abft_handle_t, abft_policy, abft_op, abft_op, int64_t, int64_t, int64_t, const float*, int64_t,
+                      const float*, int64_t, float, float*, int64_t, abft_report*) {
+  return ABFT_STATUS_NOT_SUPPORTED;
+}
+abft_status gpu_attention_forward(abft_handle_t, abft_policy, const abft_attention_desc&, const float*, const float*,
+                                  const float*, float*, float*, abft_report*) {
+  return ABFT_STATUS_NOT_SUPPORTED;
+}
+abft_status gpu_attention_backward(abft_handle_t, abft_policy, const abft_attention_desc&, const float*,
+                                   const float*, const float*, const float*, const float*, const float*, float*,
+                                   float*, float*, abft_report*) {
+  return ABFT_STATUS_NOT_SUPPORTED;
+}
+
+#endif
+
+}  // namespace abft::transformer::ops

@@ -1,0 +1,36 @@
+/** \file ops_gpu.hpp
+ *  \brief The runtime's GPU engine (ModelOptions::engine = Engine::Gpu): the products and the
+ *  attention of a pass run on the CUDA engine's protected kernels (abft_cuda.h), the pointwise
+ *  ops stay on the host. An offload engine: each call copies the host views it reads to the
+ *  device and what it writes back, then reads the call's device counters with abft_cuda_sync,
+ *  so every call's report reaches the per-layer statistics as on the CPU. Built with the CUDA
+ *  engine only; otherwise every function returns NOT_SUPPORTED (the model's Error says so).
+ */
+#pragma once
+#include <cstdint>
+
+#include "abft/abft.h"
+#include "abft/attention.h"
+
+namespace abft::transformer::ops {
+
+/** Whether this build has the GPU engine and a usable device; *why says why not. */
+bool gpu_engine_available(const char** why);
+/** Free the device state the engine kept for h (before the handle is destroyed). */
+void gpu_release(abft_handle_t h);
+
+/** C = op(A) op(B) + beta C, row-major host arrays, on the device (alpha 1). */
+abft_status gpu_sgemm(abft_handle_t h, abft_policy policy, abft_op ta, abft_op tb, int64_t m, int64_t n,
+                      int64_t k, const float* A, int64_t lda, const float* B, int64_t ldb, float beta, float* C,
+                      int64_t ldc, abft_report* r);
+
+/** Attention forward / backward of host views (nonnegative strides) on the device. */
+abft_status gpu_attention_forward(abft_handle_t h, abft_policy policy, const abft_attention_desc& d,
+                                  const float* q, const float* k, const float* v, float* o, float* lse,
+                                  abft_report* r);
+abft_status gpu_attention_backward(abft_handle_t h, abft_policy policy, const abft_attention_desc& d,
+                                   const float* q, const float* k, const float* v, const float* o,
+                                   const float* dO, const float* lse, float* dq, float* dk, float* dv,
+                                   abft_report* r);
+
+}  // namespace abft::transformer::ops
