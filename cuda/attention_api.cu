@@ -43,8 +43,9 @@ AttnArgs args_of(const abft_attention_desc* d) {
   return a;
 }
 
-/** The planned faults in engine coordinates (rows of query sites: bh * q_len + i). */
-DevFaultList device_faults(const core::InjectionPlan& plan, const AttnArgs& a) {
+/** The planned faults in engine coordinates (attention.h): rows of query sites are
+ *  bh * q_len + i; the backward's ATTN_DK / ATTN_DV rows count keys, bh * kv_len + j. */
+DevFaultList device_faults(const core::InjectionPlan& plan, const AttnArgs& a, bool backward) {
   DevFaultList fl;
   for (const abft_fault& f : plan.faults) {
     if (fl.n == kMaxDevFaults) break;
@@ -53,12 +54,64 @@ DevFaultList device_faults(const core::InjectionPlan& plan, const AttnArgs& a) {
     x.model = int(f.model);
     x.bit = f.bit;
     x.value = f.value;
-    x.bh = a.Lq > 0 ? f.row / a.Lq : 0;
-    x.r = a.Lq > 0 ? f.row % a.Lq : 0;
+    const bool key_rows = backward && (f.site == ABFT_SITE_ATTN_DK || f.site == ABFT_SITE_ATTN_DV);
+    const int64_t len = key_rows ? a.Lk : a.Lq;
+    x.bh = len > 0 ? f.row / len : 0;
+    x.r = len > 0 ? f.row % len : 0;
     x.c = f.col;
     x.kpos = f.kpos;
   }
   return fl;
+}
+
+/** One call of either direction after its argument checks: the device state, one call at a time
+ *  per state in stream order, injection planned by the shared planner (only for the checked
+ *  kernels) and landed on the device, the call counted in the handle's statistics once launched
+ *  (its checks arrive with abft_cuda_sync). `launch(faults, state, stream, check, correct)`
+ *  enqueues the kernels. */
+template <class Launch>
+abft_status run_call(abft_handle_t h, void* stream, abft_policy policy, abft_kernel kid, const AttnArgs& a,
+                     Launch&& launch) {
+  State* st = nullptr;
+  const abft_status ss = state_of(h, &st);
+  if (ss != ABFT_STATUS_SUCCESS) return ss;
+  const abft_policy pol = abft::core::resolve_policy(h, policy);
+  const bool check = pol != ABFT_POLICY_OFF;
+  cudaStream_t s = static_cast<cudaStream_t>(stream);
+
+  std::lock_guard<std::mutex> lock(st->mu);
+  begin_call(st, s);
+  // Faults land only in the checked kernels (the unprotected ones have no injection points).
+  abft::core::InjectionPlan plan;
+  if (check) plan = abft::core::plan_injection(h, abft_call_info{kid, a.Lq, a.Lk, a.D, 0, a.B * a.H});
+  DevFaultList fl = device_faults(plan, a, kid == ABFT_KERNEL_ATTN_BWD);
+  if (fl.n > 0) {
+    if (cudaMalloc(&fl.landed, sizeof(double) * 3 * size_t(fl.n)) != cudaSuccess) {
+      cudaGetLastError();
+      abft::core::finish_injection(plan);
+      end_call(st, s);
+      return ABFT_STATUS_ALLOC_FAILED;
+    }
+    cudaMemsetAsync(fl.landed, 0, sizeof(double) * 3 * size_t(fl.n), s);
+  }
+  const abft_status ls = launch(fl, st, s, check, pol == ABFT_POLICY_CORRECT);
+  if (fl.n > 0) {  // injection only: the fault-free path never waits here
+    double landed[3 * kMaxDevFaults] = {};
+    cudaMemcpyAsync(landed, fl.landed, sizeof(double) * 3 * size_t(fl.n), cudaMemcpyDeviceToHost, s);
+    cudaStreamSynchronize(s);
+    cudaFree(fl.landed);
+    for (int x = 0; x < fl.n; ++x) {
+      abft_fault& f = plan.faults[size_t(x)];
+      if (landed[3 * x] == 0.0) continue;
+      f.applied = 1;
+      f.original = landed[3 * x + 1];
+      f.corrupted = landed[3 * x + 2];
+    }
+  }
+  abft::core::finish_injection(plan);
+  end_call(st, s);
+  if (ls == ABFT_STATUS_SUCCESS) abft::core::record_call(h, kid, abft_report{});
+  return ls;
 }
 
 }  // namespace
@@ -84,47 +137,10 @@ extern "C" abft_status abft_cuda_attention_forward(abft_handle_t h, void* stream
   a.mask = d->kv_len > 0 ? mask : nullptr;
   a.o = O;
   a.lse = lse;
-
-  State* st = nullptr;
-  const abft_status ss = state_of(h, &st);
-  if (ss != ABFT_STATUS_SUCCESS) return ss;
-  const abft_policy pol = abft::core::resolve_policy(h, policy);
-  const bool check = pol != ABFT_POLICY_OFF;
-  cudaStream_t s = static_cast<cudaStream_t>(stream);
-
-  std::lock_guard<std::mutex> lock(st->mu);
-  begin_call(st, s);
-  // Faults land only in the checked kernel (the unprotected one has no injection points).
-  abft::core::InjectionPlan plan;
-  if (check) plan = abft::core::plan_injection(h, abft_call_info{ABFT_KERNEL_ATTN_FWD, a.Lq, a.Lk, a.D, 0, a.B * a.H});
-  DevFaultList fl = device_faults(plan, a);
-  if (fl.n > 0) {
-    if (cudaMalloc(&fl.landed, sizeof(double) * 3 * size_t(fl.n)) != cudaSuccess) {
-      cudaGetLastError();
-      abft::core::finish_injection(plan);
-      end_call(st, s);
-      return ABFT_STATUS_ALLOC_FAILED;
-    }
-    cudaMemsetAsync(fl.landed, 0, sizeof(double) * 3 * size_t(fl.n), s);
-  }
-  const abft_status ls = forward_launch(dtype, a, fl, st, s, check, pol == ABFT_POLICY_CORRECT);
-  if (fl.n > 0) {  // injection only: the fault-free path never waits here
-    double landed[3 * kMaxDevFaults] = {};
-    cudaMemcpyAsync(landed, fl.landed, sizeof(double) * 3 * size_t(fl.n), cudaMemcpyDeviceToHost, s);
-    cudaStreamSynchronize(s);
-    cudaFree(fl.landed);
-    for (int x = 0; x < fl.n; ++x) {
-      abft_fault& f = plan.faults[size_t(x)];
-      if (landed[3 * x] == 0.0) continue;
-      f.applied = 1;
-      f.original = landed[3 * x + 1];
-      f.corrupted = landed[3 * x + 2];
-    }
-  }
-  abft::core::finish_injection(plan);
-  end_call(st, s);
-  abft::core::record_call(h, ABFT_KERNEL_ATTN_FWD, abft_report{});
-  return ls;
+  return run_call(h, stream, policy, ABFT_KERNEL_ATTN_FWD, a,
+                  [&](const DevFaultList& fl, State* st, cudaStream_t s, bool check, bool correct) {
+                    return forward_launch(dtype, a, fl, st, s, check, correct);
+                  });
 }
 
 extern "C" abft_status abft_cuda_attention_backward(abft_handle_t h, void* stream, abft_policy policy,
@@ -155,49 +171,8 @@ extern "C" abft_status abft_cuda_attention_backward(abft_handle_t h, void* strea
   g.dk = dK;
   g.dv = dV;
 
-  State* st = nullptr;
-  const abft_status ss = state_of(h, &st);
-  if (ss != ABFT_STATUS_SUCCESS) return ss;
-  const abft_policy pol = abft::core::resolve_policy(h, policy);
-  const bool check = pol != ABFT_POLICY_OFF;
-  cudaStream_t s = static_cast<cudaStream_t>(stream);
-
-  std::lock_guard<std::mutex> lock(st->mu);
-  begin_call(st, s);
-  abft::core::InjectionPlan plan;
-  if (check) plan = abft::core::plan_injection(h, abft_call_info{ABFT_KERNEL_ATTN_BWD, a.Lq, a.Lk, a.D, 0, a.B * a.H});
-  DevFaultList fl = device_faults(plan, a);
-  for (int x = 0; x < fl.n; ++x) {  // ATTN_DK / ATTN_DV rows count keys: (b*heads + h)*kv_len + j
-    const abft_fault& f = plan.faults[size_t(x)];
-    if (f.site != ABFT_SITE_ATTN_DK && f.site != ABFT_SITE_ATTN_DV) continue;
-    fl.f[x].bh = a.Lk > 0 ? f.row / a.Lk : 0;
-    fl.f[x].r = a.Lk > 0 ? f.row % a.Lk : 0;
-  }
-  if (fl.n > 0) {
-    if (cudaMalloc(&fl.landed, sizeof(double) * 3 * size_t(fl.n)) != cudaSuccess) {
-      cudaGetLastError();
-      abft::core::finish_injection(plan);
-      end_call(st, s);
-      return ABFT_STATUS_ALLOC_FAILED;
-    }
-    cudaMemsetAsync(fl.landed, 0, sizeof(double) * 3 * size_t(fl.n), s);
-  }
-  const abft_status ls = backward_launch(dtype, a, g, fl, st, s, check, pol == ABFT_POLICY_CORRECT);
-  if (fl.n > 0) {  // injection only: the fault-free path never waits here
-    double landed[3 * kMaxDevFaults] = {};
-    cudaMemcpyAsync(landed, fl.landed, sizeof(double) * 3 * size_t(fl.n), cudaMemcpyDeviceToHost, s);
-    cudaStreamSynchronize(s);
-    cudaFree(fl.landed);
-    for (int x = 0; x < fl.n; ++x) {
-      abft_fault& f = plan.faults[size_t(x)];
-      if (landed[3 * x] == 0.0) continue;
-      f.applied = 1;
-      f.original = landed[3 * x + 1];
-      f.corrupted = landed[3 * x + 2];
-    }
-  }
-  abft::core::finish_injection(plan);
-  end_call(st, s);
-  abft::core::record_call(h, ABFT_KERNEL_ATTN_BWD, abft_report{});
-  return ls;
+  return run_call(h, stream, policy, ABFT_KERNEL_ATTN_BWD, a,
+                  [&](const DevFaultList& fl, State* st, cudaStream_t s, bool check, bool correct) {
+                    return backward_launch(dtype, a, g, fl, st, s, check, correct);
+                  });
 }
