@@ -4,8 +4,9 @@
  *  the caller's handle: stream, math mode, pointer mode), one engine call per batch item — or
  *  forwarded to the real cuBLAS untouched, and counted.
  *
- *  A call the engine refuses before running anything (no usable GPU, no memory) is forwarded
- *  too, from the first item the engine did not run; an engine failure after it started is
+ *  A call the engine refuses before running anything is forwarded too, from the first item the
+ *  engine did not run, counted as engine_unavailable (no usable GPU, no memory) or
+ *  engine_rejected (any other refusal: a translation bug); an engine failure after it started is
  *  returned as CUBLAS_STATUS_EXECUTION_FAILED. cublasHgemm (half accumulation) always passes
  *  through: the engine's bound is for float accumulation.
  */
@@ -84,7 +85,12 @@ cublasStatus_t protect_items(Entry e, cublasHandle_t h, const GemmCall& c, const
       note_failed(e);
       return s;
     }
-    note_unprotected(e, Reason::EngineUnavailable);  // nothing of item i ran
+    // Nothing of item i ran: the real cuBLAS runs items [i, batch). NOT_SUPPORTED / ALLOC_FAILED
+    // mean no usable GPU or memory; anything else is the engine refusing what the translation
+    // gave it (a bug of ours): forwarded too, so the program keeps working, but reported.
+    note_unprotected(e, (s == CUBLAS_STATUS_NOT_SUPPORTED || s == CUBLAS_STATUS_ALLOC_FAILED)
+                            ? Reason::EngineUnavailable
+                            : Reason::EngineRejected);
     return forward(i);
   }
   note_protected(e);

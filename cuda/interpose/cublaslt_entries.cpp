@@ -3,7 +3,10 @@
  *  addmm with a bias epilogue. The plain product (no epilogue, no fp8 scaling, column order,
  *  alpha and beta on the host or the device, C = D or beta = 0, equal types) runs on the
  *  engine's protected GEMM (abft::cuda::protected_gemm, on the stream the call names); everything
- *  else goes to the real cuBLASLt untouched and is counted as unprotected.
+ *  else goes to the real cuBLASLt untouched and is counted as unprotected. Passed through as well:
+ *  a triangular output (CUBLASLT_MATMUL_DESC_FILL_MODE other than FULL) and pointer-array batches
+ *  (CUBLASLT_MATRIX_LAYOUT_BATCH_MODE). An engine refusal at batch item i > 0 forwards items
+ *  [i, batch) as the cuBLAS path does.
  */
 #include <cublasLt.h>
 #include <cuda_runtime_api.h>
@@ -44,6 +47,9 @@ LtLayout read_layout(cublasLtMatrixLayout_t l) {
               layout_attr(l, CUBLASLT_MATRIX_LAYOUT_COLS, &x.cols) && layout_attr(l, CUBLASLT_MATRIX_LAYOUT_LD, &x.ld) &&
               layout_attr(l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &x.batch) &&
               layout_attr(l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &x.stride);
+  // Newer than some cuBLASLt versions the program may bring: a library that does not know the
+  // attribute cannot have it set, so a failed read is its default (strided batches).
+  if (x.read_ok && !layout_attr(l, CUBLASLT_MATRIX_LAYOUT_BATCH_MODE, &x.batch_mode)) x.batch_mode = 0;
   x.type = int32_t(type);
   return x;
 }
@@ -62,13 +68,17 @@ LtCall read_call(cublasLtMatmulDesc_t desc, cublasLtMatrixLayout_t a, cublasLtMa
                desc_attr(desc, CUBLASLT_MATMUL_DESC_TRANSA, &lt.transa) &&
                desc_attr(desc, CUBLASLT_MATMUL_DESC_TRANSB, &lt.transb) &&
                desc_attr(desc, CUBLASLT_MATMUL_DESC_TRANSC, &lt.transc) &&
+               desc_attr(desc, CUBLASLT_MATMUL_DESC_FILL_MODE, &lt.fill_mode) &&
                desc_attr(desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &lt.epilogue) &&
                desc_attr(desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &pa) &&
                desc_attr(desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &pb) &&
                desc_attr(desc, CUBLASLT_MATMUL_DESC_C_SCALE_POINTER, &pc) &&
                desc_attr(desc, CUBLASLT_MATMUL_DESC_D_SCALE_POINTER, &pd) &&
                desc_attr(desc, CUBLASLT_MATMUL_DESC_AMAX_D_POINTER, &amax);
-  lt.scale_pointers = pa || pb || pc || pd || amax;
+  // D_OUT_SCALE_POINTER (block-scaled outputs) is newer than some cuBLASLt versions: unknown = unset.
+  void* pdo = nullptr;
+  if (lt.read_ok && !desc_attr(desc, CUBLASLT_MATMUL_DESC_D_OUT_SCALE_POINTER, &pdo)) pdo = nullptr;
+  lt.scale_pointers = pa || pb || pc || pd || amax || pdo;
   lt.a = read_layout(a);
   lt.b = read_layout(b);
   lt.c = read_layout(c);
@@ -98,6 +108,22 @@ bool host_scalars(const LtCall& lt, const void* alpha, const void* beta, cudaStr
   return true;
 }
 
+/** A copy of layout `x` (as read) holding `items` batch items; nullptr when it cannot be made. */
+cublasLtMatrixLayout_t layout_copy(const LtLayout& x, int32_t items) {
+  const auto create = ABFT_REAL(CublasLt, cublasLtMatrixLayoutCreate);
+  const auto set = ABFT_REAL(CublasLt, cublasLtMatrixLayoutSetAttribute);
+  const auto destroy = ABFT_REAL(CublasLt, cublasLtMatrixLayoutDestroy);
+  cublasLtMatrixLayout_t l = nullptr;
+  if (!create || !set || !destroy || create(&l, cudaDataType(x.type), x.rows, x.cols, x.ld) != CUBLAS_STATUS_SUCCESS)
+    return nullptr;
+  if (set(l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &items, sizeof items) != CUBLAS_STATUS_SUCCESS ||
+      set(l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &x.stride, sizeof x.stride) != CUBLAS_STATUS_SUCCESS) {
+    destroy(l);
+    return nullptr;
+  }
+  return l;
+}
+
 }  // namespace
 
 extern "C" cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc,
@@ -112,7 +138,10 @@ extern "C" cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtM
                 workspaceSizeInBytes, stream);
   };
   const Entry e = Entry::LtMatmul;
-  if (ReentryGuard::inside()) {
+  // Nested: inside another intercepted call, or called by cuBLAS itself (its own entry points
+  // the library does not intercept — cublasSgemv, the _64 GEMMs, ... — run their products
+  // through cublasLtMatmul): those are cuBLAS's calls, not the program's.
+  if (ReentryGuard::inside() || in_vendor_library(Vendor::Cublas, __builtin_return_address(0))) {
     note_nested();
     return real ? forward() : CUBLAS_STATUS_NOT_INITIALIZED;
   }
@@ -145,12 +174,34 @@ extern "C" cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtM
         g.ldb, b, static_cast<char*>(D) + i * eg.byte_offset_c, g.ldc);
     if (st == ABFT_STATUS_SUCCESS || st == ABFT_STATUS_FAULT_DETECTED || st == ABFT_STATUS_FAULT_UNCORRECTABLE)
       continue;
-    if (i == 0 && st != ABFT_STATUS_INTERNAL_ERROR) {  // nothing ran: cuBLASLt runs the whole call
-      note_unprotected(e, Reason::EngineUnavailable);
-      return forward();
+    if (st == ABFT_STATUS_INTERNAL_ERROR) {  // the engine started: its error is the call's
+      note_failed(e);
+      return CUBLAS_STATUS_EXECUTION_FAILED;
     }
-    note_failed(e);
-    return CUBLAS_STATUS_EXECUTION_FAILED;
+    // Nothing of item i ran (as on the cuBLAS path): NOT_SUPPORTED / ALLOC_FAILED mean no usable
+    // GPU or memory, anything else is the engine refusing the translation (a bug of ours, reported).
+    note_unprotected(e, (st == ABFT_STATUS_NOT_SUPPORTED || st == ABFT_STATUS_ALLOC_FAILED) ? Reason::EngineUnavailable
+                                                                                            : Reason::EngineRejected);
+    if (i == 0) return forward();  // cuBLASLt runs the whole call
+    // Items [i, batch) on the real cuBLASLt, through copies of the layouts with batch - i items
+    // (the caller's own layouts are never modified) and the operands offset to item i; the
+    // caller's algo was chosen for the whole batch: cuBLASLt's heuristic picks one instead.
+    const int32_t rest = int32_t(eg.items - i);
+    cublasLtMatrixLayout_t l[4] = {layout_copy(lt.a, rest), layout_copy(lt.b, rest), layout_copy(lt.c, rest),
+                                   layout_copy(lt.d, rest)};
+    cublasStatus_t res = CUBLAS_STATUS_EXECUTION_FAILED;
+    if (l[0] && l[1] && l[2] && l[3]) {
+      const int64_t esz = int64_t(eg.elem_bytes);
+      const char* c_item = C ? static_cast<const char*>(C) + i * lt.c.stride * esz : nullptr;
+      res = real(lightHandle, computeDesc, alpha, static_cast<const char*>(A) + i * eg.byte_offset_a, l[0],
+                 static_cast<const char*>(B) + i * eg.byte_offset_b, l[1], beta, c_item, l[2],
+                 static_cast<char*>(D) + i * eg.byte_offset_c, l[3], nullptr, workspace, workspaceSizeInBytes, stream);
+    }
+    if (const auto destroy = ABFT_REAL(CublasLt, cublasLtMatrixLayoutDestroy))
+      for (cublasLtMatrixLayout_t x : l)
+        if (x) destroy(x);
+    if (res != CUBLAS_STATUS_SUCCESS) note_failed(e);
+    return res;
   }
   note_protected(e);
   return CUBLAS_STATUS_SUCCESS;

@@ -6,7 +6,8 @@
  *  through the engine's cuFFT-signature API (abft_cufftPlanMany: cuFFT's transform plus the
  *  checks, abft/abft_cufft.h) on the caller's stream and arrays; the caller's own plan is left as
  *  it is. Plans the engine does not protect (half precision, C2R of rank > 1, 64-bit sizes) and
- *  unknown handles pass through to the real cuFFT, counted.
+ *  unknown handles pass through to the real cuFFT, counted. A stream set before the plan is made
+ *  is kept. The shadow plan is made at the first execution whose stream is not being captured.
  */
 #include <cufft.h>
 #include <cufftXt.h>
@@ -16,6 +17,7 @@
 #include <unordered_map>
 
 #include "abft/abft_cufft.h"
+#include "abft_preload.h"
 #include "preload_runtime.hpp"
 #include "real_symbols.hpp"
 #include "reentry_guard.hpp"
@@ -25,8 +27,10 @@ using namespace abft::preload;
 
 namespace {
 
-/** What the library knows of one of the program's plans. */
+/** What the library knows of one of the program's handles: a plan it saw made (made), or only
+ *  a stream set before the plan was made (cufftCreate -> cufftSetStream -> cufftMakePlan*). */
 struct PlanRecord {
+  bool made = false;
   FftShape shape;
   cudaStream_t stream = nullptr;
   enum State { Untried, Ready, Failed } state = Untried;
@@ -40,11 +44,29 @@ std::unordered_map<cufftHandle, PlanRecord>& plans() {
   return *m;
 }
 
-void record_plan(cufftHandle plan, const FftShape& s) {
-  std::lock_guard<std::mutex> g(g_mu);
-  PlanRecord r;
-  r.shape = s;
-  plans()[plan] = r;  // a handle value reused after cufftDestroy starts afresh
+/** A shadow plan the library no longer needs (none at exit: the static CUDA runtime may be gone). */
+void drop_shadow(cufftHandle shadow) {
+  if (!process_exiting()) abft_cufftDestroy(shadow);
+}
+
+/** Records the plan made on `plan`. `existing_handle`: cufftMakePlan* / cufftXtMakePlanMany on a
+ *  handle the program created (its stream, set before, is kept); otherwise cufftPlan* made a new
+ *  handle (a stale record of the same value, never destroyed through us, starts afresh). */
+void record_plan(cufftHandle plan, const FftShape& s, bool existing_handle) {
+  cufftHandle old_shadow = 0;
+  bool had_shadow = false;
+  {
+    std::lock_guard<std::mutex> g(g_mu);
+    PlanRecord& r = plans()[plan];
+    had_shadow = r.made && r.state == PlanRecord::Ready;
+    old_shadow = r.shadow;
+    const cudaStream_t stream = existing_handle ? r.stream : nullptr;
+    r = PlanRecord{};
+    r.made = true;
+    r.shape = s;
+    r.stream = stream;
+  }
+  if (had_shadow) drop_shadow(old_shadow);
 }
 
 FftShape basic_shape(int rank, const int* n, cufftType type, int64_t batch) {
@@ -86,28 +108,45 @@ cufftResult abft_exec(cufftType t, cufftHandle p, void* in, void* out, int dir) 
   }
 }
 
-/** The shadow plan of a record (made on first use, under g_mu), or the reason there is none. */
+/** The reason executions of `plan` cannot be protected that needs no engine work (unknown plan,
+ *  shape), else None and the plan's stream. */
+Reason plan_check(cufftHandle plan, cudaStream_t* stream) {
+  std::lock_guard<std::mutex> g(g_mu);
+  auto it = plans().find(plan);
+  if (it == plans().end() || !it->second.made) return Reason::FftPlanUnknown;
+  PlanRecord& r = it->second;
+  if (r.state == PlanRecord::Untried) {
+    const Reason why = fft_reason(r.shape);
+    if (why != Reason::None) r.state = PlanRecord::Failed, r.failed = why;
+  }
+  if (r.state == PlanRecord::Failed) return r.failed;
+  *stream = r.stream;
+  return Reason::None;
+}
+
+/** The shadow plan of a record (made on first use, under g_mu: cudaMalloc, planning and
+ *  synchronous copies — so only once the stream is known not to be capturing), or the reason
+ *  there is none. */
 Reason shadow_of(cufftHandle plan, cufftHandle* shadow, cudaStream_t* stream) {
   std::lock_guard<std::mutex> g(g_mu);
   auto it = plans().find(plan);
-  if (it == plans().end()) return Reason::FftPlanUnknown;
+  if (it == plans().end() || !it->second.made) return Reason::FftPlanUnknown;  // destroyed meanwhile
   PlanRecord& r = it->second;
   *stream = r.stream;
   if (r.state == PlanRecord::Untried) {
-    const Reason why = fft_reason(r.shape);
-    if (why != Reason::None) {
-      r.state = PlanRecord::Failed, r.failed = why;
+    engine_handle(Family::Cufft);
+    FftIntArgs a = fft_int_args(r.shape);
+    const cufftResult res = abft_cufftPlanMany(&r.shadow, a.rank, a.n, a.basic ? nullptr : a.inembed, a.istride,
+                                               a.idist, a.basic ? nullptr : a.onembed, a.ostride, a.odist,
+                                               r.shape.type, a.batch);
+    if (res == CUFFT_SUCCESS) {
+      r.state = PlanRecord::Ready;
     } else {
-      engine_handle(Family::Cufft);
-      FftIntArgs a = fft_int_args(r.shape);
-      const cufftResult res = abft_cufftPlanMany(&r.shadow, a.rank, a.n, a.basic ? nullptr : a.inembed, a.istride,
-                                                 a.idist, a.basic ? nullptr : a.onembed, a.ostride, a.odist,
-                                                 r.shape.type, a.batch);
-      if (res == CUFFT_SUCCESS) r.state = PlanRecord::Ready;
-      else
-        r.state = PlanRecord::Failed,
-        r.failed = (res == CUFFT_NOT_SUPPORTED || res == CUFFT_ALLOC_FAILED) ? Reason::EngineUnavailable
-                                                                             : Reason::FftShape;
+      // No usable GPU or memory, or (anything else) the engine refusing a shape cuFFT accepted: a
+      // translation bug of ours, reported as such; either way the program's plan runs unchanged.
+      r.state = PlanRecord::Failed;
+      r.failed = (res == CUFFT_NOT_SUPPORTED || res == CUFFT_ALLOC_FAILED) ? Reason::EngineUnavailable
+                                                                           : Reason::EngineRejected;
     }
   }
   if (r.state == PlanRecord::Failed) return r.failed;
@@ -118,7 +157,7 @@ Reason shadow_of(cufftHandle plan, cufftHandle* shadow, cudaStream_t* stream) {
 cufftType recorded_type(cufftHandle plan, bool* known) {
   std::lock_guard<std::mutex> g(g_mu);
   auto it = plans().find(plan);
-  *known = it != plans().end() && it->second.shape.type_known;
+  *known = it != plans().end() && it->second.made && it->second.shape.type_known;
   return *known ? it->second.shape.type : CUFFT_C2C;
 }
 
@@ -133,15 +172,23 @@ cufftResult exec_entry(Entry e, cufftHandle plan, void* in, void* out, int dir, 
   if (known && rt != type) return note_unprotected(e, Reason::Arguments), forward();
   cufftHandle shadow = 0;
   cudaStream_t stream = nullptr;
-  Reason r = shadow_of(plan, &shadow, &stream);
+  // The capture check comes before the shadow plan is made: making it allocates and copies
+  // synchronously, which would invalidate a capture in progress.
+  Reason r = plan_check(plan, &stream);
   if (r == Reason::None && stream_capturing(stream)) r = Reason::GraphCapture;
+  if (r == Reason::None) r = shadow_of(plan, &shadow, &stream);
   if (r != Reason::None) return note_unprotected(e, r), forward();
   engine_handle(Family::Cufft);
   abft_cufftSetStream(shadow, stream);
   const cufftResult res = abft_exec(type, shadow, in, out, dir);
   if (res == CUFFT_SUCCESS) return note_protected(e), res;
-  if (res == CUFFT_NOT_SUPPORTED || res == CUFFT_ALLOC_FAILED)  // refused before running
+  // Refused before running anything: no usable GPU or memory, or (argument errors) the engine
+  // refusing the translated call — forwarded either way, the latter reported as a bug of ours.
+  if (res == CUFFT_NOT_SUPPORTED || res == CUFFT_ALLOC_FAILED)
     return note_unprotected(e, Reason::EngineUnavailable), forward();
+  if (res == CUFFT_INVALID_VALUE || res == CUFFT_INVALID_SIZE || res == CUFFT_INVALID_TYPE ||
+      res == CUFFT_INVALID_PLAN)
+    return note_unprotected(e, Reason::EngineRejected), forward();
   note_failed(e);
   return res;
 }
@@ -159,7 +206,7 @@ extern "C" cufftResult cufftPlan1d(cufftHandle* plan, int nx, cufftType type, in
   const auto real = ABFT_REAL(Cufft, cufftPlan1d);
   ABFT_CUFFT_NESTED(real, plan, nx, type, batch);
   const cufftResult r = real(plan, nx, type, batch);
-  if (r == CUFFT_SUCCESS && plan) record_plan(*plan, basic_shape(1, &nx, type, batch));
+  if (r == CUFFT_SUCCESS && plan) record_plan(*plan, basic_shape(1, &nx, type, batch), false);
   return r;
 }
 
@@ -168,7 +215,7 @@ extern "C" cufftResult cufftPlan2d(cufftHandle* plan, int nx, int ny, cufftType 
   ABFT_CUFFT_NESTED(real, plan, nx, ny, type);
   const cufftResult r = real(plan, nx, ny, type);
   const int n[2] = {nx, ny};
-  if (r == CUFFT_SUCCESS && plan) record_plan(*plan, basic_shape(2, n, type, 1));
+  if (r == CUFFT_SUCCESS && plan) record_plan(*plan, basic_shape(2, n, type, 1), false);
   return r;
 }
 
@@ -177,7 +224,7 @@ extern "C" cufftResult cufftPlan3d(cufftHandle* plan, int nx, int ny, int nz, cu
   ABFT_CUFFT_NESTED(real, plan, nx, ny, nz, type);
   const cufftResult r = real(plan, nx, ny, nz, type);
   const int n[3] = {nx, ny, nz};
-  if (r == CUFFT_SUCCESS && plan) record_plan(*plan, basic_shape(3, n, type, 1));
+  if (r == CUFFT_SUCCESS && plan) record_plan(*plan, basic_shape(3, n, type, 1), false);
   return r;
 }
 
@@ -187,7 +234,7 @@ extern "C" cufftResult cufftPlanMany(cufftHandle* plan, int rank, int* n, int* i
   ABFT_CUFFT_NESTED(real, plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch);
   const cufftResult r = real(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch);
   if (r == CUFFT_SUCCESS && plan)
-    record_plan(*plan, many_shape<int>(rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch));
+    record_plan(*plan, many_shape<int>(rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch), false);
   return r;
 }
 
@@ -195,7 +242,7 @@ extern "C" cufftResult cufftMakePlan1d(cufftHandle plan, int nx, cufftType type,
   const auto real = ABFT_REAL(Cufft, cufftMakePlan1d);
   ABFT_CUFFT_NESTED(real, plan, nx, type, batch, workSize);
   const cufftResult r = real(plan, nx, type, batch, workSize);
-  if (r == CUFFT_SUCCESS) record_plan(plan, basic_shape(1, &nx, type, batch));
+  if (r == CUFFT_SUCCESS) record_plan(plan, basic_shape(1, &nx, type, batch), true);
   return r;
 }
 
@@ -204,7 +251,7 @@ extern "C" cufftResult cufftMakePlan2d(cufftHandle plan, int nx, int ny, cufftTy
   ABFT_CUFFT_NESTED(real, plan, nx, ny, type, workSize);
   const cufftResult r = real(plan, nx, ny, type, workSize);
   const int n[2] = {nx, ny};
-  if (r == CUFFT_SUCCESS) record_plan(plan, basic_shape(2, n, type, 1));
+  if (r == CUFFT_SUCCESS) record_plan(plan, basic_shape(2, n, type, 1), true);
   return r;
 }
 
@@ -213,7 +260,7 @@ extern "C" cufftResult cufftMakePlan3d(cufftHandle plan, int nx, int ny, int nz,
   ABFT_CUFFT_NESTED(real, plan, nx, ny, nz, type, workSize);
   const cufftResult r = real(plan, nx, ny, nz, type, workSize);
   const int n[3] = {nx, ny, nz};
-  if (r == CUFFT_SUCCESS) record_plan(plan, basic_shape(3, n, type, 1));
+  if (r == CUFFT_SUCCESS) record_plan(plan, basic_shape(3, n, type, 1), true);
   return r;
 }
 
@@ -224,7 +271,7 @@ extern "C" cufftResult cufftMakePlanMany(cufftHandle plan, int rank, int* n, int
   ABFT_CUFFT_NESTED(real, plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
   const cufftResult r = real(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
   if (r == CUFFT_SUCCESS)
-    record_plan(plan, many_shape<int>(rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch));
+    record_plan(plan, many_shape<int>(rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch), true);
   return r;
 }
 
@@ -237,7 +284,7 @@ extern "C" cufftResult cufftMakePlanMany64(cufftHandle plan, int rank, long long
   const cufftResult r = real(plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, workSize);
   if (r == CUFFT_SUCCESS)
     record_plan(plan,
-                many_shape<long long>(rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch));
+                many_shape<long long>(rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch), true);
   return r;
 }
 
@@ -256,7 +303,7 @@ extern "C" cufftResult cufftXtMakePlanMany(cufftHandle plan, int rank, long long
     const bool known = xt_cufft_type(inputtype, outputtype, executiontype, &t);
     FftShape s = many_shape<long long>(rank, n, inembed, istride, idist, onembed, ostride, odist, t, batch);
     s.type_known = known;
-    record_plan(plan, s);
+    record_plan(plan, s, true);
   }
   return r;
 }
@@ -265,10 +312,9 @@ extern "C" cufftResult cufftSetStream(cufftHandle plan, cudaStream_t stream) {
   const auto real = ABFT_REAL(Cufft, cufftSetStream);
   ABFT_CUFFT_NESTED(real, plan, stream);
   const cufftResult r = real(plan, stream);
-  if (r == CUFFT_SUCCESS) {
+  if (r == CUFFT_SUCCESS) {  // kept also for a handle whose plan is not made yet
     std::lock_guard<std::mutex> g(g_mu);
-    auto it = plans().find(plan);
-    if (it != plans().end()) it->second.stream = stream;
+    plans()[plan].stream = stream;
   }
   return r;
 }
@@ -283,7 +329,7 @@ extern "C" cufftResult cufftDestroy(cufftHandle plan) {
     auto it = plans().find(plan);
     if (it != plans().end()) rec = it->second, had = true, plans().erase(it);
   }
-  if (had && rec.state == PlanRecord::Ready) abft_cufftDestroy(rec.shadow);
+  if (had && rec.made && rec.state == PlanRecord::Ready) drop_shadow(rec.shadow);
   return real(plan);
 }
 
@@ -341,7 +387,8 @@ extern "C" cufftResult cufftXtExec(cufftHandle plan, void* input, void* output, 
     bool seen = false;
     {
       std::lock_guard<std::mutex> g(g_mu);
-      seen = plans().count(plan) != 0;
+      auto it = plans().find(plan);
+      seen = it != plans().end() && it->second.made;
     }
     note_unprotected(Entry::XtExec, policy_off() ? Reason::PolicyOff : seen ? Reason::FftShape : Reason::FftPlanUnknown);
     return forward();
@@ -349,4 +396,12 @@ extern "C" cufftResult cufftXtExec(cufftHandle plan, void* input, void* output, 
   const int dir = (t == CUFFT_C2C || t == CUFFT_Z2Z) ? direction : (t == CUFFT_C2R || t == CUFFT_Z2D) ? CUFFT_INVERSE
                                                                                                        : CUFFT_FORWARD;
   return exec_entry(Entry::XtExec, plan, input, output, dir, t, forward);
+}
+
+extern "C" int abft_preload_fft_stream(int plan, void** stream) {
+  std::lock_guard<std::mutex> g(g_mu);
+  auto it = plans().find(plan);
+  if (it == plans().end() || !stream) return -1;
+  *stream = it->second.stream;
+  return 0;
 }

@@ -39,6 +39,8 @@ Counters g_counts[kEntries];
 std::atomic<unsigned long long> g_nested{0};
 std::atomic<bool> g_used[kFamilies] = {};
 std::atomic<bool> g_printed{false};
+std::atomic<bool> g_exiting{false};
+void mark_exiting() { g_exiting.store(true); }
 std::string g_inject_desc = "off";
 
 const char* env(const char* name) {
@@ -208,10 +210,22 @@ std::string device_text() {
   return s;
 }
 
+/** True when this process made an intercepted call (counted or nested) or entered the engine. */
+bool any_activity() {
+  for (const Counters& c : g_counts)
+    if (c.calls.load()) return true;
+  for (const auto& u : g_used)
+    if (u.load()) return true;
+  return g_nested.load() != 0;
+}
+
 void print_report_at_exit() {
   if (g_printed.exchange(true)) return;
   const char* where = env("ABFT_PRELOAD_REPORT");
   if (!where || !std::strcmp(where, "0") || !std::strcmp(where, "off")) return;
+  // A process that never reached the library (a wrapper such as timeout, env or a shell, which
+  // inherit LD_PRELOAD) writes nothing: its empty report would only hide the program's.
+  if (!any_activity()) return;
   const std::string text = counters_text() + device_text();
   if (!std::strcmp(where, "stderr") || !std::strcmp(where, "1")) {
     std::fputs(text.c_str(), stderr);
@@ -259,6 +273,7 @@ abft_handle_t engine_handle(Family f) {
     int n = 0;
     if (cudaGetDeviceCount(&n) != cudaSuccess) cudaGetLastError();
     if (env("ABFT_PRELOAD_REPORT")) std::atexit(print_report_at_exit);
+    std::atexit(mark_exiting);  // runs first: before the report and the runtime's teardown
     if (abft_injector_t inj = injector_from_env())
       for (int k = 0; k < kFamilies; ++k)
         if (abft_handle_t h = family_handle(Family(k))) abft_handle_set_injector(h, inj);
@@ -266,6 +281,8 @@ abft_handle_t engine_handle(Family f) {
   g_used[int(f)].store(true, std::memory_order_relaxed);
   return family_handle(f);
 }
+
+bool process_exiting() { return g_exiting.load(); }
 
 bool stream_capturing(cudaStream_t stream) {
   cudaStreamCaptureStatus st = cudaStreamCaptureStatusNone;

@@ -11,7 +11,9 @@
  *                         bitflip2 | random | zero | nan | inf | -inf; site output (default: C of a
  *                         GEMM, the output of an FFT), a / b (a GEMM operand as the product reads
  *                         it), input (what cuFFT reads), all; bit -1 (default) draws a bit.
- *    ABFT_PRELOAD_REPORT  stderr | PATH (appended): the report at exit; unset: none.
+ *    ABFT_PRELOAD_REPORT  stderr | PATH (appended): the report at exit; unset: none. A process
+ *                         that made no intercepted call writes none (wrappers such as timeout
+ *                         or env inherit LD_PRELOAD too).
  *    ABFT_PRELOAD_CUBLAS / _CUBLASLT / _CUFFT: the real libraries' files (real_symbols.hpp).
  */
 #pragma once
@@ -60,6 +62,10 @@ void note_nested();
  *  report hooked after the CUDA runtime started (so that it runs before the runtime's own
  *  teardown). Also marks the family as used (its counters are read at exit). */
 abft_handle_t engine_handle(Family f);
+
+/** True once the process is exiting (set by an exit handler that runs before the static CUDA
+ *  runtime's teardown): the library then frees no device memory of its own (shadow FFT plans). */
+bool process_exiting();
 
 /** True when `stream` is being captured into a CUDA graph (the engine allocates and, under
  *  injection, synchronizes: neither is allowed there). Errors count as "not capturing": the

@@ -28,6 +28,7 @@ const char* reason_text(Reason r) {
     case Reason::LtAttributes: return "cuBLASLt epilogue / scaling / order / pointer mode";
     case Reason::GraphCapture: return "stream under CUDA graph capture";
     case Reason::EngineUnavailable: return "engine unavailable (no usable GPU or memory)";
+    case Reason::EngineRejected: return "engine rejected the translated arguments (a bug: please report)";
     case Reason::FftPlanUnknown: return "cuFFT plan not seen made";
     case Reason::FftShape: return "cuFFT plan the engine does not protect";
     case Reason::RealMissing: return "real function not found";
@@ -38,7 +39,7 @@ const char* reason_text(Reason r) {
 const char* reason_key(Reason r) {
   static const char* const keys[] = {"protected",     "policy_off",         "data_types",       "compute_type",
                                      "arguments",     "lt_attributes",      "graph_capture",    "engine_unavailable",
-                                     "fft_plan_unknown", "fft_shape",       "real_missing"};
+                                     "engine_rejected", "fft_plan_unknown", "fft_shape",       "real_missing"};
   static_assert(sizeof keys / sizeof keys[0] == size_t(Reason::Count), "one key per reason");
   const int i = int(r);
   return i >= 0 && i < int(Reason::Count) ? keys[i] : "?";
@@ -96,12 +97,15 @@ EngineGemm translate_lt(const LtCall& lt, GemmCall* g) {
   };
   const LtLayout* lay[4] = {&lt.a, &lt.b, &lt.c, &lt.d};
   if (!lt.read_ok) return pass(Reason::LtAttributes);
+  // Column order, strided batches (pointer-array batches: CUBLASLT_BATCH_MODE_POINTER_ARRAY).
   for (const LtLayout* l : lay)
-    if (!l->read_ok || l->order != 0 /* CUBLASLT_ORDER_COL */) return pass(Reason::LtAttributes);
+    if (!l->read_ok || l->order != 0 /* CUBLASLT_ORDER_COL */ || l->batch_mode != 0 /* STRIDED */)
+      return pass(Reason::LtAttributes);
   // Only the plain product: no epilogue (bias, activation, aux outputs), no fp8 scaling, C not
-  // transposed, scalars on the host or the device (not per-row vectors).
+  // transposed, the full output (not a triangle), scalars on the host or the device (not per-row
+  // vectors).
   if (lt.epilogue != 1u /* CUBLASLT_EPILOGUE_DEFAULT */ || lt.scale_pointers || lt.transc != CUBLAS_OP_N ||
-      (lt.pointer_mode != 0 && lt.pointer_mode != 1))
+      lt.fill_mode != CUBLAS_FILL_MODE_FULL || (lt.pointer_mode != 0 && lt.pointer_mode != 1))
     return pass(Reason::LtAttributes);
   // D is written in place by the engine: C must be D (same layout), or unread (beta = 0).
   if (lt.c_is_d) {

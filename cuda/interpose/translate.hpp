@@ -29,7 +29,8 @@ enum class Reason : int {
   Arguments,         ///< sizes the real library handles itself (empty, negative, ld too small, > 32 bit)
   LtAttributes,      ///< cuBLASLt: an epilogue, scaling, ordering or pointer mode the engine cannot reproduce
   GraphCapture,      ///< the stream is being captured into a CUDA graph
-  EngineUnavailable, ///< the engine refused before running anything (no usable GPU, no memory)
+  EngineUnavailable, ///< the engine refused before running anything: no usable GPU, no memory (NOT_SUPPORTED, ALLOC_FAILED)
+  EngineRejected,    ///< the engine refused the translated call's arguments (INVALID_*: a translation bug, forwarded)
   FftPlanUnknown,    ///< a cuFFT plan the library did not see made
   FftShape,          ///< a cuFFT plan the engine does not protect (half precision, C2R of rank > 1, > 32 bit)
   RealMissing,       ///< the real function could not be found (the call fails)
@@ -78,6 +79,7 @@ struct LtLayout {
   int64_t ld = 0;
   int32_t batch = 1;
   int64_t stride = 0;  ///< CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET (elements)
+  uint32_t batch_mode = 0;  ///< CUBLASLT_MATRIX_LAYOUT_BATCH_MODE (0 = strided; 1 = pointer arrays)
   bool read_ok = true;
 };
 
@@ -87,6 +89,7 @@ struct LtCall {
   int32_t scale_type = -1;  ///< cudaDataType
   int32_t pointer_mode = 0;
   int32_t transa = 0, transb = 0, transc = 0;
+  int32_t fill_mode = 2;  ///< CUBLASLT_MATMUL_DESC_FILL_MODE (CUBLAS_FILL_MODE_FULL)
   uint32_t epilogue = 1;  ///< CUBLASLT_EPILOGUE_DEFAULT
   bool scale_pointers = false;  ///< any of the A/B/C/D scale or amax pointers set (fp8 scaling)
   bool read_ok = true;          ///< every attribute could be read

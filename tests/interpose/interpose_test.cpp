@@ -20,6 +20,7 @@
 #include <cufft.h>
 #include <cufftXt.h>
 #include <dlfcn.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -31,6 +32,7 @@
 #include "stub_log.hpp"
 
 extern "C" void stub_cublas_set_nested(int on);
+extern "C" int stub_cublas_call_lt(void);
 
 namespace {
 
@@ -100,7 +102,7 @@ const std::set<std::string> kExported = {
     "cufftMakePlan3d", "cufftMakePlanMany", "cufftMakePlanMany64", "cufftXtMakePlanMany", "cufftSetStream",
     "cufftDestroy", "cufftExecC2C", "cufftExecZ2Z", "cufftExecR2C", "cufftExecD2Z", "cufftExecC2R",
     "cufftExecZ2D", "cufftXtExec", "abft_preload_entry_counts", "abft_preload_reason_count",
-    "abft_preload_nested_calls", "abft_preload_report", "abft_preload_reset"};
+    "abft_preload_nested_calls", "abft_preload_report", "abft_preload_reset", "abft_preload_fft_stream"};
 
 std::string run(const std::string& cmd, int* status) {
   std::string out;
@@ -140,6 +142,32 @@ TEST_F(PreloadSymbols, EveryEntryPointBindsToThePreloadLibrary) {
   // Not intercepted: the program's own copy (the stub).
   EXPECT_NE(probe::file_of(dlsym(RTLD_DEFAULT, "cublasCreate_v2")).find("stub"), std::string::npos);
   EXPECT_NE(probe::file_of(dlsym(RTLD_DEFAULT, "cufftCreate")).find("stub"), std::string::npos);
+}
+
+TEST_F(PreloadSymbols, VersionedReferencesAreInterceptedToo) {
+  // The stubs carry the real libraries' version nodes (stub_*.map), so this binary's references
+  // are versioned as a program's against the real cuBLAS / cuFFT are; the unversioned
+  // definitions of the preloaded library must still win.
+  char self[4096] = {0};
+  const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  ASSERT_GT(n, 0);
+  int st = 0;
+  const std::string out = run(std::string("nm -D --undefined-only '") + self + "' 2>/dev/null", &st);
+  if (st != 0 || out.empty()) GTEST_SKIP() << "nm not available";
+  for (const char* ref : {"cublasSgemm_v2@libcublas.so.13", "cublasLtMatmul@libcublasLt.so.13",
+                          "cufftExecC2C@libcufft.so.12", "cublasCreate_v2@libcublas.so.13"})
+    EXPECT_NE(out.find(ref), std::string::npos) << "expected a versioned reference " << ref;
+  ASSERT_EQ(cublasSgemm_v2(handle, CUBLAS_OP_N, CUBLAS_OP_N, 0, 0, 0, &alpha, nullptr, 1, nullptr, 1, &beta, nullptr,
+                           1),
+            CUBLAS_STATUS_SUCCESS);
+  expect_counts("cublasSgemm_v2", 1, 0, 1);  // reached the interposer (empty: cuBLAS's own answer)
+  EXPECT_EQ(pre.reason("cublasSgemm_v2", "arguments"), 1u);
+  EXPECT_EQ(blas.calls_of("cublasSgemm_v2"), 1u);  // and the real (stub) library after it
+  cufftHandle p = 0;
+  ASSERT_EQ(cufftPlan1d(&p, 8, CUFFT_C2C, 1), CUFFT_SUCCESS);
+  ASSERT_EQ(cufftExecC2C(p, nullptr, nullptr, CUFFT_FORWARD), CUFFT_SUCCESS);
+  EXPECT_EQ(pre.counts("cufftExecC2C").calls, 1u);
+  ASSERT_EQ(cufftDestroy(p), CUFFT_SUCCESS);
 }
 
 TEST_F(PreloadSymbols, NoLinkTimeDependencyOnTheVendorLibraries) {
@@ -233,6 +261,7 @@ TEST_F(PreloadNoGpu, ProtectableCallDegradesToTheForwardedCall) {
   EXPECT_GE(blas.calls_of("cublasGetStream_v2"), 1u);
   expect_counts("cublasSgemm_v2", 1, 0, 1);
   EXPECT_EQ(pre.reason("cublasSgemm_v2", "engine_unavailable"), 1u);
+  EXPECT_EQ(pre.reason("cublasSgemm_v2", "engine_rejected"), 0u) << "a valid call the engine refused: translation bug";
 }
 
 TEST_F(PreloadNoGpu, BatchedCallsAreForwardedWholeFromTheFirstItem) {
@@ -254,6 +283,9 @@ TEST_F(PreloadNoGpu, BatchedCallsAreForwardedWholeFromTheFirstItem) {
   expect_counts("cublasSgemmStridedBatched", 1, 0, 1);
   expect_counts("cublasGemmBatchedEx", 1, 0, 1);
   EXPECT_EQ(pre.reason("cublasGemmBatchedEx", "engine_unavailable"), 1u);
+  EXPECT_EQ(pre.reason("cublasSgemmStridedBatched", "engine_unavailable"), 1u);
+  for (const char* e : {"cublasSgemmStridedBatched", "cublasGemmBatchedEx"})
+    EXPECT_EQ(pre.reason(e, "engine_rejected"), 0u) << e;
 }
 
 TEST_F(PreloadNoGpu, UnsupportedTypesAndModesPassThroughCountedWithTheirReason) {
@@ -302,14 +334,36 @@ TEST_F(PreloadNoGpu, LtPlainMatmulDegradesAndEpiloguesPassThrough) {
   ASSERT_EQ(call(), CUBLAS_STATUS_SUCCESS);
   EXPECT_EQ(lt.last(), expected);
   EXPECT_EQ(pre.reason("cublasLtMatmul", "engine_unavailable"), 1u);
+  EXPECT_EQ(pre.reason("cublasLtMatmul", "engine_rejected"), 0u) << "a valid call the engine refused: translation bug";
+  EXPECT_EQ(pre.reason("cublasLtMatmul", "lt_attributes"), 0u) << "every attribute must have been read";
   const uint32_t bias = CUBLASLT_EPILOGUE_BIAS;
   ASSERT_EQ(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &bias, sizeof bias),
             CUBLAS_STATUS_SUCCESS);
   ASSERT_EQ(call(), CUBLAS_STATUS_SUCCESS);
   EXPECT_EQ(lt.last(), expected);
   EXPECT_EQ(pre.reason("cublasLtMatmul", "lt_attributes"), 1u);
-  EXPECT_EQ(lt.count(), 2u);
-  expect_counts("cublasLtMatmul", 2, 0, 2);
+  const uint32_t plain = CUBLASLT_EPILOGUE_DEFAULT;
+  ASSERT_EQ(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &plain, sizeof plain),
+            CUBLAS_STATUS_SUCCESS);
+  // A triangular output (fill mode other than FULL): passed through.
+  const int32_t lower = CUBLAS_FILL_MODE_LOWER, full = CUBLAS_FILL_MODE_FULL;
+  ASSERT_EQ(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_FILL_MODE, &lower, sizeof lower),
+            CUBLAS_STATUS_SUCCESS);
+  ASSERT_EQ(call(), CUBLAS_STATUS_SUCCESS);
+  EXPECT_EQ(lt.last(), expected);
+  EXPECT_EQ(pre.reason("cublasLtMatmul", "lt_attributes"), 2u);
+  ASSERT_EQ(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_FILL_MODE, &full, sizeof full),
+            CUBLAS_STATUS_SUCCESS);
+  // Pointer-array batches (CUDA 13's CUBLASLT_MATRIX_LAYOUT_BATCH_MODE): passed through.
+  const uint32_t arrays = CUBLASLT_BATCH_MODE_POINTER_ARRAY;
+  ASSERT_EQ(cublasLtMatrixLayoutSetAttribute(la, CUBLASLT_MATRIX_LAYOUT_BATCH_MODE, &arrays, sizeof arrays),
+            CUBLAS_STATUS_SUCCESS);
+  ASSERT_EQ(call(), CUBLAS_STATUS_SUCCESS);
+  EXPECT_EQ(lt.last(), expected);
+  EXPECT_EQ(pre.reason("cublasLtMatmul", "lt_attributes"), 3u);
+  EXPECT_EQ(lt.count(), 4u);
+  expect_counts("cublasLtMatmul", 4, 0, 4);
+  EXPECT_EQ(pre.reason("cublasLtMatmul", "engine_rejected"), 0u);
   cublasLtMatrixLayoutDestroy(la);
   cublasLtMatmulDescDestroy(desc);
 }
@@ -325,6 +379,7 @@ TEST_F(PreloadNoGpu, CufftPlansAreRecordedAndExecutionsForwarded) {
   EXPECT_EQ(fft.calls_of("cufftCreate"), 0u);  // without a GPU no shadow plan is ever made
   expect_counts("cufftExecR2C", 2, 0, 2);
   EXPECT_EQ(pre.reason("cufftExecR2C", "engine_unavailable"), 2u);
+  EXPECT_EQ(pre.reason("cufftExecR2C", "engine_rejected"), 0u) << "a valid plan the engine refused: translation bug";
   // The wrong exec function for the plan: cuFFT's to answer.
   ASSERT_EQ(cufftExecC2C(p, fake<cufftComplex>(0x100), fake<cufftComplex>(0x100), CUFFT_FORWARD), CUFFT_SUCCESS);
   EXPECT_EQ(pre.reason("cufftExecC2C", "arguments"), 1u);
@@ -358,7 +413,44 @@ TEST_F(PreloadNoGpu, CufftPlansAreRecordedAndExecutionsForwarded) {
   ASSERT_EQ(cufftXtExec(s, fake(0x10), fake(0x20), CUFFT_FORWARD), CUFFT_SUCCESS);
   EXPECT_EQ(fft.last(), describe("cufftXtExec", s, fake(0x10), fake(0x20), CUFFT_FORWARD));
   EXPECT_EQ(pre.reason("cufftXtExec", "engine_unavailable"), 1u);
+  EXPECT_EQ(pre.reason("cufftXtExec", "engine_rejected"), 0u);
   expect_counts("cufftXtExec", 3, 0, 3);
+}
+
+TEST_F(PreloadNoGpu, AStreamSetBeforeThePlanIsMadeIsKept) {
+  auto fft_stream = reinterpret_cast<int (*)(int, void**)>(dlsym(RTLD_DEFAULT, "abft_preload_fft_stream"));
+  ASSERT_NE(fft_stream, nullptr);
+  // cufftCreate -> cufftSetStream -> cufftMakePlan*: the order PyTorch and many programs use.
+  cufftHandle p = 0;
+  ASSERT_EQ(cufftCreate(&p), CUFFT_SUCCESS);
+  ASSERT_EQ(cufftSetStream(p, fake<CUstream_st>(0x55)), CUFFT_SUCCESS);
+  void* s = nullptr;
+  ASSERT_EQ(fft_stream(p, &s), 0) << "the stream of a handle without a plan yet must be kept";
+  EXPECT_EQ(s, fake(0x55));
+  size_t ws = 0;
+  ASSERT_EQ(cufftMakePlan1d(p, 64, CUFFT_C2C, 2, &ws), CUFFT_SUCCESS);
+  s = nullptr;
+  ASSERT_EQ(fft_stream(p, &s), 0);
+  EXPECT_EQ(s, fake(0x55)) << "making the plan must not lose the stream";
+  ASSERT_EQ(cufftExecC2C(p, fake<cufftComplex>(0x10), fake<cufftComplex>(0x10), CUFFT_FORWARD), CUFFT_SUCCESS);
+  EXPECT_EQ(pre.reason("cufftExecC2C", "engine_unavailable"), 1u) << "a made plan, not an unknown one";
+  EXPECT_EQ(pre.reason("cufftExecC2C", "fft_plan_unknown"), 0u);
+  // Changed after the plan: followed too.
+  ASSERT_EQ(cufftSetStream(p, fake<CUstream_st>(0x66)), CUFFT_SUCCESS);
+  ASSERT_EQ(fft_stream(p, &s), 0);
+  EXPECT_EQ(s, fake(0x66));
+  // A handle with only a stream is not a plan the library saw made.
+  cufftHandle q = 0;
+  ASSERT_EQ(cufftCreate(&q), CUFFT_SUCCESS);
+  ASSERT_EQ(cufftSetStream(q, fake<CUstream_st>(0x77)), CUFFT_SUCCESS);
+  ASSERT_EQ(cufftExecC2C(q, fake<cufftComplex>(0x10), fake<cufftComplex>(0x10), CUFFT_FORWARD), CUFFT_SUCCESS);
+  EXPECT_EQ(pre.reason("cufftExecC2C", "fft_plan_unknown"), 1u);
+  // Destroyed: forgotten; cufftPlan* on a reused value starts with the default stream.
+  ASSERT_EQ(cufftDestroy(p), CUFFT_SUCCESS);
+  ASSERT_EQ(cufftDestroy(q), CUFFT_SUCCESS);
+  EXPECT_EQ(fft_stream(p, &s), -1);
+  EXPECT_EQ(fft_stream(q, &s), -1);
+  EXPECT_EQ(pre.reason("cufftExecC2C", "engine_rejected"), 0u);
 }
 
 TEST_F(PreloadNoGpu, NestedCallsGoStraightToTheRealLibraryUncounted) {
@@ -381,6 +473,16 @@ TEST_F(PreloadNoGpu, NestedCallsGoStraightToTheRealLibraryUncounted) {
                          CUDA_R_32F, 4, &beta, fake(0x3000), CUDA_R_32F, 4, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
             CUBLAS_STATUS_SUCCESS);
   expect_counts("cublasGemmEx", 1, 0, 1);
+  EXPECT_EQ(pre.nested(), 1u);
+}
+
+TEST_F(PreloadNoGpu, CublasOwnCallsIntoCublasLtAreNestedNotTheProgramsCalls) {
+  // cuBLAS's entry points that the library does not intercept run their products through
+  // cublasLtMatmul: a call whose return address is inside the program's cuBLAS is cuBLAS's own,
+  // forwarded unchanged and counted as nested, never as a program call.
+  ASSERT_EQ(stub_cublas_call_lt(), int(CUBLAS_STATUS_SUCCESS));
+  EXPECT_EQ(lt.calls_of("cublasLtMatmul"), 1u);
+  expect_counts("cublasLtMatmul", 0, 0, 0);
   EXPECT_EQ(pre.nested(), 1u);
 }
 

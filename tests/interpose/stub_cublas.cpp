@@ -32,6 +32,20 @@ StubHandle* of(cublasHandle_t h) { return reinterpret_cast<StubHandle*>(h); }
 
 extern "C" __attribute__((visibility("default"))) void stub_cublas_set_nested(int on) { g_nested = on; }
 
+/** As cuBLAS does inside entry points the interposer does not intercept: a call to the process's
+ *  cublasLtMatmul (the interposer's when it is preloaded) from code inside this library. The
+ *  call is not a tail call (the log after it), so the callee sees a return address in here. */
+extern "C" __attribute__((visibility("default"))) int stub_cublas_call_lt(void) {
+  using LtMatmulFn = int (*)(void*, void*, const void*, const void*, void*, const void*, void*, const void*,
+                             const void*, void*, void*, void*, const void*, void*, size_t, void*);
+  auto lt = reinterpret_cast<LtMatmulFn>(dlsym(RTLD_DEFAULT, "cublasLtMatmul"));
+  const int r = lt ? lt(nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
+                        nullptr, nullptr, nullptr, nullptr, 0, nullptr)
+                   : -1;
+  stub_cublas_log().add(stub::describe("stub_cublas_call_lt", r));
+  return r;
+}
+
 extern "C" cublasStatus_t cublasCreate_v2(cublasHandle_t* handle) {
   LOG("cublasCreate_v2", handle);
   if (!handle) return CUBLAS_STATUS_INVALID_VALUE;

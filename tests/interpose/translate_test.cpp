@@ -201,6 +201,24 @@ TEST(PreloadTranslate, LtEpiloguesScalingOrderAndPointerVectorsPassThrough) {
   EXPECT_EQ(translate_lt(dev, &g).reason, Reason::None);
 }
 
+TEST(PreloadTranslate, LtTriangularOutputsAndPointerArrayBatchesPassThrough) {
+  GemmCall g;
+  LtCall lower = plain_lt(8, 8, 8);
+  lower.fill_mode = CUBLAS_FILL_MODE_LOWER;
+  EXPECT_EQ(translate_lt(lower, &g).reason, Reason::LtAttributes);
+  LtCall upper = plain_lt(8, 8, 8);
+  upper.fill_mode = CUBLAS_FILL_MODE_UPPER;
+  EXPECT_EQ(translate_lt(upper, &g).reason, Reason::LtAttributes);
+  LtCall full = plain_lt(8, 8, 8);
+  full.fill_mode = CUBLAS_FILL_MODE_FULL;
+  EXPECT_EQ(translate_lt(full, &g).reason, Reason::None);
+  for (LtLayout LtCall::*which : {&LtCall::a, &LtCall::b, &LtCall::c, &LtCall::d}) {
+    LtCall arrays = plain_lt(8, 8, 8);
+    (arrays.*which).batch_mode = 1;  // CUBLASLT_BATCH_MODE_POINTER_ARRAY
+    EXPECT_EQ(translate_lt(arrays, &g).reason, Reason::LtAttributes);
+  }
+}
+
 TEST(PreloadTranslate, LtSeparateCIsProtectedOnlyWhenBetaIsZero) {
   GemmCall g;
   LtCall lt = plain_lt(8, 8, 8);
