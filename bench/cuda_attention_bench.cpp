@@ -3,7 +3,8 @@
  *  against the same kernel without its checksums (policy OFF) in the same run: the ABFT
  *  overhead (bar <= 10 %, issue 11). Shapes: seq 512 ... 16384 (q_len = kv_len), head_dim 64
  *  and 128, causal and not, bfloat16 (binary16 and float at head_dim 128), batch x heads chosen
- *  so that every call holds 2^16 query rows. Each iteration times both (CUDA events, the order
+ *  so that every call holds 2^16 query rows; the 16-bit rows again on tensor cores ("fwd-tc",
+ *  ABFT_CUDA_ATTN_TC=1). Each iteration times both (CUDA events, the order
  *  alternating) after one untimed warm-up of each; counters: TFLOP/s of each (4 L_q L_k D per
  *  head, halved when causal), `overhead` = protected / unprotected time - 1. PyTorch's SDPA is
  *  timed on the same shapes by scripts/gpu_attention_sdpa.py and joined in the table
@@ -14,6 +15,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -28,8 +30,11 @@ const char* dtype_tag(abft_cuda_dtype t) {
   return t == ABFT_CUDA_FLOAT ? "f32" : t == ABFT_CUDA_HALF ? "f16" : "bf16";
 }
 
-void BM_attention(benchmark::State& state, abft_cuda_dtype t, int64_t seq, int64_t D, bool causal) {
+void BM_attention(benchmark::State& state, abft_cuda_dtype t, int64_t seq, int64_t D, bool causal, bool tc) {
   if (!abft_bench::device_or_skip(state)) return;
+  // The product engine: tensor cores (16-bit storage, head_dim 64 / 128) or SIMT.
+  if (tc) setenv("ABFT_CUDA_ATTN_TC", "1", 1);
+  else unsetenv("ABFT_CUDA_ATTN_TC");
   const int64_t heads = 8, rows = int64_t(1) << 16;
   const int64_t batch = rows / (seq * heads) > 0 ? rows / (seq * heads) : 1;
   const int64_t hb = rows / seq;  // batch x heads
@@ -88,17 +93,20 @@ void BM_attention(benchmark::State& state, abft_cuda_dtype t, int64_t seq, int64
   abft_cuda_release(h);
   abft_handle_destroy(h);
   cudaFree(Q), cudaFree(K), cudaFree(V), cudaFree(O), cudaFree(lse);
+  unsetenv("ABFT_CUDA_ATTN_TC");
 }
 
 void register_all() {
+  for (bool tc : {false, true})
   for (abft_cuda_dtype t : {ABFT_CUDA_BFLOAT16, ABFT_CUDA_HALF, ABFT_CUDA_FLOAT})
     for (int64_t D : {64, 128})
       for (bool causal : {false, true})
         for (int64_t seq = 512; seq <= 16384; seq *= 2) {
           if (t != ABFT_CUDA_BFLOAT16 && (D != 128 || causal)) continue;
-          const std::string name = std::string("cuda_attention/fwd/") + dtype_tag(t) + "/d" + std::to_string(D) +
-                                   (causal ? "/causal" : "/full") + "/seq" + std::to_string(seq);
-          benchmark::RegisterBenchmark(name.c_str(), BM_attention, t, seq, D, causal)
+          if (tc && t == ABFT_CUDA_FLOAT) continue;  // tensor cores: 16-bit storage only
+          const std::string name = std::string("cuda_attention/fwd") + (tc ? "-tc/" : "/") + dtype_tag(t) + "/d" +
+                                   std::to_string(D) + (causal ? "/causal" : "/full") + "/seq" + std::to_string(seq);
+          benchmark::RegisterBenchmark(name.c_str(), BM_attention, t, seq, D, causal, tc)
               ->UseManualTime()
               ->Iterations(5)
               ->Unit(benchmark::kMillisecond);

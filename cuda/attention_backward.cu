@@ -114,26 +114,13 @@ __device__ __forceinline__ void load_tile(float* dst, const T* src, int64_t r0, 
   }
 }
 
-/** Column sums of the K and V tiles (their first nk rows) in double, one thread per column:
- *  the references and magnitudes of the score and dP tile checks. */
+/** Column sums of the K and V tiles (their first nk rows) in double: the references and
+ *  magnitudes of the score and dP tile checks. */
 template <int DM>
 __device__ __forceinline__ void kv_sums(const float* Ks, const float* Vs, int nk, double* ksum, double* kabs,
                                         double* vsum, double* vabs) {
-  constexpr int RS = DM + 1;
-  for (int c = threadIdx.x; c < DM; c += kThreads) {
-    double s = 0.0, sa = 0.0, v = 0.0, va = 0.0;
-    for (int j = 0; j < nk; ++j) {
-      const double x = Ks[j * RS + c], y = Vs[j * RS + c];
-      s += x;
-      sa += fabs(x);
-      v += y;
-      va += fabs(y);
-    }
-    ksum[c] = s;
-    kabs[c] = sa;
-    vsum[c] = v;
-    vabs[c] = va;
-  }
+  tile_column_sums(Ks, DM + 1, nk, DM, ksum, kabs);
+  tile_column_sums(Vs, DM + 1, nk, DM, vsum, vabs);
 }
 
 /** lse_i and D_i = dO_i . O_i (double, rounded to float once) of the thread's query row; every
@@ -549,16 +536,8 @@ __global__ void __launch_bounds__(kThreads) attn_bwd_dq_kernel(AttnArgs a, AttnB
 #pragma unroll
         for (int t = 0; t < kKeysPerLane; ++t) dSs[qi * kPS + lane + kLanes * t] = ds[t];
         __syncthreads();
-        if (kCheck && tid < kBC) {  // per key: sums over the block's queries, before any fault lands
-          double w = 0.0, wa = 0.0;
-          for (int r = 0; r < kBR; ++r) {
-            const double x = dSs[r * kPS + tid];
-            w += x;
-            wa += fabs(x);
-          }
-          wsum[tid] = w;
-          wabs[tid] = wa;
-        }
+        // Per key: sums over the block's queries, before any fault lands.
+        if (kCheck) tile_column_sums(dSs, kPS, kBR, kBC, wsum, wabs);
         if (inject) {  // a dS corrupted after it was summed, as the dS K product reads it
           __syncthreads();
           if (tid == 0)

@@ -100,6 +100,23 @@ __device__ __forceinline__ float lane_max(float x) {
   x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 2, kLanes));
   return x;
 }
+/** Column sums of the first `rows` rows of a shared-memory tile (row stride `stride`) in
+ *  double, and of their magnitudes, one thread per column c < cols: the references and
+ *  magnitudes of the tile checks (e^T K_blk, e^T |K_blk|, ...). */
+__device__ __forceinline__ void tile_column_sums(const float* tile, int stride, int rows, int cols, double* sum,
+                                                 double* abs_sum) {
+  for (int c = threadIdx.x; c < cols; c += kThreads) {
+    double s = 0.0, sa = 0.0;
+    for (int j = 0; j < rows; ++j) {
+      const double x = tile[j * stride + c];
+      s += x;
+      sa += fabs(x);
+    }
+    sum[c] = s;
+    abs_sum[c] = sa;
+  }
+}
+
 /** Head-dim bucket a kernel is compiled for: columns padded with zeros to DM. */
 inline int head_dim_bucket(int64_t d) { return d <= 32 ? 32 : d <= 64 ? 64 : d <= 128 ? 128 : 256; }
 

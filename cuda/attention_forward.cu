@@ -8,13 +8,20 @@
  *  recomputed from the caller's inputs by the same block (faults land on the first pass only)
  *  and re-verified; the counts go to the device counters of the handle (abft_cuda_sync).
  *
- *  Compute is float for every storage type (float, binary16, bfloat16): SIMT fused
- *  multiply-adds, not tensor cores (the tensor-core kernel is future work, docs/PERFORMANCE.md).
- *  Status: compiled for sm_90; not yet run on a GPU.
+ *  Compute is float for every storage type (float, binary16, bfloat16). Two product engines in
+ *  one kernel: SIMT fused multiply-adds (every type and head dim), or, for 16-bit storage at
+ *  head_dim buckets 64 and 128 when ABFT_CUDA_ATTN_TC=1, tensor cores (WMMA 16x16x16, float
+ *  accumulation) for Q K^T and P V, the probabilities rounded to the storage type before both
+ *  the normalizer and the product read them; the checks are the same (ABFT.md §13.2).
+ *  Status: compiled for sm_90; not yet run on a GPU (the tensor-core path is opt-in until it
+ *  has been).
  */
 #include <cuda_runtime.h>
+#include <mma.h>
 
 #include <cmath>
+#include <cstdint>
+#include <cstdlib>
 #include <type_traits>
 
 #include "abft/abft_cuda.h"
@@ -32,10 +39,38 @@ namespace {
 
 constexpr float kNegInf = -INFINITY;
 
-/** Shared-memory bytes of the forward kernel for head-dim bucket DM. */
-constexpr size_t fwd_smem_bytes(int dm) {
-  return size_t(2 * dm) * sizeof(double) +
-         size_t(kBR * (dm + 1) + kBC * (dm + 3) + kBR * (kBC + 1)) * sizeof(float);
+namespace wmma = nvcuda::wmma;
+
+/** Row strides of the tensor-core path's tiles (WMMA wants 16-bit strides that are multiples of
+ *  8 and float strides multiples of 4; every 16-row fragment then starts 32-byte aligned). */
+template <int DM>
+struct TcStrides {
+  static constexpr int QH = DM + 8;   ///< Q and K / V tiles, storage type
+  static constexpr int PH = kBC + 8;  ///< probabilities, storage type
+  static constexpr int SS = kBC + 4;  ///< scores, float
+  static constexpr int TS = DM + 4;   ///< a key block's P V product, float
+};
+
+/** Shared-memory bytes of the forward kernel for head-dim bucket DM (the tensor-core path adds
+ *  its 16-bit tiles and float staging, each 128-byte aligned). */
+constexpr size_t fwd_smem_bytes(int dm, bool tc) {
+  const size_t base = size_t(2 * dm) * sizeof(double) +
+                      size_t(kBR * (dm + 1) + kBC * (dm + 3) + kBR * (kBC + 1)) * sizeof(float);
+  if (!tc) return base;
+  const size_t qh = dm + 8, ph = kBC + 8, ss = kBC + 4, ts = dm + 4;
+  return base + 5 * 128 + (kBR * qh + kBC * qh + kBR * ph) * 2 + (kBR * ss + kBR * ts) * 4;
+}
+
+__device__ __forceinline__ unsigned char* align128(unsigned char* p) {
+  return reinterpret_cast<unsigned char*>((reinterpret_cast<uintptr_t>(p) + 127) & ~uintptr_t(127));
+}
+
+/** The bits of a 16-bit storage value (the fingerprint of the tensor-core path's Q copy). */
+template <class T>
+__device__ __forceinline__ unsigned bits_of(T x) {
+  uint16_t b;
+  memcpy(&b, &x, 2);
+  return b;
 }
 
 /** Whether fault f is at `site` on row (bh, row), column `col` (any when col < 0), with kpos in
@@ -49,7 +84,7 @@ __device__ __forceinline__ bool at(const DevFault& f, int site, int64_t bh, int6
 
 /** The fused forward. kCheck false is the unprotected kernel (the benchmarks' baseline): the
  *  same arithmetic without a checksum. Grid-stride over units u = bh * nqb + query block. */
-template <class T, int DM, bool kCheck>
+template <class T, int DM, bool kCheck, bool kTC>
 __global__ void __launch_bounds__(kThreads) attn_fwd_kernel(AttnArgs a, DevFaultList fl, DeviceCounters* cnt,
                                                              RepairCounters* rep, int correct) {
   constexpr int QS = DM + 1;  // row strides in shared memory (odd: no bank conflicts)
@@ -63,8 +98,23 @@ __global__ void __launch_bounds__(kThreads) attn_fwd_kernel(AttnArgs a, DevFault
   float* Qs = reinterpret_cast<float*>(kabs + DM);
   float* KV = Qs + kBR * QS;
   float* Ps = KV + kBC * KS;
+  // The tensor-core path's tiles (unused by the SIMT path).
+  static_assert(!kTC || (sizeof(T) == 2 && DM % 16 == 0 && DM <= kPartialMaxDim), "tensor cores: 16-bit, DM <= 128");
+  using TS_ = TcStrides<DM>;
+  static_assert(TS_::TS > DM && TS_::SS > kBC, "staging strides");
+  unsigned char* tcp = align128(reinterpret_cast<unsigned char*>(Ps + kBR * PS));
+  T* Qh = reinterpret_cast<T*>(tcp);
+  tcp = align128(tcp + sizeof(T) * kBR * TS_::QH);
+  T* KVh = reinterpret_cast<T*>(tcp);
+  tcp = align128(tcp + sizeof(T) * kBC * TS_::QH);
+  T* Ph = reinterpret_cast<T*>(tcp);
+  tcp = align128(tcp + sizeof(T) * kBR * TS_::PH);
+  float* St = reinterpret_cast<float*>(tcp);
+  tcp = align128(tcp + sizeof(float) * kBR * TS_::SS);
+  float* Tt = reinterpret_cast<float*>(tcp);
 
   const int tid = threadIdx.x, qi = tid / kLanes, lane = tid % kLanes;
+  const int warp = tid / 32;
   const int D = int(a.D);
   const float plim = 1.0f + 8.0f * FLT_EPSILON / 2.0f;
   const int64_t units = a.B * a.H * a.nqb;
@@ -93,11 +143,13 @@ __global__ void __launch_bounds__(kThreads) attn_fwd_kernel(AttnArgs a, DevFault
     // bfloat16's range is float's (the abs term covers it).
     const double storage_abs = std::is_same<T, __half>::value ? double(DM) * 0x1p-25 : 0.0;
     if (kCheck) {
-      c_tile = ck::attn_dot_tile_coefficient<float>(kBC, DM);
+      // Tensor cores sum in an order of their own and may truncate: twice the terms (2u).
+      c_tile = ck::attn_dot_tile_coefficient<float>(kBC, kTC ? 2 * DM : DM);
       abs_tile = ck::attn_abs_term<float>(double(kBC) * DM, 0.0);
       // Per-block partials: kBC fused multiply-adds a block and one rescaling add (the CPU
       // engine's count); direct accumulation: kBC * nkb of them.
-      c_out = ck::attn_output_coefficient<float>(kPartial ? int64_t(kBC) : int64_t(kBC) * nkb, nkb, DM);
+      c_out = ck::attn_output_coefficient<float>(
+          kTC ? 2 * int64_t(kBC) : kPartial ? int64_t(kBC) : int64_t(kBC) * nkb, nkb, DM);
       c_norm = ck::attn_normalizer_coefficient<float>(kBC, nkb);
       abs_out = ck::attn_abs_term<float>(double(kend) + DM, 0.0);
     }
@@ -107,14 +159,19 @@ __global__ void __launch_bounds__(kThreads) attn_fwd_kernel(AttnArgs a, DevFault
       __syncthreads();  // the previous unit or pass is done with shared memory
       for (int idx = tid; idx < kBR * DM; idx += kThreads) {
         const int r = idx / DM, c = idx % DM;
-        float x = 0.0f;
-        if (c < D && i0 + r < a.Lq) x = a.scale * to_f(Q[(i0 + r) * a.qs[2] + c * a.qs[3]]);
-        Qs[r * QS + c] = x;
+        if constexpr (kTC) {  // the raw 16-bit values: the scale is applied to the scores
+          Qh[r * TS_::QH + c] = (c < D && i0 + r < a.Lq) ? Q[(i0 + r) * a.qs[2] + c * a.qs[3]] : from_f<T>(0.0f);
+        } else {
+          float x = 0.0f;
+          if (c < D && i0 + r < a.Lq) x = a.scale * to_f(Q[(i0 + r) * a.qs[2] + c * a.qs[3]]);
+          Qs[r * QS + c] = x;
+        }
       }
       __syncthreads();
-      unsigned fp0 = 0;  // exact fingerprint of this lane's share of the row's scaled copy
+      unsigned fp0 = 0;  // exact fingerprint of this lane's share of the row's copy of Q
       if (kCheck)
-        for (int c = lane; c < DM; c += kLanes) fp0 += __float_as_uint(Qs[qi * QS + c]);
+        for (int c = lane; c < DM; c += kLanes)
+          fp0 += kTC ? bits_of(Qh[qi * TS_::QH + c]) : __float_as_uint(Qs[qi * QS + c]);
       if (inject) {
         __syncthreads();  // every fingerprint taken before a fault lands in the copy
         if (tid == 0)     // memory faults in the scaled copy of Q (also for a block with no keys)
@@ -123,8 +180,13 @@ __global__ void __launch_bounds__(kThreads) attn_fwd_kernel(AttnArgs a, DevFault
             if (f.site != ABFT_SITE_PACKED_A || f.bh != bh || f.r < i0 || f.r >= i0 + kBR || f.r >= a.Lq ||
                 f.kpos < 0 || f.kpos >= D)
               continue;
-            float* p = &Qs[(f.r - i0) * QS + f.kpos];
-            *p = land<float>(fl, x, *p);
+            if constexpr (kTC) {
+              T* p = &Qh[(f.r - i0) * TS_::QH + f.kpos];
+              *p = land<T>(fl, x, *p);
+            } else {
+              float* p = &Qs[(f.r - i0) * QS + f.kpos];
+              *p = land<float>(fl, x, *p);
+            }
           }
         __syncthreads();  // landed before any score or fingerprint reads the copy
       }
@@ -144,30 +206,40 @@ __global__ void __launch_bounds__(kThreads) attn_fwd_kernel(AttnArgs a, DevFault
         // K tile (zeros past the block's keys and past head_dim).
         for (int idx = tid; idx < kBC * DM; idx += kThreads) {
           const int j = idx / DM, c = idx % DM;
-          KV[j * KS + c] = (j < nk && c < D) ? to_f(K[(j0 + j) * a.ks[2] + c * a.ks[3]]) : 0.0f;
+          const T x = (j < nk && c < D) ? K[(j0 + j) * a.ks[2] + c * a.ks[3]] : from_f<T>(0.0f);
+          KV[j * KS + c] = to_f(x);
+          if constexpr (kTC) KVh[j * TS_::QH + c] = x;
         }
         __syncthreads();
         if (kCheck) {
-          for (int c = tid; c < DM; c += kThreads) {
-            double s = 0.0, sa = 0.0;
-            for (int j = 0; j < nk; ++j) {
-              const double x = KV[j * KS + c];
-              s += x;
-              sa += fabs(x);
-            }
-            ksum[c] = s;
-            kabs[c] = sa;
-          }
+          tile_column_sums(KV, KS, nk, DM, ksum, kabs);
           __syncthreads();
         }
         // Scores: keys j = lane + 4t, each one dot product of DM terms in order.
         float s[kKeysPerLane];
+        if constexpr (kTC) {  // raw Q K^T on tensor cores: one 16 x 16 fragment of the 32 x 32 tile a warp
+          const int rb = warp / 2, cb = warp % 2;
+          wmma::fragment<wmma::accumulator, 16, 16, 16, float> fc;
+          wmma::fill_fragment(fc, 0.0f);
+          for (int kk = 0; kk < DM; kk += 16) {
+            wmma::fragment<wmma::matrix_a, 16, 16, 16, T, wmma::row_major> fa;
+            wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::col_major> fb;
+            wmma::load_matrix_sync(fa, Qh + rb * 16 * TS_::QH + kk, TS_::QH);
+            wmma::load_matrix_sync(fb, KVh + cb * 16 * TS_::QH + kk, TS_::QH);
+            wmma::mma_sync(fc, fa, fb, fc);
+          }
+          wmma::store_matrix_sync(St + rb * 16 * TS_::SS + cb * 16, fc, TS_::SS, wmma::mem_row_major);
+          __syncthreads();
 #pragma unroll
-        for (int t = 0; t < kKeysPerLane; ++t) s[t] = 0.0f;
-        for (int d = 0; d < DM; ++d) {
-          const float q = Qs[qi * QS + d];
+          for (int t = 0; t < kKeysPerLane; ++t) s[t] = St[qi * TS_::SS + lane + kLanes * t];
+        } else {
 #pragma unroll
-          for (int t = 0; t < kKeysPerLane; ++t) s[t] = fmaf(q, KV[(lane + kLanes * t) * KS + d], s[t]);
+          for (int t = 0; t < kKeysPerLane; ++t) s[t] = 0.0f;
+          for (int d = 0; d < DM; ++d) {
+            const float q = Qs[qi * QS + d];
+#pragma unroll
+            for (int t = 0; t < kKeysPerLane; ++t) s[t] = fmaf(q, KV[(lane + kLanes * t) * KS + d], s[t]);
+          }
         }
         if (kCheck) {
           double obs = 0.0;
@@ -182,7 +254,7 @@ __global__ void __launch_bounds__(kThreads) attn_fwd_kernel(AttnArgs a, DevFault
           }
           double ref = 0.0, mag = 0.0;
           for (int c = lane; c < DM; c += kLanes) {
-            const double q = Qs[qi * QS + c];
+            const double q = kTC ? double(to_f(Qh[qi * TS_::QH + c])) : double(Qs[qi * QS + c]);
             ref += q * ksum[c];
             mag += fabs(q) * kabs[c];
           }
@@ -195,12 +267,12 @@ __global__ void __launch_bounds__(kThreads) attn_fwd_kernel(AttnArgs a, DevFault
             skip |= v == ck::AttnVerdict::Skip;
           }
         }
-        // Mask, causality, padding.
+        // Mask, causality, padding (the tensor-core path scales its raw scores here).
 #pragma unroll
         for (int t = 0; t < kKeysPerLane; ++t) {
           const int j = lane + kLanes * t;
           const int64_t jj = j0 + j;
-          float x = s[t];
+          float x = kTC ? s[t] * a.scale : s[t];
           if (j >= nk || !qvalid) {
             x = kNegInf;
           } else {
@@ -225,7 +297,10 @@ __global__ void __launch_bounds__(kThreads) attn_fwd_kernel(AttnArgs a, DevFault
         float ts = 0.0f;
 #pragma unroll
         for (int t = 0; t < kKeysPerLane; ++t) {
-          const float p = mnew == kNegInf ? 0.0f : expf(s[t] - mnew);
+          float p = mnew == kNegInf ? 0.0f : expf(s[t] - mnew);
+          // Tensor cores read P in the storage type: round it first, so that the normalizer,
+          // the checksum columns and the product all see the same probabilities.
+          if constexpr (kTC) p = to_f(from_f<T>(p));
           if (kCheck && qvalid && !(p >= 0.0f && p <= plim)) bad = true;
           s[t] = p;
           ts += p;
@@ -248,12 +323,15 @@ __global__ void __launch_bounds__(kThreads) attn_fwd_kernel(AttnArgs a, DevFault
             for (int x = 0; x < fl.n; ++x)
               if (at(fl.f[x], ABFT_SITE_ATTN_PROBS, bh, i, j0 + j, 1, 0)) p = land<float>(fl, x, p);
           Ps[qi * PS + j] = p;
+          if constexpr (kTC) Ph[qi * TS_::PH + j] = from_f<T>(p);
         }
         __syncthreads();  // scores done with K; probabilities visible
         // V tile and its checksum columns v_j = sum_c V_jc, a_j = sum_c |V_jc| (double, rounded once).
         for (int idx = tid; idx < kBC * DM; idx += kThreads) {
           const int j = idx / DM, c = idx % DM;
-          KV[j * KS + c] = (j < nk && c < D) ? to_f(V[(j0 + j) * a.vs[2] + c * a.vs[3]]) : 0.0f;
+          const T x = (j < nk && c < D) ? V[(j0 + j) * a.vs[2] + c * a.vs[3]] : from_f<T>(0.0f);
+          KV[j * KS + c] = to_f(x);
+          if constexpr (kTC) KVh[j * TS_::QH + c] = x;
         }
         __syncthreads();
         if (kCheck) {
@@ -276,7 +354,29 @@ __global__ void __launch_bounds__(kThreads) attn_fwd_kernel(AttnArgs a, DevFault
         // block's product from zero and add it once (the CPU engine's order: kBC + 2 roundings a
         // block, a tight output bound however long the row); 256 accumulates every key directly
         // (registers), with the bound of kBC * nkb roundings.
-        if constexpr (kPartial) {
+        if constexpr (kTC) {  // the block's P V on tensor cores, staged in shared memory
+          constexpr int frags = 2 * (DM / 16);  // 16 x 16 fragments of the 32 x DM product
+          for (int f = warp; f < frags; f += kThreads / 32) {
+            const int rb = f % 2, cb = f / 2;
+            wmma::fragment<wmma::accumulator, 16, 16, 16, float> fc;
+            wmma::fill_fragment(fc, 0.0f);
+            for (int kk = 0; kk < kBC; kk += 16) {
+              wmma::fragment<wmma::matrix_a, 16, 16, 16, T, wmma::row_major> fa;
+              wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::row_major> fb;
+              wmma::load_matrix_sync(fa, Ph + rb * 16 * TS_::PH + kk, TS_::PH);
+              wmma::load_matrix_sync(fb, KVh + kk * TS_::QH + cb * 16, TS_::QH);
+              wmma::mma_sync(fc, fa, fb, fc);
+            }
+            wmma::store_matrix_sync(Tt + rb * 16 * TS_::TS + cb * 16, fc, TS_::TS, wmma::mem_row_major);
+          }
+          __syncthreads();
+          float tx = 0.0f;  // the checksum columns stay in float, on the same (rounded) P
+          if (kCheck)
+            for (int j = 0; j < kBC; ++j) tx = fmaf(Ps[qi * PS + j], KV[j * KS + DM + (lane & 1)], tx);
+#pragma unroll
+          for (int x = 0; x < NA; ++x) acc[x] = fmaf(acc[x], corr, Tt[qi * TS_::TS + lane + kLanes * x]);
+          accx = fmaf(accx, corr, tx);
+        } else if constexpr (kPartial) {
           float t[NA];
 #pragma unroll
           for (int x = 0; x < NA; ++x) t[x] = 0.0f;
@@ -377,11 +477,11 @@ __global__ void __launch_bounds__(kThreads) attn_fwd_kernel(AttnArgs a, DevFault
   }
 }
 
-template <class T, int DM>
+template <class T, int DM, bool kTC>
 abft_status launch_dm(const AttnArgs& a, const DevFaultList& fl, State* st, cudaStream_t stream, bool check,
                       bool correct) {
-  const size_t smem = fwd_smem_bytes(DM);
-  auto kern = check ? attn_fwd_kernel<T, DM, true> : attn_fwd_kernel<T, DM, false>;
+  const size_t smem = fwd_smem_bytes(DM, kTC);
+  auto kern = check ? attn_fwd_kernel<T, DM, true, kTC> : attn_fwd_kernel<T, DM, false, kTC>;
   // (Per device and cheap: set before every launch rather than cached per process.)
   if (cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)) != cudaSuccess) {
     cudaGetLastError();
@@ -394,14 +494,28 @@ abft_status launch_dm(const AttnArgs& a, const DevFaultList& fl, State* st, cuda
   return cudaGetLastError() == cudaSuccess ? ABFT_STATUS_SUCCESS : ABFT_STATUS_INTERNAL_ERROR;
 }
 
+/** ABFT_CUDA_ATTN_TC=1 selects the tensor-core path where it exists (read at every call). */
+bool tensor_cores_requested() {
+  const char* e = std::getenv("ABFT_CUDA_ATTN_TC");
+  return e && e[0] == '1' && e[1] == 0;
+}
+
 template <class T>
 abft_status launch_forward(const AttnArgs& a, const DevFaultList& fl, State* st, cudaStream_t stream, bool check,
                            bool correct) {
+  constexpr bool k16 = sizeof(T) == 2;
+  const bool tc = k16 && tensor_cores_requested();
   switch (head_dim_bucket(a.D)) {
-    case 32: return launch_dm<T, 32>(a, fl, st, stream, check, correct);
-    case 64: return launch_dm<T, 64>(a, fl, st, stream, check, correct);
-    case 128: return launch_dm<T, 128>(a, fl, st, stream, check, correct);
-    default: return launch_dm<T, 256>(a, fl, st, stream, check, correct);
+    case 32: return launch_dm<T, 32, false>(a, fl, st, stream, check, correct);
+    case 64:
+      if constexpr (k16)
+        if (tc) return launch_dm<T, 64, true>(a, fl, st, stream, check, correct);
+      return launch_dm<T, 64, false>(a, fl, st, stream, check, correct);
+    case 128:
+      if constexpr (k16)
+        if (tc) return launch_dm<T, 128, true>(a, fl, st, stream, check, correct);
+      return launch_dm<T, 128, false>(a, fl, st, stream, check, correct);
+    default: return launch_dm<T, 256, false>(a, fl, st, stream, check, correct);
   }
 }
 

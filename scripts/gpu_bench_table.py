@@ -37,7 +37,7 @@ def attention_row(name, r):
     the protected kernel's throughput as a ratio of PyTorch SDPA's (reported, no bar)."""
     over = r["overhead"]
     bar = "ok" if over <= 0.10 else "**miss** (> 10 %)"
-    s = SDPA.get(name, {})
+    s = SDPA.get(name.replace("/fwd-tc/", "/fwd/"), {})  # tensor-core rows: the same shape
     if s.get("ms"):
         m = re.search(r"/d(\d+)/(causal|full)/seq(\d+)", name)
         d, causal, seq = int(m.group(1)), m.group(2) == "causal", int(m.group(3))

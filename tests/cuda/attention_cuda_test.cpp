@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <string>
@@ -286,6 +287,16 @@ void expect_close(const Case& c, const Outcome& r, const std::string& what) {
   }
 }
 
+/** The forward's product engine for a scope: tensor cores (ABFT_CUDA_ATTN_TC=1: 16-bit storage
+ *  at head_dim buckets 64 and 128) or SIMT everywhere (unset). */
+struct TensorCores {
+  explicit TensorCores(bool on) {
+    if (on) setenv("ABFT_CUDA_ATTN_TC", "1", 1);
+    else unsetenv("ABFT_CUDA_ATTN_TC");
+  }
+  ~TensorCores() { unsetenv("ABFT_CUDA_ATTN_TC"); }
+};
+
 const char* dtype_name(abft_cuda_dtype t) {
   return t == ABFT_CUDA_FLOAT ? "float" : t == ABFT_CUDA_HALF ? "half" : "bf16";
 }
@@ -306,10 +317,13 @@ TEST(CudaAttention, MatchesTheReferenceWithoutDetections) {
       {1, 2, 1, 70, 90, 32, true, false, false},    {1, 2, 2, 40, 2100, 64, false, false, false},
       {1, 1, 1, 33, 1500, 256, true, false, false},
   };
+  for (bool tc : {false, true})
   for (abft_cuda_dtype t : {ABFT_CUDA_FLOAT, ABFT_CUDA_HALF, ABFT_CUDA_BFLOAT16})
     for (const Shape& s : shapes) {
+      if (tc && t == ABFT_CUDA_FLOAT) continue;  // the tensor-core path is 16-bit only
+      const TensorCores mode(tc);
       const Case c(t, s.B, s.H, s.HK, s.Lq, s.Lk, s.D, s.causal, s.bshd, s.mask, Data::Uniform, 7);
-      const std::string what = std::string(dtype_name(t)) + " B" + std::to_string(s.B) + " H" +
+      const std::string what = std::string(tc ? "tensor cores " : "") + dtype_name(t) + " B" + std::to_string(s.B) + " H" +
                                std::to_string(s.H) + "/" + std::to_string(s.HK) + " Lq" + std::to_string(s.Lq) +
                                " Lk" + std::to_string(s.Lk) + " D" + std::to_string(s.D) +
                                (s.causal ? " causal" : "") + (s.bshd ? " bshd" : "") + (s.mask ? " mask" : "");
@@ -353,10 +367,13 @@ TEST(CudaAttention, NoFalsePositivesOnAdversarialData) {
   abft_handle_t h = nullptr;
   ASSERT_EQ(abft_handle_create(&h), ABFT_STATUS_SUCCESS);
   uint64_t seed = 100;
+  for (bool tc : {false, true})
   for (abft_cuda_dtype t : {ABFT_CUDA_FLOAT, ABFT_CUDA_HALF, ABFT_CUDA_BFLOAT16})
     for (Data data : {Data::Wide, Data::Ties, Data::Offset})
       for (int64_t D : {64, 128})
         for (bool causal : {false, true}) {
+          if (tc && t == ABFT_CUDA_FLOAT) continue;
+          const TensorCores mode(tc);
           const Case c(t, 2, 4, 2, 150, 190, D, causal, false, data == Data::Ties, data, ++seed);
           const Outcome r = run(c, h, ABFT_POLICY_CORRECT);
           ASSERT_EQ(r.call, ABFT_STATUS_SUCCESS);
@@ -403,7 +420,10 @@ TEST(CudaAttention, InjectedFaultsAreDetectedAndRepairedOnTheDevice) {
       {ABFT_SITE_ATTN_ROWSTAT, 1, 70}, {ABFT_SITE_ATTN_ACC, 5, 70},  {ABFT_SITE_OUTPUT, 5, 0},
       {ABFT_SITE_PACKED_A, 0, 9},
   };
+  for (bool tc : {false, true})
   for (abft_cuda_dtype t : {ABFT_CUDA_FLOAT, ABFT_CUDA_BFLOAT16}) {
+    if (tc && t == ABFT_CUDA_FLOAT) continue;
+    const TensorCores mode(tc);
     const Case c(t, 1, 2, 1, 100, 120, 64, false, false, false, Data::Uniform, 3);
     abft_handle_t h = nullptr;
     ASSERT_EQ(abft_handle_create(&h), ABFT_STATUS_SUCCESS);
@@ -415,7 +435,7 @@ TEST(CudaAttention, InjectedFaultsAreDetectedAndRepairedOnTheDevice) {
       for (abft_fault_model model : {ABFT_FAULT_BITFLIP, ABFT_FAULT_NAN}) {
         // An exponent bit: 30 of a float value; of a 16-bit stored output, its top exponent bit.
         const int bit = (s.site == ABFT_SITE_OUTPUT && t != ABFT_CUDA_FLOAT) ? 14 : 30;
-        const std::string what = std::string(dtype_name(t)) + " site " + std::to_string(int(s.site)) + " col " +
+        const std::string what = std::string(tc ? "tensor cores " : "") + dtype_name(t) + " site " + std::to_string(int(s.site)) + " col " +
                                  std::to_string(s.col) + " model " + std::to_string(int(model));
         abft_fault landed{};
         const Outcome r = run_fault(c, ABFT_POLICY_CORRECT, s.site, model, bit, 100 + 37, s.col, s.kpos, &landed);
