@@ -41,29 +41,29 @@ constexpr float kNegInf = -INFINITY;
 
 namespace wmma = nvcuda::wmma;
 
-/** Row strides of the tensor-core path's tiles (WMMA wants 16-bit strides that are multiples of
- *  8 and float strides multiples of 4; every 16-row fragment then starts 32-byte aligned). */
+constexpr size_t round128(size_t x) { return (x + 127) / 128 * 128; }
+
+/** The forward's shared memory for head-dim bucket DM, as byte offsets from a 128-byte aligned
+ *  base: the SIMT tiles, then the tensor-core path's 16-bit tiles and float staging (WMMA wants
+ *  16-bit strides that are multiples of 8 and float strides multiples of 4; with 128-byte
+ *  aligned tiles every 16-row fragment starts 32-byte aligned). Offsets, not pointer
+ *  arithmetic on addresses, keep the accesses in the shared address space. */
 template <int DM>
-struct TcStrides {
+struct FwdSmem {
   static constexpr int QH = DM + 8;   ///< Q and K / V tiles, storage type
   static constexpr int PH = kBC + 8;  ///< probabilities, storage type
   static constexpr int SS = kBC + 4;  ///< scores, float
   static constexpr int TS = DM + 4;   ///< a key block's P V product, float
+  static constexpr size_t simt = size_t(2 * DM) * sizeof(double) +
+                                 size_t(kBR * (DM + 1) + kBC * (DM + 3) + kBR * (kBC + 1)) * sizeof(float);
+  static constexpr size_t qh = round128(simt);
+  static constexpr size_t kvh = qh + round128(size_t(kBR) * QH * 2);
+  static constexpr size_t ph = kvh + round128(size_t(kBC) * QH * 2);
+  static constexpr size_t st = ph + round128(size_t(kBR) * PH * 2);
+  static constexpr size_t tt = st + round128(size_t(kBR) * SS * 4);
+  static constexpr size_t tc_end = tt + round128(size_t(kBR) * TS * 4);
+  static constexpr size_t bytes(bool tc) { return tc ? tc_end : simt; }
 };
-
-/** Shared-memory bytes of the forward kernel for head-dim bucket DM (the tensor-core path adds
- *  its 16-bit tiles and float staging, each 128-byte aligned). */
-constexpr size_t fwd_smem_bytes(int dm, bool tc) {
-  const size_t base = size_t(2 * dm) * sizeof(double) +
-                      size_t(kBR * (dm + 1) + kBC * (dm + 3) + kBR * (kBC + 1)) * sizeof(float);
-  if (!tc) return base;
-  const size_t qh = dm + 8, ph = kBC + 8, ss = kBC + 4, ts = dm + 4;
-  return base + 5 * 128 + (kBR * qh + kBC * qh + kBR * ph) * 2 + (kBR * ss + kBR * ts) * 4;
-}
-
-__device__ __forceinline__ unsigned char* align128(unsigned char* p) {
-  return reinterpret_cast<unsigned char*>((reinterpret_cast<uintptr_t>(p) + 127) & ~uintptr_t(127));
-}
 
 /** The bits of a 16-bit storage value (the fingerprint of the tensor-core path's Q copy). */
 template <class T>
@@ -92,7 +92,7 @@ __global__ void __launch_bounds__(kThreads) attn_fwd_kernel(AttnArgs a, DevFault
   constexpr int PS = kBC + 1;
   constexpr int NA = DM / kLanes;
   constexpr bool kPartial = DM <= kPartialMaxDim;  // per-block partial products (see the P V step)
-  extern __shared__ __align__(16) unsigned char smem[];
+  extern __shared__ __align__(128) unsigned char smem[];
   double* ksum = reinterpret_cast<double*>(smem);
   double* kabs = ksum + DM;
   float* Qs = reinterpret_cast<float*>(kabs + DM);
@@ -100,18 +100,12 @@ __global__ void __launch_bounds__(kThreads) attn_fwd_kernel(AttnArgs a, DevFault
   float* Ps = KV + kBC * KS;
   // The tensor-core path's tiles (unused by the SIMT path).
   static_assert(!kTC || (sizeof(T) == 2 && DM % 16 == 0 && DM <= kPartialMaxDim), "tensor cores: 16-bit, DM <= 128");
-  using TS_ = TcStrides<DM>;
-  static_assert(TS_::TS > DM && TS_::SS > kBC, "staging strides");
-  unsigned char* tcp = align128(reinterpret_cast<unsigned char*>(Ps + kBR * PS));
-  T* Qh = reinterpret_cast<T*>(tcp);
-  tcp = align128(tcp + sizeof(T) * kBR * TS_::QH);
-  T* KVh = reinterpret_cast<T*>(tcp);
-  tcp = align128(tcp + sizeof(T) * kBC * TS_::QH);
-  T* Ph = reinterpret_cast<T*>(tcp);
-  tcp = align128(tcp + sizeof(T) * kBR * TS_::PH);
-  float* St = reinterpret_cast<float*>(tcp);
-  tcp = align128(tcp + sizeof(float) * kBR * TS_::SS);
-  float* Tt = reinterpret_cast<float*>(tcp);
+  using TS_ = FwdSmem<DM>;
+  T* Qh = reinterpret_cast<T*>(smem + TS_::qh);
+  T* KVh = reinterpret_cast<T*>(smem + TS_::kvh);
+  T* Ph = reinterpret_cast<T*>(smem + TS_::ph);
+  float* St = reinterpret_cast<float*>(smem + TS_::st);
+  float* Tt = reinterpret_cast<float*>(smem + TS_::tt);
 
   const int tid = threadIdx.x, qi = tid / kLanes, lane = tid % kLanes;
   const int warp = tid / 32;
@@ -143,13 +137,14 @@ __global__ void __launch_bounds__(kThreads) attn_fwd_kernel(AttnArgs a, DevFault
     // bfloat16's range is float's (the abs term covers it).
     const double storage_abs = std::is_same<T, __half>::value ? double(DM) * 0x1p-25 : 0.0;
     if (kCheck) {
-      // Tensor cores sum in an order of their own and may truncate: twice the terms (2u).
-      c_tile = ck::attn_dot_tile_coefficient<float>(kBC, kTC ? 2 * DM : DM);
+      // Tensor cores sum in an order of their own, aligning blocks of products to the largest
+      // exponent and possibly truncating: three times the terms (3u per addition, ABFT.md §13.2).
+      c_tile = ck::attn_dot_tile_coefficient<float>(kBC, kTC ? 3 * DM : DM);
       abs_tile = ck::attn_abs_term<float>(double(kBC) * DM, 0.0);
       // Per-block partials: kBC fused multiply-adds a block and one rescaling add (the CPU
       // engine's count); direct accumulation: kBC * nkb of them.
       c_out = ck::attn_output_coefficient<float>(
-          kTC ? 2 * int64_t(kBC) : kPartial ? int64_t(kBC) : int64_t(kBC) * nkb, nkb, DM);
+          kTC ? 3 * int64_t(kBC) : kPartial ? int64_t(kBC) : int64_t(kBC) * nkb, nkb, DM);
       c_norm = ck::attn_normalizer_coefficient<float>(kBC, nkb);
       abs_out = ck::attn_abs_term<float>(double(kend) + DM, 0.0);
     }
@@ -447,7 +442,8 @@ __global__ void __launch_bounds__(kThreads) attn_fwd_kernel(AttnArgs a, DevFault
       const float accv = __shfl_sync(0xffffffffu, accx, 0, kLanes);
       const float acca = __shfl_sync(0xffffffffu, accx, 1, kLanes);
       unsigned fp1 = 0;
-      for (int c = lane; c < DM; c += kLanes) fp1 += __float_as_uint(Qs[qi * QS + c]);
+      for (int c = lane; c < DM; c += kLanes)
+        fp1 += kTC ? bits_of(Qh[qi * TS_::QH + c]) : __float_as_uint(Qs[qi * QS + c]);
       const bool hard = fp1 != fp0;  // a memory fault in the copy: not data, never skipped
       if (qvalid && !live && (l != 0.0f || l2 != 0.0f)) bad = true;
       if (qvalid && live) {
@@ -480,7 +476,7 @@ __global__ void __launch_bounds__(kThreads) attn_fwd_kernel(AttnArgs a, DevFault
 template <class T, int DM, bool kTC>
 abft_status launch_dm(const AttnArgs& a, const DevFaultList& fl, State* st, cudaStream_t stream, bool check,
                       bool correct) {
-  const size_t smem = fwd_smem_bytes(DM, kTC);
+  const size_t smem = FwdSmem<DM>::bytes(kTC);
   auto kern = check ? attn_fwd_kernel<T, DM, true, kTC> : attn_fwd_kernel<T, DM, false, kTC>;
   // (Per device and cheap: set before every launch rather than cached per process.)
   if (cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)) != cudaSuccess) {

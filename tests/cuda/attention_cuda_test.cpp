@@ -260,15 +260,18 @@ Outcome run(const Case& c, abft_handle_t h, abft_policy pol) {
   return r;
 }
 
-/** O and lse within the reference's float tolerance plus the storage rounding of O. */
-void expect_close(const Case& c, const Outcome& r, const std::string& what) {
+/** O and lse within the reference's float tolerance plus the storage rounding of O; with tensor
+ *  cores (tc), plus the rounding of the probabilities to the storage type (ABFT.md §13.2): up to
+ *  u_st of O's magnitude sum through the numerator and again through the normalizer, u_st of lse. */
+void expect_close(const Case& c, const Outcome& r, const std::string& what, bool tc = false) {
   const ref::Forward f = c.reference();
   const ref::Tol tol = ref::tolerance(c.d, f.qk_mag, f.s_max_abs, f.lse_max_abs, 1.0 + ref::max_abs(f.O));
   const std::vector<double> got = c.contiguous(r.O);
   const double us = c.t == ABFT_CUDA_FLOAT ? 0.0 : unit_of(c.t);
   int bad = 0;
   for (size_t i = 0; i < c.nO && bad < 5; ++i) {
-    const double lim = tol.coef * f.magO[i] + tol.floor + us * std::fabs(f.O[i]) * 1.01 + 1e-30;
+    const double lim = tol.coef * f.magO[i] + tol.floor + us * std::fabs(f.O[i]) * 1.01 + 1e-30 +
+                       (tc ? 2.02 * us * f.magO[i] : 0.0);
     if (!(std::fabs(got[i] - f.O[i]) <= lim)) {
       ADD_FAILURE() << what << ": O[" << i << "] = " << got[i] << ", reference " << f.O[i] << ", allowed " << lim;
       ++bad;
@@ -280,7 +283,7 @@ void expect_close(const Case& c, const Outcome& r, const std::string& what) {
       if (!(std::isinf(r.lse[i]) && r.lse[i] < 0)) ADD_FAILURE() << what << ": lse[" << i << "] should be -inf";
       continue;
     }
-    if (!(std::fabs(double(r.lse[i]) - e) <= 1e-5 * (1.0 + std::fabs(e)) + tol.coef * 4.0)) {
+    if (!(std::fabs(double(r.lse[i]) - e) <= 1e-5 * (1.0 + std::fabs(e)) + tol.coef * 4.0 + (tc ? 2.0 * us : 0.0))) {
       ADD_FAILURE() << what << ": lse[" << i << "] = " << r.lse[i] << ", reference " << e;
       ++bad;
     }
@@ -290,11 +293,17 @@ void expect_close(const Case& c, const Outcome& r, const std::string& what) {
 /** The forward's product engine for a scope: tensor cores (ABFT_CUDA_ATTN_TC=1: 16-bit storage
  *  at head_dim buckets 64 and 128) or SIMT everywhere (unset). */
 struct TensorCores {
-  explicit TensorCores(bool on) {
+  explicit TensorCores(bool on) : was_on_(std::getenv("ABFT_CUDA_ATTN_TC") != nullptr) { set(on); }
+  ~TensorCores() { set(was_on_); }  // scopes nest: the enclosing one's setting comes back
+  TensorCores(const TensorCores&) = delete;
+  TensorCores& operator=(const TensorCores&) = delete;
+
+ private:
+  static void set(bool on) {
     if (on) setenv("ABFT_CUDA_ATTN_TC", "1", 1);
     else unsetenv("ABFT_CUDA_ATTN_TC");
   }
-  ~TensorCores() { unsetenv("ABFT_CUDA_ATTN_TC"); }
+  bool was_on_;
 };
 
 const char* dtype_name(abft_cuda_dtype t) {
@@ -334,7 +343,14 @@ TEST(CudaAttention, MatchesTheReferenceWithoutDetections) {
         EXPECT_EQ(r.rep.detected, 0u) << what;
         if (pol == ABFT_POLICY_CORRECT) EXPECT_GT(r.rep.checks, 0u) << what;
         else EXPECT_EQ(r.rep.checks, 0u) << what;
-        expect_close(c, r, what + (pol == ABFT_POLICY_OFF ? " (off)" : ""));
+        expect_close(c, r, what + (pol == ABFT_POLICY_OFF ? " (off)" : ""), tc);
+        // The tensor-core path really ran where it exists: its rounded probabilities give other
+        // bits than the SIMT path.
+        if (tc && pol == ABFT_POLICY_CORRECT && s.Lk >= 32 && (s.D == 64 || s.D == 128)) {
+          const TensorCores simt(false);
+          const Outcome rs = run(c, h, ABFT_POLICY_CORRECT);
+          EXPECT_NE(0, std::memcmp(rs.O.data(), r.O.data(), r.O.size() * sizeof(float))) << what;
+        }
       }
     }
   abft_cuda_release(h);
