@@ -99,6 +99,20 @@ echo
 echo "Attention forward: protected vs unprotected (same kernel, same run; bar overhead <= 10 %), and PyTorch SDPA:"
 python3 "$root/scripts/gpu_bench_table.py" attention "$attn_json" "$sdpa_json" || status=1
 
+# Issue 11: the transformer runtime on a GPT-2-small shape, CPU engine vs GPU engine (the GPU
+# engine offloads each product and attention call: ops_gpu.cpp), training step time and tokens/s,
+# decoding tokens/s; clean runs, so any detection fails the row (the commands exit 1).
+echo
+echo "Runtime, gpt2-small (3 training steps of 4 x 128 tokens; 32 decoded tokens):"
+for eng in cpu gpu; do
+  if out=$(timeout 120 "$build/src/cli/abft" train --config gpt2-small --engine $eng --steps 3 --batch 4 --seq 128 \
+             --quiet 2>&1) && inf=$(timeout 60 "$build/src/cli/abft" infer --config gpt2-small --engine $eng \
+             --max-new 32 2>&1); then v=1; else v=0; status=1; fi
+  printf '  %s engine: train %s; infer %s\n' "$eng" "$(printf '%s\n' "$out" | grep -m1 'steps in' || echo '(failed)')" \
+    "$(printf '%s\n' "$inf" | grep -m1 'tokens/s' || echo '(failed)')"
+  rows+=("$(printf '| %-22s | %6s | %6s | %7s |' "runtime gpt2-small $eng" "$v" "$((1 - v))" 0)")
+done
+
 # Issue 12: unmodified PyTorch programs under libabft_preload.so (its own table; < 2 minutes).
 echo
 if ABFT_GPU_BUILD_DIR="$build" bash "$root/scripts/gpu-check-preload.sh" --no-build; then v=1; else v=0; status=1; fi
