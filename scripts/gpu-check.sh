@@ -36,65 +36,99 @@ if [ "${1:-}" != --no-build ]; then
     || { log "build failed (see $build.build.log)"; grep -E "error" "$build.build.log" | head -20; exit 1; }
 fi
 
+logs=${ABFT_GPU_LOG_DIR:-$build/gpu-logs}
+rm -rf "$logs" && mkdir -p "$logs"
+trials=${ABFT_GPU_TRIALS:-1000}
 [ -x "$build/src/cli/abft" ] && "$build/src/cli/abft" info 2>&1 | sed -n "/CUDA/,\$p" | head -8
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader 2>/dev/null | head -1
 rows=() status=0
-run() {  # run NAME BINARY: gtest counts into the table
-  local name=$1 bin=$2 out rc passed failed skipped
-  out=$("$bin" --gtest_brief=1 2>&1); rc=$?
-  passed=$(printf '%s\n' "$out" | sed -n 's/.*\[  PASSED  \] \([0-9]*\) test.*/\1/p' | tail -1)
-  failed=$(printf '%s\n' "$out" | sed -n 's/.*\[  FAILED  \] \([0-9]*\) test.*/\1/p' | tail -1)
-  skipped=$(printf '%s\n' "$out" | sed -n 's/.*\[  SKIPPED \] \([0-9]*\) test.*/\1/p' | tail -1)
-  [ $rc -ne 0 ] && { status=1; printf '%s\n' "$out" | grep -E "Failure|FAILED|error" | head -20; }
-  [ -n "$skipped" ] && [ "$skipped" != 0 ] && status=1
-  rows+=("$(printf '| %-22s | %6s | %6s | %7s |' "$name" "${passed:-0}" "${failed:-0}" "${skipped:-0}")")
-}
-run gemm_cuda_test "$build/tests/cuda/gemm_cuda_test"
-run fft_cuda_test "$build/tests/cuda/fft_cuda_test"
-run library_check_test "$build/tests/checksum/library_check_test"
-run fft_library_check_test "$build/tests/checksum/fft_library_check_test"
-run attention_cuda_test "$build/tests/cuda/attention_cuda_test"
-run attention_row_check_test "$build/tests/checksum/attention_row_check_test"
-run attention_backward_cuda_test "$build/tests/cuda/attention_backward_cuda_test"
-run gpu_engine_test "$build/tests/runtime/gpu_engine_test"
 
+# Phase 1, correctness, all at once (one GPU, 16 cores: each job is small; a hung kernel or a
+# crash costs its own row only, through timeout). Every job's whole output lands in $logs.
+jobs_t=${ABFT_GPU_JOB_TIMEOUT:-240}
+gtests=(gemm_cuda_test:tests/cuda fft_cuda_test:tests/cuda library_check_test:tests/checksum
+        fft_library_check_test:tests/checksum attention_cuda_test:tests/cuda
+        attention_row_check_test:tests/checksum attention_backward_cuda_test:tests/cuda
+        gpu_engine_test:tests/runtime)
+for g in "${gtests[@]}"; do
+  name=${g%%:*} dir=${g#*:}
+  ( OMP_NUM_THREADS=2 timeout -k 5 "$jobs_t" "$build/$dir/$name" --gtest_brief=1 >"$logs/$name.log" 2>&1
+    echo $? >"$logs/$name.rc" ) &
+done
 # The attention forward against PyTorch's SDPA and a float64 reference (PyTorch is there).
-echo "Attention forward vs PyTorch SDPA (errors relative to the float64 output's magnitude):"
-if python3 "$root/scripts/gpu_attention_sdpa_check.py" "$build/tests/cuda/attention_sdpa_tool"; then v=1; else v=0; status=1; fi
-rows+=("$(printf '| %-22s | %6s | %6s | %7s |' "attention vs SDPA" "$v" "$((1 - v))" 0)")
-
+( timeout -k 5 "$jobs_t" python3 "$root/scripts/gpu_attention_sdpa_check.py" "$build/tests/cuda/attention_sdpa_tool" \
+    >"$logs/sdpa_check.log" 2>&1; echo $? >"$logs/sdpa_check.rc" ) &
 # Small campaigns on the GPU GEMM (random bit flips at the output and in operand copies), the
 # GPU FFT (at the output and in the input cuFFT reads; c2c and r2c) and the GPU attention forward
 # (its six sites).
-for spec in "cuda-gemm f32 -" "cuda-gemm f64 -" "cuda-fft f32 c2c" "cuda-fft f64 r2c" "cuda-attn-fwd f32 causal"; do
+specs=("cuda-gemm f32 -" "cuda-gemm f64 -" "cuda-fft f32 c2c" "cuda-fft f64 r2c" "cuda-attn-fwd f32 causal")
+for spec in "${specs[@]}"; do
   set -- $spec
-  k=$1 t=$2 var=$3
-  extra=()
+  k=$1 t=$2 var=$3 extra=()
   [ "$var" != - ] && extra=(--variant "$var")
-  if out=$(OMP_WAIT_POLICY=PASSIVE "$build/src/cli/abft" campaign --kernel "$k" --type "$t" "${extra[@]}" \
-             --trials 1000 --jobs 2 --no-progress 2>&1); then verdict=PASS; else verdict=FAIL; status=1; fi
-  printf '%s\n' "$out" | grep -E "^(outcome|masked|corrected|recomputed|sdc|detected [0-9]|clean trials|verdict)" | sed "s/^/  [$k $t] /"
-  rows+=("$(printf '| %-22s | %6s | %6s | %7s |' "campaign $k $t" "$([ $verdict = PASS ] && echo 1 || echo 0)" "$([ $verdict = PASS ] && echo 0 || echo 1)" 0)")
+  ( OMP_WAIT_POLICY=PASSIVE timeout -k 5 "$jobs_t" "$build/src/cli/abft" campaign --kernel "$k" --type "$t" \
+      "${extra[@]}" --trials "$trials" --jobs 2 --no-progress >"$logs/campaign_${k}_$t.log" 2>&1
+    echo $? >"$logs/campaign_${k}_$t.rc" ) &
+done
+wait
+echo "phase 1 (correctness) done after $(( $(date +%s) - start )) s"
+
+for g in "${gtests[@]}"; do
+  name=${g%%:*} out=$(cat "$logs/$name.log") rc=$(cat "$logs/$name.rc")
+  passed=$(printf '%s\n' "$out" | sed -n 's/.*\[  PASSED  \] \([0-9]*\) test.*/\1/p' | tail -1)
+  failed=$(printf '%s\n' "$out" | sed -n 's/.*\[  FAILED  \] \([0-9]*\) test.*/\1/p' | tail -1)
+  skipped=$(printf '%s\n' "$out" | sed -n 's/.*\[  SKIPPED \] \([0-9]*\) test.*/\1/p' | tail -1)
+  if [ "$rc" != 0 ]; then
+    status=1
+    echo "== $name: exit $rc"; printf '%s\n' "$out" | grep -E -A3 "Failure|FAILED|error|Error" | head -40
+    [ "$rc" = 124 ] || [ "$rc" = 137 ] && { echo "   (timed out; last lines:)"; tail -5 "$logs/$name.log"; }
+  fi
+  [ -n "$skipped" ] && [ "$skipped" != 0 ] && status=1
+  [ "$rc" = 0 ] && failed=${failed:-0}
+  rows+=("$(printf '| %-26s | %6s | %6s | %7s |' "$name" "${passed:-0}" "${failed:-?}" "${skipped:-0}")")
+done
+echo "Attention forward vs PyTorch SDPA (errors relative to the float64 output's magnitude):"
+cat "$logs/sdpa_check.log"
+if [ "$(cat "$logs/sdpa_check.rc")" = 0 ]; then v=1; else v=0; status=1; fi
+rows+=("$(printf '| %-26s | %6s | %6s | %7s |' "attention vs SDPA" "$v" "$((1 - v))" 0)")
+for spec in "${specs[@]}"; do
+  set -- $spec
+  k=$1 t=$2
+  if [ "$(cat "$logs/campaign_${k}_$t.rc")" = 0 ]; then v=1; else v=0; status=1; fi
+  grep -E "^(outcome|masked|corrected|recomputed|sdc|detected [0-9]|clean trials|verdict)" "$logs/campaign_${k}_$t.log" \
+    | sed "s/^/  [$k $t] /"
+  [ $v = 0 ] && tail -8 "$logs/campaign_${k}_$t.log" | sed "s/^/  [$k $t] /"
+  rows+=("$(printf '| %-26s | %6s | %6s | %7s |' "campaign $k $t" "$v" "$((1 - v))" 0)")
 done
 
+# Phase 2, timing, one program at a time, each under the time left of ABFT_GPU_DEADLINE_S (the
+# whole script's budget, default 470 s) and its own cap; a step with under 15 s left is skipped.
+deadline=$(( start + ${ABFT_GPU_DEADLINE_S:-470} ))
+tl() {  # tl CAP CMD...: CMD under timeout min(CAP, time left - 5 s)
+  local cap=$1 left=$(( deadline - $(date +%s) - 5 ))
+  shift
+  [ "$left" -lt "$cap" ] && cap=$left
+  [ "$cap" -ge 15 ] || { log "no time left for: $*"; return 124; }
+  timeout -k 5 "$cap" "$@"
+}
 bench_json=$build/cuda_gemm_bench.json
-"$build/bench/abft_bench_cuda_gemm" --benchmark_out="$bench_json" --benchmark_out_format=json >/dev/null 2>&1 \
+tl 100 "$build/bench/abft_bench_cuda_gemm" --benchmark_out="$bench_json" --benchmark_out_format=json >"$logs/bench_gemm.log" 2>&1 \
   || { status=1; log "benchmark failed"; }
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1
 echo
 echo "GEMM vs cuBLAS (same run; ratio = cuBLAS time / protected time):"
 python3 "$root/scripts/gpu_bench_table.py" gemm "$bench_json" || status=1
 
 fft_json=$build/cuda_fft_bench.json
-"$build/bench/abft_bench_cuda_fft" --benchmark_out="$fft_json" --benchmark_out_format=json >/dev/null 2>&1 \
+tl 100 "$build/bench/abft_bench_cuda_fft" --benchmark_out="$fft_json" --benchmark_out_format=json >"$logs/bench_fft.log" 2>&1 \
   || { status=1; log "FFT benchmark failed"; }
 echo
 echo "FFT vs cuFFT (same run; ratio = cuFFT time / protected time; bar >= 0.85x):"
 python3 "$root/scripts/gpu_bench_table.py" fft "$fft_json" || status=1
 
 attn_json=$build/cuda_attention_bench.json sdpa_json=$build/sdpa_attention.json
-"$build/bench/abft_bench_cuda_attention" --benchmark_out="$attn_json" --benchmark_out_format=json >/dev/null 2>&1 \
+tl 100 "$build/bench/abft_bench_cuda_attention" --benchmark_out="$attn_json" --benchmark_out_format=json >"$logs/bench_attention.log" 2>&1 \
   || { status=1; log "attention benchmark failed"; }
-python3 "$root/scripts/gpu_attention_sdpa.py" "$sdpa_json" || log "SDPA timing failed"
+tl 60 python3 "$root/scripts/gpu_attention_sdpa.py" "$sdpa_json" >"$logs/sdpa_timing.log" 2>&1 || log "SDPA timing failed"
 echo
 echo "Attention forward: protected vs unprotected (same kernel, same run; bar overhead <= 10 %), and PyTorch SDPA:"
 python3 "$root/scripts/gpu_bench_table.py" attention "$attn_json" "$sdpa_json" || status=1
@@ -105,22 +139,26 @@ python3 "$root/scripts/gpu_bench_table.py" attention "$attn_json" "$sdpa_json" |
 echo
 echo "Runtime, gpt2-small (3 training steps of 4 x 128 tokens; 32 decoded tokens):"
 for eng in cpu gpu; do
-  if out=$(timeout 120 "$build/src/cli/abft" train --config gpt2-small --engine $eng --steps 3 --batch 4 --seq 128 \
-             --quiet 2>&1) && inf=$(timeout 60 "$build/src/cli/abft" infer --config gpt2-small --engine $eng \
+  inf=
+  if out=$(tl 90 "$build/src/cli/abft" train --config gpt2-small --engine $eng --steps 3 --batch 4 --seq 128 \
+             --quiet 2>&1) && inf=$(tl 45 "$build/src/cli/abft" infer --config gpt2-small --engine $eng \
              --max-new 32 2>&1); then v=1; else v=0; status=1; fi
   printf '  %s engine: train %s; infer %s\n' "$eng" "$(printf '%s\n' "$out" | grep -m1 'steps in' || echo '(failed)')" \
     "$(printf '%s\n' "$inf" | grep -m1 'tokens/s' || echo '(failed)')"
-  rows+=("$(printf '| %-22s | %6s | %6s | %7s |' "runtime gpt2-small $eng" "$v" "$((1 - v))" 0)")
+  rows+=("$(printf '| %-26s | %6s | %6s | %7s |' "runtime gpt2-small $eng" "$v" "$((1 - v))" 0)")
 done
 
 # Issue 12: unmodified PyTorch programs under libabft_preload.so (its own table; < 2 minutes).
 echo
-if ABFT_GPU_BUILD_DIR="$build" bash "$root/scripts/gpu-check-preload.sh" --no-build; then v=1; else v=0; status=1; fi
-rows+=("$(printf '| %-22s | %6s | %6s | %7s |' "preload (PyTorch)" "$v" "$((1 - v))" 0)")
+pl=$(( deadline - $(date +%s) - 10 ))
+[ "$pl" -gt "${ABFT_PRELOAD_BUDGET_S:-145}" ] && pl=${ABFT_PRELOAD_BUDGET_S:-145}
+if [ "$pl" -lt 40 ]; then log "no time left for the preload checks"; v=0; status=1
+elif ABFT_GPU_BUILD_DIR="$build" ABFT_PRELOAD_BUDGET_S=$pl bash "$root/scripts/gpu-check-preload.sh" --no-build; then v=1; else v=0; status=1; fi
+rows+=("$(printf '| %-26s | %6s | %6s | %7s |' "preload (PyTorch)" "$v" "$((1 - v))" 0)")
 
 echo
 echo "GPU check, $(date -u +%Y-%m-%dT%H:%M:%SZ), $(( $(date +%s) - start )) s"
-echo "| test                   | passed | failed | skipped |"
-echo "|------------------------|-------:|-------:|--------:|"
+echo "| test                       | passed | failed | skipped |"
+echo "|----------------------------|-------:|-------:|--------:|"
 printf '%s\n' "${rows[@]}"
 exit $status
