@@ -6,6 +6,9 @@
  *  parallel loop around the shared ABFT_HD functions of abft/checksum/fft_library_check.hpp,
  *  which tests/checksum/fft_library_check_test.cpp runs on the host against the CPU FFT.
  *
+ *  The weights come from per-dimension turn tables (ck::FftTableWeights, built with the plan):
+ *  forming them per element with sincospi in double made these sums arithmetic-bound, several
+ *  times slower than the transform itself on an H200.
  *  Layout: cuFFT's advanced layout. Element idx (multi-index over the side's dims) of signal b
  *  is at  b * dist + ((idx0 * embed1 + idx1) * embed2 + idx2) * stride  (complex sides count in
  *  complex elements, stored re, im). Sums are formed in double, a block per slice of a signal,
@@ -18,6 +21,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "abft/checksum/fft_library_check.hpp"
 #include "device_state.hpp"
@@ -74,10 +78,19 @@ __device__ __forceinline__ void block_sum3(double& a, double& b, double& c) {
   __syncthreads();
 }
 
+/** Element `off` of a side; a complex one in one 8- or 16-byte load when the array is aligned
+ *  to the pair (cuFFT's complex types are; a caller's pointer need not be: then two loads). */
 template <class T>
 __device__ __forceinline__ ck::Cd load_elem(const T* p, const SigLayout& L, int64_t off) {
-  if (L.complex) return {double(p[2 * off]), double(p[2 * off + 1])};
-  return {double(p[off]), 0.0};
+  using V = typename std::conditional<sizeof(T) == 4, float2, double2>::type;
+  if (L.complex) {
+    if ((reinterpret_cast<uintptr_t>(p) & (sizeof(V) - 1)) == 0) {
+      const V v = __ldg(reinterpret_cast<const V*>(p) + off);
+      return {double(v.x), double(v.y)};
+    }
+    return {double(p[2 * off]), double(p[2 * off + 1])};
+  }
+  return {double(__ldg(p + off)), 0.0};
 }
 
 /** Input side of every signal: acc[b].in += v_j x_j, acc[b].x2 += |x_j|^2; with `backup`, the
@@ -85,8 +98,8 @@ __device__ __forceinline__ ck::Cd load_elem(const T* p, const SigLayout& L, int6
  *  transform may overwrite its input). grid: (slices, signals), grid-stride in both. C2R reads
  *  its coefficient pairs (A_k for Re X_k, B_k for Im X_k) from c2r_in. */
 template <class T>
-__global__ void fft_in_kernel(const T* in, SigLayout L, ck::FftLibraryShape sh, const ck::Cd* c2r_in, int64_t batch,
-                              double* acc, T* backup) {
+__global__ void fft_in_kernel(const T* in, SigLayout L, ck::FftLibraryShape sh, ck::FftTableWeights tw,
+                              const ck::Cd* c2r_in, int64_t batch, double* acc, T* backup) {
   const int64_t cnt = L.count();
   const int scal = L.complex ? 2 : 1;
   for (int64_t b = blockIdx.y; b < batch; b += gridDim.y) {
@@ -105,7 +118,7 @@ __global__ void fft_in_kernel(const T* in, SigLayout L, ck::FftLibraryShape sh, 
         const ck::Cd A = c2r_in[2 * e], B = c2r_in[2 * e + 1];
         t = {x.re * A.re + x.im * B.re, x.re * A.im + x.im * B.im};
       } else {
-        t = ck::cmul(x, ck::fft_in_weight(sh, idx));
+        t = ck::cmul(x, ck::fft_in_weight(sh, idx, tw));
       }
       re += t.re;
       im += t.im;
@@ -122,15 +135,15 @@ __global__ void fft_in_kernel(const T* in, SigLayout L, ck::FftLibraryShape sh, 
 
 /** sum_k w_k y_k of signal b's output, summed by the calling block (valid in thread 0). */
 template <class T>
-__device__ void out_sum(const T* out, const SigLayout& L, const ck::FftLibraryShape& sh, const ck::Cd* c2r_out,
-                        int64_t b, int64_t e0, int64_t step, double& re, double& im) {
+__device__ void out_sum(const T* out, const SigLayout& L, const ck::FftLibraryShape& sh, const ck::FftTableWeights& tw,
+                        const ck::Cd* c2r_out, int64_t b, int64_t e0, int64_t step, double& re, double& im) {
   re = 0, im = 0;
   const int64_t cnt = L.count();
   for (int64_t e = e0; e < cnt; e += step) {
     int64_t idx[3] = {0, 0, 0};
     ck::fft_unravel(e, L.rank, L.dims, idx);
     const ck::Cd y = load_elem(out, L, L.offset(b, idx));
-    const ck::Cd t = sh.kind == 2 ? ck::cmul(y, c2r_out[e]) : ck::fft_out_term(sh, idx, y);
+    const ck::Cd t = sh.kind == 2 ? ck::cmul(y, c2r_out[e]) : ck::fft_out_term(sh, idx, y, tw);
     re += t.re;
     im += t.im;
   }
@@ -140,12 +153,12 @@ __device__ void out_sum(const T* out, const SigLayout& L, const ck::FftLibrarySh
 
 /** Output side of every signal: acc[b].out += w_k y_k. grid: (slices, signals). */
 template <class T>
-__global__ void fft_out_kernel(const T* out, SigLayout L, ck::FftLibraryShape sh, const ck::Cd* c2r_out,
-                               int64_t batch, double* acc) {
+__global__ void fft_out_kernel(const T* out, SigLayout L, ck::FftLibraryShape sh, ck::FftTableWeights tw,
+                               const ck::Cd* c2r_out, int64_t batch, double* acc) {
   for (int64_t b = blockIdx.y; b < batch; b += gridDim.y) {
     double re, im;
-    out_sum(out, L, sh, c2r_out, b, blockIdx.x * int64_t(blockDim.x) + threadIdx.x, int64_t(gridDim.x) * blockDim.x,
-            re, im);
+    out_sum(out, L, sh, tw, c2r_out, b, blockIdx.x * int64_t(blockDim.x) + threadIdx.x,
+            int64_t(gridDim.x) * blockDim.x, re, im);
     if (threadIdx.x == 0) {
       atomicAdd(acc + kAcc * b + 3, re);
       atomicAdd(acc + kAcc * b + 4, im);
@@ -244,13 +257,14 @@ __global__ void fft_repair_kernel(const T* src, SigLayout Ls, T* out, SigLayout 
 /** Re-verification of every listed signal after its repair (a block per signal): the output
  *  side again, against the input side kept in acc; counted as corrected or uncorrectable. */
 template <class T>
-__global__ void fft_recheck_kernel(const T* out, SigLayout L, ck::FftLibraryShape sh, const ck::Cd* c2r_out,
-                                   const double* acc, const int* flags, FftVerdictArgs va, RepairCounters* rc) {
+__global__ void fft_recheck_kernel(const T* out, SigLayout L, ck::FftLibraryShape sh, ck::FftTableWeights tw,
+                                   const ck::Cd* c2r_out, const double* acc, const int* flags, FftVerdictArgs va,
+                                   RepairCounters* rc) {
   const int nflag = flags[0];
   for (int f = blockIdx.x; f < nflag; f += gridDim.x) {
     const int64_t b = flags[1 + f];
     double re, im;
-    out_sum(out, L, sh, c2r_out, b, threadIdx.x, blockDim.x, re, im);
+    out_sum(out, L, sh, tw, c2r_out, b, threadIdx.x, blockDim.x, re, im);
     if (threadIdx.x == 0) {
       const double* a = acc + kAcc * b;
       const ck::LineVerdict v = ck::fft_library_verdict({a[0], a[1]}, {re, im}, a[2], va.coef, va.abs, va.Y, va.t_max);

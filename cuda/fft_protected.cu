@@ -52,6 +52,8 @@ struct abft_cuda_fft_plan_s {
   int64_t batch = 1;
   abft::cuda::FftVerdictArgs va{};
   abft::checksum::Cd* c2r_tab = nullptr;  // device: in pairs (2 (h+1)), then out weights (n)
+  abft::checksum::Cd* turn_tab = nullptr;  // device: the turn tables of each dimension (C2C, R2C)
+  abft::checksum::FftTableWeights tw;      // views into turn_tab
   double* acc = nullptr;                  // device: kAcc per signal
   int* flags = nullptr;                   // device: count, then the failed signals
   void* backup = nullptr;                 // device: packed input copy (grown on demand)
@@ -68,6 +70,7 @@ struct abft_cuda_fft_plan_s {
     if (done) cudaEventDestroy(done);
     if (fft_made) cufftDestroy(fft);
     cudaFree(c2r_tab);
+    cudaFree(turn_tab);
     cudaFree(acc);
     cudaFree(flags);
     cudaFree(backup);
@@ -206,7 +209,7 @@ abft_status execute(abft_cuda_fft_plan_s* p, cudaStream_t stream, const void* in
   const ck::Cd* c2r_out = p->c2r_tab ? p->c2r_tab + 2 * (p->sh.n[0] / 2 + 1) : nullptr;
 
   // 1. Input side.
-  fft_in_kernel<T><<<dim3(slices(cin), gy), threads, 0, stream>>>(in, p->in, sh, c2r_in, batch, p->acc, backup);
+  fft_in_kernel<T><<<dim3(slices(cin), gy), threads, 0, stream>>>(in, p->in, sh, p->tw, c2r_in, batch, p->acc, backup);
 
   // 2. The transform (from a corrupted private copy when a fault is injected into its input).
   const T* src = in;
@@ -265,7 +268,7 @@ abft_status execute(abft_cuda_fft_plan_s* p, cudaStream_t stream, const void* in
   core::finish_injection(plan);
 
   // 4. Output side and verdicts.
-  fft_out_kernel<T><<<dim3(slices(cout), gy), threads, 0, stream>>>(out, p->out, sh, c2r_out, batch, p->acc);
+  fft_out_kernel<T><<<dim3(slices(cout), gy), threads, 0, stream>>>(out, p->out, sh, p->tw, c2r_out, batch, p->acc);
   const unsigned vb = unsigned((batch + threads - 1) / threads < 4096 ? (batch + threads - 1) / threads : 4096);
   fft_verify_kernel<<<vb, threads, 0, stream>>>(p->acc, batch, p->va, p->flags, st->counters + kid);
 
@@ -283,7 +286,7 @@ abft_status execute(abft_cuda_fft_plan_s* p, cudaStream_t stream, const void* in
     fft_repair_kernel<T><<<dim3(unsigned(rs < 256 ? rs : 256), unsigned(batch < 16 ? batch : 16)), threads, 0, stream>>>(
         rsrc, ls, out, p->out, sh, p->flags);
     fft_recheck_kernel<T><<<unsigned(batch < 1024 ? batch : 1024), threads, 0, stream>>>(
-        out, p->out, sh, c2r_out, p->acc, p->flags, p->va, st->repair + kid);
+        out, p->out, sh, p->tw, c2r_out, p->acc, p->flags, p->va, st->repair + kid);
   }
   core::record_call(p->handle, kid, abft_report{});  // the call; its counts arrive at abft_cuda_sync
   return cudaGetLastError() == cudaSuccess ? ABFT_STATUS_SUCCESS : ABFT_STATUS_INTERNAL_ERROR;
@@ -395,6 +398,25 @@ abft_status fft_plan_make(abft_cuda_fft_plan_s** out, abft_handle_t h, abft_prec
          cudaMemcpy(p->c2r_tab, pairs.data(), pairs.size() * sizeof(ck::Cd), cudaMemcpyHostToDevice) == cudaSuccess &&
          cudaMemcpy(p->c2r_tab + pairs.size(), ow.data(), ow.size() * sizeof(ck::Cd), cudaMemcpyHostToDevice) ==
              cudaSuccess;
+  }
+  if (ok && kind != ABFT_FFT_C2R) {  // the turn tables of each dimension, one allocation
+    std::vector<ck::FftTurnTableData> tabs;
+    size_t cnt = 0;
+    for (int d = 0; d < rank; ++d) {
+      tabs.emplace_back(n[d]);
+      cnt += tabs.back().lo.size() + tabs.back().hi.size();
+    }
+    ok = cudaMalloc(&p->turn_tab, cnt * sizeof(ck::Cd)) == cudaSuccess;
+    size_t at = 0;
+    for (int d = 0; ok && d < rank; ++d) {
+      const ck::FftTurnTableData& t = tabs[size_t(d)];
+      ck::Cd* lo = p->turn_tab + at;
+      ck::Cd* hi = lo + t.lo.size();
+      at += t.lo.size() + t.hi.size();
+      ok = cudaMemcpy(lo, t.lo.data(), t.lo.size() * sizeof(ck::Cd), cudaMemcpyHostToDevice) == cudaSuccess &&
+           cudaMemcpy(hi, t.hi.data(), t.hi.size() * sizeof(ck::Cd), cudaMemcpyHostToDevice) == cudaSuccess;
+      p->tw.t[d] = {lo, hi, t.shift};
+    }
   }
   if (!ok) {
     cudaGetLastError();

@@ -202,19 +202,31 @@ void device_order_sum(int64_t count, Term term, double* sum) {
   }
 }
 
+/** The turn tables of a shape's dimensions, as the GPU plan builds them (the weights below are
+ *  what the device kernels compute: ck::FftTableWeights). */
+struct HostTables {
+  std::vector<ck::FftTurnTableData> d;
+  ck::FftTableWeights w;
+  explicit HostTables(const FftLibraryShape& sh) {
+    for (int k = 0; k < sh.rank; ++k) d.emplace_back(sh.n[k]);
+    for (int k = 0; k < sh.rank; ++k) w.t[k] = d[size_t(k)].view();
+  }
+};
+
 /** in = sum_j v_j x_j and ||x||^2, in double, as the device's input kernel forms them. */
 template <class T>
 Cd weighted_input(const FftLibraryShape& sh, const std::vector<T>& x, double* x2) {
   int64_t dims[3] = {1, 1, 1};
   for (int d = 0; d < sh.rank; ++d) dims[d] = sh.in_dim(d);
   double s[3];
+  const HostTables tabs(sh);
   device_order_sum(
       sh.in_count(),
       [&](int64_t e, double* t) {
         int64_t idx[3] = {0, 0, 0};
         ck::fft_unravel(e, sh.rank, dims, idx);
         const Cd xe = input_element(sh, x, e);
-        const Cd p = ck::cmul(xe, ck::fft_in_weight(sh, idx));
+        const Cd p = ck::cmul(xe, ck::fft_in_weight(sh, idx, tabs.w));
         t[0] = p.re, t[1] = p.im, t[2] = xe.re * xe.re + xe.im * xe.im;
       },
       s);
@@ -229,12 +241,14 @@ Cd weighted_output(const FftLibraryShape& sh, const std::vector<T>& y) {
   int64_t dims[3] = {1, 1, 1};
   for (int d = 0; d < sh.rank; ++d) dims[d] = sh.out_dim(d);
   double s[3];
+  const HostTables tabs(sh);
   device_order_sum(
       sh.out_count(),
       [&](int64_t e, double* t) {
         int64_t idx[3] = {0, 0, 0};
         ck::fft_unravel(e, sh.rank, dims, idx);
-        const Cd p = ck::fft_out_term(sh, idx, Cd{double(y[size_t(2 * e)]), double(y[size_t(2 * e + 1)])});
+        const Cd p =
+            ck::fft_out_term(sh, idx, Cd{double(y[size_t(2 * e)]), double(y[size_t(2 * e + 1)])}, tabs.w);
         t[0] = p.re, t[1] = p.im, t[2] = 0;
       },
       s);
@@ -446,6 +460,56 @@ TEST(FftLibraryWeights, InputWeightsAreTheTransformOfOutputWeightsMultiDim) {
 }
 
 // ------------------------------------------------------------------ 2. every weight is seen
+/** The device's weights (FftTableWeights: products of two short tables per dimension, cot from
+ *  the doubled angle) against the exact values in long double, for every index of lengths up
+ *  to 2^16 and a stride with the ends above, both signs: within 16 u_d of |weight| (the bound
+ *  allows 64 u_d per side, fft_library_bound's dw, over up to three dimensions' products). */
+TEST(FftLibraryWeights, TableWeightsMatchTheExactWeights) {
+  const double u = std::numeric_limits<double>::epsilon() / 2;
+  const LD pi = 3.141592653589793238462643383279502884L;
+  double worst[3] = {0, 0, 0};  // out, c2c_in, r2c_in, in units of u |w|
+  auto lexp = [&](int64_t num, int64_t den, int s) {  // exp(s i pi num / den), folded to [0, pi/2]
+    int64_t a = num % (2 * den);
+    LD sgs = 1, sgc = 1;
+    if (a >= den) a -= den, sgs = -1, sgc = -1;
+    if (2 * a > den) a = den - a, sgc = -sgc;
+    const LD t = pi * LD(a) / LD(den);
+    return std::complex<LD>(sgc * std::cos(t), LD(s) * sgs * std::sin(t));
+  };
+  for (int64_t n : {1, 2, 3, 4, 5, 7, 8, 12, 16, 17, 100, 127, 128, 131, 255, 256, 1000, 1024, 4095, 4096, 65536,
+                    100003, 1 << 20, 3 * 5 * 7 * 11 * 13 * 17, 1 << 22}) {
+    const ck::FftTurnTableData data(n);
+    ck::FftTableWeights tw;
+    tw.t[0] = data.view();
+    const int64_t step = n <= 65536 ? 1 : n / 4099;
+    for (int s : {-1, +1})
+      for (int64_t j = 0; j < n; j = (j + step < n || j == n - 1) ? j + step : n - 1) {
+        // exact: w_j = exp(s i pi j / n); v_j = 1 + s i cot(pi (2j+1) / (2n)); the R2C weight
+        // (1 + s i cot)(3 - q) / 4 with q = exp(s i pi (2j+1)(h+1) / n), h = n / 2.
+        // (angles reduced in integers first: sin(pi - t) in long double would lose the digits
+        // that the reduction keeps)
+        const std::complex<LD> w = lexp(j, n, s);
+        int64_t a = 2 * j + 1;
+        LD sg = LD(s);
+        if (a > n) a = 2 * n - a, sg = -sg;
+        const LD th = pi * LD(a) / LD(2 * n);
+        const std::complex<LD> v(1.0L, sg * std::cos(th) / std::sin(th));
+        const std::complex<LD> q = lexp((2 * j + 1) * (n / 2 + 1), n, s);
+        const std::complex<LD> r = v * (3.0L - q) / 4.0L;
+        const Cd cw = tw.out(0, j, n, s), cv = tw.c2c_in(0, j, n, s), cr = tw.r2c_in(0, j, n, s);
+        const double e[3] = {double(std::abs(std::complex<LD>(cw.re, cw.im) - w) / std::abs(w)),
+                             double(std::abs(std::complex<LD>(cv.re, cv.im) - v) / std::abs(v)),
+                             double(std::abs(std::complex<LD>(cr.re, cr.im) - r) / std::abs(r))};
+        for (int k = 0; k < 3; ++k) {
+          worst[k] = std::max(worst[k], e[k] / u);
+          ASSERT_LE(e[k], 16 * u) << "n " << n << " j " << j << " sign " << s << " weight " << k;
+        }
+        if (j == n - 1) break;
+      }
+  }
+  std::printf("table weights, worst error in u_d: out %.2f, c2c in %.2f, r2c in %.2f\n", worst[0], worst[1], worst[2]);
+}
+
 TEST(FftLibraryWeights, EveryC2CWeightIsSeen) {
   std::vector<int64_t> lengths = kSmallLengths;
   for (int64_t n : {100, 127, 243, 1000, 1009, 4096, 65536}) lengths.push_back(n);

@@ -493,7 +493,7 @@ TEST(CudaAttention, FaultsInCausalBlocksAndRowsWithoutKeys) {
       {ABFT_SITE_OUTPUT, 5, 3, 0},           // a row without keys: its output must stay zero
       {ABFT_SITE_ATTN_SCORES, 90, 40, 0},    // the causal diagonal block
       {ABFT_SITE_ATTN_ACC, 90, 7, 59},       // after the last key block
-      {ABFT_SITE_ATTN_ROWSTAT, 90, 1, 200},  // kpos past the last key: lands after the last block
+      {ABFT_SITE_ATTN_ROWSTAT, 90, 1, 59},   // the last key (kv_len 60): lands after the last block
       {ABFT_SITE_PACKED_A, 100 + 20, 0, 3},  // head 1, a block of rows without keys
   };
   for (const Site& s : sites) {

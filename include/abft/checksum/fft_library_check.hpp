@@ -24,8 +24,9 @@
  *     v_j = (1 + s i cot phi_j)(3 - q_j^(h+1)) / 4, |v_j| >= 1/2.
  *   - C2R (rank 1): tables built on the host by fft_c2r_weights, the CPU engine's pushed-apart
  *     construction (docs/ABFT.md §9.1, C2R).
- *  The weights are formed in double from exact integer angles (sincospi of a reduced fraction),
- *  so no table is read per element and every rounding is a few units of double precision.
+ *  The weights are formed in double from exact integer angles: directly (sincospi of a reduced
+ *  fraction, FftDirectWeights) or, on the GPU, as products of two short per-dimension tables of
+ *  such values (FftTableWeights); every rounding is a few units of double precision.
  *
  *  The transform's own error is not the library's to tell us: the bound assumes an FFT
  *  algorithm of the usual class — per dimension one stage per prime factor (a butterfly of that
@@ -130,42 +131,116 @@ ABFT_HD Cd fft_r2c_mirror_in_weight(int64_t j, int64_t n, int s) {
   return cmul(Cd{0.25 * (3.0 - q.re), -0.25 * q.im}, fft_c2c_in_weight(j, n, s));
 }
 
+/** The weights formed directly per element: sincospi of an exact integer fraction and a
+ *  quotient (the functions above). The host's reference and the default of the functions below. */
+struct FftDirectWeights {
+  ABFT_HD Cd c2c_in(int, int64_t j, int64_t n, int s) const { return fft_c2c_in_weight(j, n, s); }
+  ABFT_HD Cd r2c_in(int, int64_t j, int64_t n, int s) const { return fft_r2c_mirror_in_weight(j, n, s); }
+  ABFT_HD Cd out(int, int64_t k, int64_t n, int s) const { return fft_out_weight(k, n, s); }
+};
+
+/** exp(i pi r / (2n)) for 0 <= r < 4n of one dimension, as the product of two short tables:
+ *  r = h 2^shift + l, lo[l] = exp(i pi l / (2n)), hi[h] = exp(i pi h 2^shift / (2n)), each entry
+ *  formed once on the host by exp_i_pi (about one ulp). 2^shift ~ 2 sqrt(n): for n = 2^22, two
+ *  tables of 4096 entries (128 KB), read from cache, against a sincospi in double per element
+ *  (the GPU engine's checksum sums were bound by that arithmetic, not by memory). */
+struct FftTurnTable {
+  const Cd* lo = nullptr;
+  const Cd* hi = nullptr;
+  int shift = 0;
+};
+ABFT_HD Cd fft_turn(const FftTurnTable& t, int64_t r) {
+  return cmul(t.hi[r >> t.shift], t.lo[r & ((int64_t(1) << t.shift) - 1)]);
+}
+
+/** The weights of FftDirectWeights from the turn tables of each dimension (rank <= 3), with the
+ *  same values to a few ulps (tests/checksum/fft_library_check_test.cpp measures it against a
+ *  long-double reference; the bound allows 64 u_d, fft_library_bound's dw):
+ *   - out: w_k = exp(s i pi k / n) = turn(2k), conjugated for s < 0 (|error| ~ 3u, |w| = 1).
+ *   - c2c_in: cot(theta) with theta = pi a / (2n) in (0, pi/2] (a reduced as in
+ *     fft_c2c_in_weight), from z = turn(2a) = (cos 2 theta, sin 2 theta): (1 + cos) / sin up to
+ *     pi/4, where both terms are relatively accurate (sin of an angle <= pi/2 as a sum of two
+ *     non-negative products), sin / (1 - cos) beyond, where cot <= 1 and the absolute error of
+ *     sin counts against |v| >= 1. Neither form cancels where it is used.
+ *   - r2c_in: q^(h+1) = exp(s i pi (2j+1)(h+1) / n) without the product's modulus: for even n,
+ *     (h+1)/n = 1/2 + 1/n, so q^(h+1) = i (-1)^j turn(2 (2j+1)); for odd n, (h+1)/n =
+ *     1/2 + 1/(2n), so q^(h+1) = i (-1)^j turn(2j+1) (both conjugated for s < 0). */
+struct FftTableWeights {
+  FftTurnTable t[3];
+  ABFT_HD Cd out(int d, int64_t k, int64_t, int s) const {
+    const Cd z = fft_turn(t[d], 2 * k);
+    return {z.re, s < 0 ? -z.im : z.im};
+  }
+  ABFT_HD Cd c2c_in(int d, int64_t j, int64_t n, int s) const {
+    int64_t a = 2 * j + 1;
+    double sg = double(s);
+    if (a > n) a = 2 * n - a, sg = -sg;
+    const Cd z = fft_turn(t[d], 2 * a);
+    const double cot = 2 * a <= n ? (1.0 + z.re) / z.im : z.im / (1.0 - z.re);
+    return {1.0, sg * cot};
+  }
+  ABFT_HD Cd r2c_in(int d, int64_t j, int64_t n, int s) const {
+    const Cd e = fft_turn(t[d], n % 2 == 0 ? 2 * (2 * j + 1) : 2 * j + 1);
+    const double sj = (j & 1) ? -1.0 : 1.0;
+    const Cd q{-sj * e.im, (s < 0 ? -sj : sj) * e.re};  // i (-1)^j e, conjugated for s < 0
+    return cmul(Cd{0.25 * (3.0 - q.re), -0.25 * q.im}, c2c_in(d, j, n, s));
+  }
+};
+
+/** The host's copy of one dimension's turn tables (FftTurnTable points into it). */
+struct FftTurnTableData {
+  int shift = 0;
+  std::vector<Cd> lo, hi;
+  explicit FftTurnTableData(int64_t n) {
+    while ((int64_t(1) << (2 * shift)) < 4 * n) ++shift;
+    const int64_t T = int64_t(1) << shift, H = (4 * n + T - 1) / T;
+    lo.resize(static_cast<size_t>(T));
+    hi.resize(static_cast<size_t>(H));
+    for (int64_t l = 0; l < T; ++l) lo[size_t(l)] = exp_i_pi(l, 2 * n, +1);
+    for (int64_t h = 0; h < H; ++h) hi[size_t(h)] = exp_i_pi(h * T, 2 * n, +1);
+  }
+  FftTurnTable view() const { return {lo.data(), hi.data(), shift}; }
+};
+
 /** Input weight of the element with multi-index idx (C2C and R2C; C2R uses its table). */
-ABFT_HD Cd fft_in_weight(const FftLibraryShape& sh, const int64_t* idx) {
+template <class W = FftDirectWeights>
+ABFT_HD Cd fft_in_weight(const FftLibraryShape& sh, const int64_t* idx, const W& w = W{}) {
   Cd v{1.0, 0.0};
   for (int d = 0; d < sh.rank; ++d) {
     const bool halved = sh.kind == 1 && d == sh.rank - 1;
-    v = cmul(v, halved ? fft_r2c_mirror_in_weight(idx[d], sh.n[d], sh.sign)
-                       : fft_c2c_in_weight(idx[d], sh.n[d], sh.sign));
+    v = cmul(v, halved ? w.r2c_in(d, idx[d], sh.n[d], sh.sign) : w.c2c_in(d, idx[d], sh.n[d], sh.sign));
   }
   return v;
 }
 
 /** Output weight of the element with multi-index idx (C2C and R2C; C2R uses its table). */
-ABFT_HD Cd fft_out_weight_md(const FftLibraryShape& sh, const int64_t* idx) {
-  Cd w{1.0, 0.0};
-  for (int d = 0; d < sh.rank; ++d) w = cmul(w, fft_out_weight(idx[d], sh.n[d], sh.sign));
-  return w;
+template <class W = FftDirectWeights>
+ABFT_HD Cd fft_out_weight_md(const FftLibraryShape& sh, const int64_t* idx, const W& w = W{}) {
+  Cd z{1.0, 0.0};
+  for (int d = 0; d < sh.rank; ++d) z = cmul(z, w.out(d, idx[d], sh.n[d], sh.sign));
+  return z;
 }
 
 /** R2C: the weight of the conjugate mirror that the stored element idx also stands for
  *  (indices -idx modulo n), or false when it has none outside the stored half (last index 0,
  *  or n/2 for even n: the mirror is itself stored). The output side adds w conj(y) / 2. */
-ABFT_HD bool fft_r2c_mirror_weight(const FftLibraryShape& sh, const int64_t* idx, Cd* w) {
+template <class W = FftDirectWeights>
+ABFT_HD bool fft_r2c_mirror_weight(const FftLibraryShape& sh, const int64_t* idx, Cd* m, const W& w = W{}) {
   const int L = sh.rank - 1;
   const int64_t k = idx[L], n = sh.n[L];
   if (k < 1 || k > n - n / 2 - 1) return false;
-  Cd m{1.0, 0.0};
-  for (int d = 0; d < sh.rank; ++d) m = cmul(m, fft_out_weight((sh.n[d] - idx[d]) % sh.n[d], sh.n[d], sh.sign));
-  *w = m;
+  Cd z{1.0, 0.0};
+  for (int d = 0; d < sh.rank; ++d) z = cmul(z, w.out(d, idx[d] == 0 ? 0 : sh.n[d] - idx[d], sh.n[d], sh.sign));
+  *m = z;
   return true;
 }
 
 /** The output side's term of a stored element y (C2C, R2C): w y, plus w_mirror conj(y) / 2. */
-ABFT_HD Cd fft_out_term(const FftLibraryShape& sh, const int64_t* idx, Cd y) {
-  Cd t = cmul(y, fft_out_weight_md(sh, idx));
+template <class W = FftDirectWeights>
+ABFT_HD Cd fft_out_term(const FftLibraryShape& sh, const int64_t* idx, Cd y, const W& w = W{}) {
+  Cd t = cmul(y, fft_out_weight_md(sh, idx, w));
   Cd m;
-  if (sh.kind == 1 && fft_r2c_mirror_weight(sh, idx, &m)) {
+  if (sh.kind == 1 && fft_r2c_mirror_weight(sh, idx, &m, w)) {
     const Cd u = cmul(Cd{y.re, -y.im}, m);
     t.re += 0.5 * u.re;
     t.im += 0.5 * u.im;
