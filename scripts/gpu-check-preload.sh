@@ -174,6 +174,9 @@ else
   tail -5 "$out/ovh_clean.err" "$out/ovh_pre.err" >&2 2>/dev/null
 fi
 
+# The runs' logs and reports beside the GPU check's own (scripts/gpu-check.sh sets the folder).
+[ -n "${ABFT_GPU_LOG_DIR:-}" ] && mkdir -p "$ABFT_GPU_LOG_DIR/preload" && cp "$out"/*.log "$out"/*.report "$out"/*.err \
+  "$ABFT_GPU_LOG_DIR/preload/" 2>/dev/null
 echo
 echo "libabft_preload.so on $(timeout 5 nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1) ($(( $(date +%s) - start )) s; files in $out)"
 printf '| %-32s | %-4s | %s |\n' "check" "ok?" "detail"

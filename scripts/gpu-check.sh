@@ -6,6 +6,15 @@
 #        device — counts as a failure here: this script exists to run them).
 #
 # Usage: scripts/gpu-check.sh [--no-build]
+# On the device machine, prefer the prebuilt path (the device has no GoogleTest or Google
+# Benchmark, and its minutes are better spent running than compiling): here
+# `scripts/gpu-bundle.sh`, there `bash scripts/gpu-run-bundle.sh` (carry .devbundle), which calls
+# this script with --no-build. Knobs (environment): ABFT_GPU_BUILD_DIR (the build), ABFT_GPU_LOG_DIR
+# (every job's whole output; default BUILD/gpu-logs), ABFT_GPU_TRIALS (campaign trials, 1000),
+# ABFT_GPU_JOB_TIMEOUT (each correctness job, 240 s), ABFT_GPU_DEADLINE_S (the whole script, 470 s:
+# the timing steps shrink to fit), ABFT_PRELOAD_BUDGET_S (the preload checks, 145 s).
+# Phase 1 runs the tests, the SDPA comparison and the campaigns at once; phase 2 times, one
+# program at a time.
 # Today (issues 9 and 10, first parts): the protected GEMM's and FFT's tests (tests/cuda), the
 # checksum algebra on the host (tests/checksum), a 1000-trial campaign per type on the GPU GEMM
 # (abft campaign --kernel cuda-gemm), the GEMM benchmark against cuBLAS (bench/cuda_gemm_bench.cpp:
@@ -153,7 +162,7 @@ echo
 pl=$(( deadline - $(date +%s) - 10 ))
 [ "$pl" -gt "${ABFT_PRELOAD_BUDGET_S:-145}" ] && pl=${ABFT_PRELOAD_BUDGET_S:-145}
 if [ "$pl" -lt 40 ]; then log "no time left for the preload checks"; v=0; status=1
-elif ABFT_GPU_BUILD_DIR="$build" ABFT_PRELOAD_BUDGET_S=$pl bash "$root/scripts/gpu-check-preload.sh" --no-build; then v=1; else v=0; status=1; fi
+elif ABFT_GPU_BUILD_DIR="$build" ABFT_GPU_LOG_DIR="$logs" ABFT_PRELOAD_BUDGET_S=$pl bash "$root/scripts/gpu-check-preload.sh" --no-build; then v=1; else v=0; status=1; fi
 rows+=("$(printf '| %-26s | %6s | %6s | %7s |' "preload (PyTorch)" "$v" "$((1 - v))" 0)")
 
 echo
