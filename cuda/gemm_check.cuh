@@ -1,15 +1,31 @@
 /** \file gemm_check.cuh
  *  \brief Device kernels of the GPU GEMM's checksums (issue 9, first part): encoding of op(A)
- *  and of C0, the column references and magnitudes, the observed sums and the verdicts, with
+ *  and of C0, the column references and magnitudes, the observed sums (and the stored
+ *  elements' binades, the output rounding's share of the bound) and the verdicts, with
  *  device-side counters (no host synchronization on the fault-free path). Each kernel is a
  *  parallel loop around the shared ABFT_HD functions of abft/checksum/gemm_library_check.hpp,
  *  which tests/checksum/library_check_test.cpp runs on the host on emulated library products.
- *
- *  Each kernel gives a block to a line (a column of op(A), C0, op(B) or C; contiguous in memory
- *  when not transposed, so the reads coalesce) and reduces in double; the bound, the reference
- *  combination and the verdict are the shared functions.
  *  Matrices are column-major with leading dimensions (the cuBLAS convention); op(A) is m x k,
  *  op(B) k x n, C m x n. Element types: float, double, __half, __nv_bfloat16 (read as double).
+ *
+ *  The checks read op(A), op(B), C0 and C once each, O(mk + kn + mn) bytes against the
+ *  product's 2mnk flops: they cost little only at memory speed, so every read is a full,
+ *  coalesced transaction with several loads in flight per thread:
+ *    - a contiguous line (a column of a non-transposed operand, of C0, of C) is read in 16-byte
+ *      loads from its first 16-byte boundary, with a scalar head and tail (line_partial);
+ *    - a strided line (a column of op(X) = X^T: a row of the stored X) is read as tiles of the
+ *      stored matrix, threads along its contiguous dimension; a tile's partial sums are reduced
+ *      in shared memory and added to the line's sum by one double atomicAdd per line and tile
+ *      (strided_sums_kernel, into a zeroed array);
+ *    - a column's reference reads op(B)'s column against the encoded pairs (v_p, w_p), 16
+ *      bytes per p (8 times a bfloat16 element of B): up to four columns share each pair, and
+ *      a thread reads two consecutive elements per column so that the pairs' loads are
+ *      contiguous across the warp (column_check_kernel, which also sums the column of C and
+ *      decides, and repairs, in the same launch);
+ *    - a block takes a line (a group of columns), sized for about 4096 warps per launch.
+ *  The partition changes the order of the double additions, never their terms: each sum is
+ *  still one of m (or k) terms, and the bound allows any order of them (gamma_len(u_d),
+ *  docs/ABFT.md §11).
  *  Included by the translation unit that launches them (gemm_protected.cu): a __global__
  *  template must be instantiated where it is launched. Status: compiled for sm_90 + PTX in
  *  every CUDA build; not yet run on a GPU (no device was lent to this work).
@@ -20,6 +36,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "abft/checksum/gemm_library_check.hpp"
 #include "device_state.hpp"
@@ -33,111 +50,351 @@ __device__ __forceinline__ double to_double(double x) { return x; }
 __device__ __forceinline__ double to_double(__half x) { return double(__half2float(x)); }
 __device__ __forceinline__ double to_double(__nv_bfloat16 x) { return double(__bfloat162float(x)); }
 
-/** Element (r, c) of op(M) for a column-major M with leading dimension ld. */
+/** One 16-byte load (a line's body) and one load of two consecutive elements (a column of
+ *  op(B) against the encoded pairs). */
 template <class T>
-struct OpView {
-  const T* p;
-  int64_t ld;
-  bool trans;
-  __device__ double operator()(int64_t r, int64_t c) const {
-    return to_double(trans ? p[c + r * ld] : p[r + c * ld]);
-  }
+struct alignas(16) Vec16 {
+  T e[16 / sizeof(T)];
+};
+template <class T>
+struct alignas(2 * sizeof(T)) Vec2 {
+  T e[2];
 };
 
-/** Sum over the block of two doubles per thread (blockDim.x a multiple of 32, at most 1024);
- *  the totals are valid in thread 0. The order of the double sums is the reduction tree's: the
+/** Elements of the line at p before its first kAlign-byte boundary, at most len (all of it
+ *  when p is not even aligned to its element: then no wide load is attempted). */
+template <int kAlign, class T>
+__device__ __forceinline__ int64_t head_elements(const T* p, int64_t len) {
+  const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+  if (a % sizeof(T) != 0) return len;
+  const int64_t mis = int64_t(a % kAlign);
+  const int64_t h = mis == 0 ? 0 : (kAlign - mis) / int64_t(sizeof(T));
+  return h < len ? h : len;
+}
+
+/** Sum over the block of N doubles per thread (blockDim.x a multiple of 32, at most 1024); the
+ *  totals are valid in every thread. The order of the double sums is the reduction tree's: the
  *  bound's gamma_len(u_d) holds for any order (docs/ABFT.md §11). */
-__device__ __forceinline__ void block_sum2(double& a, double& b) {
-  __shared__ double sa[32], sb[32];
-  for (int o = 16; o > 0; o >>= 1) {
-    a += __shfl_down_sync(0xffffffffu, a, o);
-    b += __shfl_down_sync(0xffffffffu, b, o);
-  }
+template <int N>
+__device__ __forceinline__ void block_sum_all(double (&v)[N]) {
+#pragma unroll
+  for (int i = 0; i < N; ++i)
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) v[i] += __shfl_xor_sync(0xffffffffu, v[i], o);
+  if (blockDim.x == 32) return;  // one warp: every lane holds the totals
+  __shared__ double part[32][N];
   const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5, nw = blockDim.x >> 5;
-  if (lane == 0) sa[wid] = a, sb[wid] = b;
+  if (lane == 0)
+#pragma unroll
+    for (int i = 0; i < N; ++i) part[wid][i] = v[i];
   __syncthreads();
-  if (wid == 0) {
-    a = lane < nw ? sa[lane] : 0.0;
-    b = lane < nw ? sb[lane] : 0.0;
-    for (int o = 16; o > 0; o >>= 1) {
-      a += __shfl_down_sync(0xffffffffu, a, o);
-      b += __shfl_down_sync(0xffffffffu, b, o);
-    }
+#pragma unroll
+  for (int i = 0; i < N; ++i) {
+    double s = 0.0;
+    for (int w = 0; w < nw; ++w) s += part[w][i];
+    v[i] = s;
   }
-  __syncthreads();  // the shared arrays are reused by the next line
+  __syncthreads();  // `part` is reused by the block's next line
 }
 
-/** One block per line (a column of a column-major view is contiguous: coalesced reads):
- *  sum_i x(i) and sum_i |x(i)| of line `line` into sum[line], abs_sum[line]. */
-template <class T>
-__device__ void block_line_sums(const OpView<T>& M, int64_t len, int64_t line, bool column, double* sum,
-                                double* abs_sum) {
-  double s = 0.0, sa = 0.0;
-  for (int64_t i = threadIdx.x; i < len; i += blockDim.x) {
-    const double x = column ? M(i, line) : M(line, i);
-    s += x;
-    sa += fabs(x);
+/** This thread's share of the contiguous line p[0, len): add(x) for each of its elements,
+ *  threads t < nt striding through the line's 16-byte units (four loads in flight each) after
+ *  a scalar head up to the first 16-byte boundary, then a scalar tail. */
+template <class T, class Add>
+__device__ __forceinline__ void line_partial(const T* p, int64_t len, int t, int nt, Add& add) {
+  constexpr int kV = 16 / sizeof(T), kU = 4;
+  const int64_t h = head_elements<16>(p, len);
+  const int64_t nv = (len - h) / kV;
+  for (int64_t i = t; i < h; i += nt) add(to_double(p[i]));
+  for (int64_t i = h + nv * kV + t; i < len; i += nt) add(to_double(p[i]));
+  const Vec16<T>* q = reinterpret_cast<const Vec16<T>*>(p + h);
+  for (int64_t b = t; b < nv; b += int64_t(kU) * nt) {
+    Vec16<T> x[kU];
+#pragma unroll
+    for (int u = 0; u < kU; ++u)
+      if (b + int64_t(u) * nt < nv) x[u] = q[b + int64_t(u) * nt];
+#pragma unroll
+    for (int u = 0; u < kU; ++u)
+      if (b + int64_t(u) * nt < nv)
+#pragma unroll
+        for (int e = 0; e < kV; ++e) add(to_double(x[u].e[e]));
   }
-  block_sum2(s, sa);
-  if (threadIdx.x == 0) {
-    sum[line] = s;
-    if (abs_sum) abs_sum[line] = sa;
-  }
 }
 
-/** v_p = sum_i op(A)_ip, w_p = sum_i |op(A)_ip| for every p < k (a block per p). */
-template <class T>
-__global__ void encode_a_kernel(OpView<T> A, int64_t m, int64_t k, double* v, double* w) {
-  for (int64_t p = blockIdx.x; p < k; p += gridDim.x) block_line_sums(A, m, p, true, v, w);
+/** Threads per block for the block-per-line kernels: about 4096 warps per launch in all (the
+ *  reads in flight that memory speed needs), from one warp to eight per block. */
+inline int line_block_threads(int64_t blocks) {
+  const int64_t w = blocks > 0 ? (4096 + blocks - 1) / blocks : 1;
+  return 32 * int(w < 1 ? 1 : w > 8 ? 8 : w);
 }
+inline int grid_of(int64_t blocks) { return int(blocks < (int64_t(1) << 30) ? blocks : (int64_t(1) << 30)); }
 
-/** Column sums of C0 and |C0| (before the product overwrites C), a block per column. */
+/** Contiguous lines: line l is p[l ld, l ld + len); its sums go to sum[l os] and abs_sum[l os]. */
 template <class T>
-__global__ void column_sums_kernel(OpView<T> C, int64_t m, int64_t n, double* sum, double* abs_sum) {
-  for (int64_t j = blockIdx.x; j < n; j += gridDim.x) block_line_sums(C, m, j, true, sum, abs_sum);
-}
+struct LineSet {
+  const T* p = nullptr;
+  int64_t ld = 0, len = 0, lines = 0;
+  double* sum = nullptr;
+  double* abs_sum = nullptr;
+  int64_t os = 1;
+};
 
-/** ref_j and X_j of every column from the encoded vectors (a block per column): the sums
- *  sum_p v_p op(B)_pj and sum_p w_p |op(B)_pj| in parallel, then the shared combination
- *  (library_line_reference over the two partial results). */
+/** sum_i x_i and sum_i |x_i| of every line of two sets, a block per line: the encoding of
+ *  op(A) (v_p, w_p over a column of op(A), A not transposed) and the column sums of C0 (before
+ *  the product overwrites C) in one launch. */
 template <class T>
-__global__ void column_reference_kernel(OpView<T> B, int64_t k, int64_t n, const double* v, const double* w,
-                                        double alpha, double beta, const double* c0_sum, const double* c0_abs,
-                                        double* ref, double* X) {
-  for (int64_t j = blockIdx.x; j < n; j += gridDim.x) {
-    double r = 0.0, x = 0.0;
-    for (int64_t p = threadIdx.x; p < k; p += blockDim.x) {
-      const double b = B(p, j);
-      r += v[p] * b;
-      x += w[p] * fabs(b);
-    }
-    block_sum2(r, x);
+__global__ void __launch_bounds__(256) line_sums_kernel(LineSet<T> s0, LineSet<T> s1) {
+  const int64_t total = s0.lines + s1.lines;
+  for (int64_t l = blockIdx.x; l < total; l += gridDim.x) {
+    const bool first = l < s0.lines;
+    const int64_t li = first ? l : l - s0.lines;
+    const T* p = first ? s0.p + li * s0.ld : s1.p + li * s1.ld;
+    double v[2] = {0.0, 0.0};
+    auto add = [&v](double x) {
+      v[0] += x;
+      v[1] += fabs(x);
+    };
+    line_partial(p, first ? s0.len : s1.len, threadIdx.x, blockDim.x, add);
+    block_sum_all(v);
     if (threadIdx.x == 0) {
+      const int64_t o = li * (first ? s0.os : s1.os);
+      (first ? s0.sum : s1.sum)[o] = v[0];
+      (first ? s0.abs_sum : s1.abs_sum)[o] = v[1];
+    }
+  }
+}
+
+/** Sums along the strided dimension of a stored column-major matrix M (ld): for every c < L
+ *  (its contiguous dimension), out_s[c os] += sum_r a_r M(c, r) and out_a[c os] += sum_r b_r
+ *  |M(c, r)| over r < R, with (a_r, b_r) = vw[r] (kWeighted: the reference of the columns of
+ *  op(B) = B^T) or (1, 1) (the encoding of the columns of op(A) = A^T). A block takes a tile of
+ *  32 kV columns and a chunk of rows: its eight warps read rows of the tile (coalesced; 16-byte
+ *  loads when kVec), the shared memory sums their partial sums, and one atomicAdd per column
+ *  and sum adds the tile's share to the outputs, which start at zero. */
+template <class T, bool kVec, bool kWeighted>
+__global__ void __launch_bounds__(256) strided_sums_kernel(const T* M, int64_t ld, int64_t L, int64_t R,
+                                                           int64_t tiles, int64_t rows_per_block, const double2* vw,
+                                                           double* out_s, double* out_a, int64_t os) {
+  constexpr int kV = kVec ? 16 / int(sizeof(T)) : 1, kTile = 32 * kV, kRows = 8, kU = 4;
+  using Load = typename std::conditional<kVec, Vec16<T>, Vec2<T>>::type;  // (only e[0] used when !kVec)
+  const int lane = threadIdx.x & 31, ty = threadIdx.x >> 5;
+  const int64_t tile = int64_t(blockIdx.x) % tiles, chunk = int64_t(blockIdx.x) / tiles;
+  const int64_t c0 = tile * kTile + int64_t(lane) * kV;
+  const int64_t r0 = chunk * rows_per_block, r1 = R < r0 + rows_per_block ? R : r0 + rows_per_block;
+  const bool full = c0 + kV <= L;
+  double s[kV], a[kV];
+#pragma unroll
+  for (int e = 0; e < kV; ++e) s[e] = a[e] = 0.0;
+  for (int64_t r = r0 + ty; r < r1; r += int64_t(kRows) * kU) {
+    Load x[kU];
+#pragma unroll
+    for (int u = 0; u < kU; ++u) {
+      const int64_t rr = r + int64_t(u) * kRows;
+      if (rr >= r1) continue;
+      if (kVec && full) {
+        x[u] = *reinterpret_cast<const Load*>(M + c0 + rr * ld);
+      } else {
+#pragma unroll
+        for (int e = 0; e < kV; ++e) x[u].e[e] = c0 + e < L ? M[c0 + e + rr * ld] : M[rr * ld];
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < kU; ++u) {
+      const int64_t rr = r + int64_t(u) * kRows;
+      if (rr >= r1) continue;
+      double wa = 1.0, wb = 1.0;
+      if (kWeighted) {
+        const double2 pr = vw[rr];  // one address across the warp: a broadcast
+        wa = pr.x, wb = pr.y;
+      }
+#pragma unroll
+      for (int e = 0; e < kV; ++e) {
+        if (c0 + e >= L) continue;
+        const double b = to_double(x[u].e[e]);
+        s[e] += wa * b;
+        a[e] += wb * fabs(b);
+      }
+    }
+  }
+  __shared__ double red[2][kRows][kTile];
+#pragma unroll
+  for (int e = 0; e < kV; ++e) {
+    red[0][ty][lane * kV + e] = s[e];
+    red[1][ty][lane * kV + e] = a[e];
+  }
+  __syncthreads();
+  for (int o = threadIdx.x; o < 2 * kTile; o += blockDim.x) {
+    const int which = o / kTile, cc = o % kTile;
+    double t = 0.0;
+#pragma unroll
+    for (int y = 0; y < kRows; ++y) t += red[which][y][cc];
+    const int64_t c = tile * kTile + cc;
+    if (c < L) atomicAdd((which ? out_a : out_s) + c * os, t);
+  }
+}
+
+/** Launches strided_sums_kernel (256 threads: 32 along the tile, 8 rows) over about 512 blocks
+ *  or more, each block at least 128 rows (16 per warp) so that the atomics stay few. */
+template <class T, bool kWeighted>
+void launch_strided_sums(const T* M, int64_t ld, int64_t L, int64_t R, const double2* vw, double* out_s,
+                         double* out_a, int64_t os, cudaStream_t stream) {
+  const bool vec = reinterpret_cast<uintptr_t>(M) % 16 == 0 && (ld * int64_t(sizeof(T))) % 16 == 0;
+  const int64_t tile = vec ? 32 * int64_t(16 / sizeof(T)) : 32;
+  const int64_t tiles = (L + tile - 1) / tile;
+  const int64_t max_chunks = (R + 127) / 128, want = (512 + tiles - 1) / tiles;
+  int64_t chunks = want < max_chunks ? want : max_chunks;
+  if (chunks < 1) chunks = 1;
+  const int64_t rows = (R + chunks - 1) / chunks;
+  chunks = (R + rows - 1) / rows;
+  const int grid = int(tiles * chunks);  // < 2^31: tiles <= 2^26 and tiles * chunks <= tiles + 512
+  if (vec)
+    strided_sums_kernel<T, true, kWeighted><<<grid, 256, 0, stream>>>(M, ld, L, R, tiles, rows, vw, out_s, out_a, os);
+  else
+    strided_sums_kernel<T, false, kWeighted><<<grid, 256, 0, stream>>>(M, ld, L, R, tiles, rows, vw, out_s, out_a, os);
+}
+
+/** What the column check reads and writes. */
+template <class T>
+struct CheckArgs {
+  const T* B = nullptr;  ///< op(B) = B (column-major, ldb): its columns are read here
+  int64_t ldb = 0;
+  const double2* vw = nullptr;  ///< the encoded pairs (v_p, w_p), p < k
+  const double* rr = nullptr;   ///< op(B) = B^T: the reference's two dot products per column,
+  const double* rx = nullptr;   ///< formed before by strided_sums_kernel (else null)
+  const T* C = nullptr;
+  int64_t ldc = 0, m = 0, n = 0, k = 0;
+  double alpha = 0.0, beta = 0.0;
+  const double* c0s = nullptr;  ///< sums of C0 and |C0| per column (read when beta != 0)
+  const double* c0a = nullptr;
+  double coef = 0.0, coef_out = 0.0, abs = 0.0;
+  ck::NumFormat output = ck::NumFormat::F32;
+  double* ref = nullptr;  ///< out: ref_j, X_j and the verdict per column (the repair reads them)
+  double* X = nullptr;
+  int* verdict = nullptr;
+  DeviceCounters* counters = nullptr;
+};
+
+/** The check of kCols consecutive columns of C per block (kCols > 1 needs every column of B at
+ *  the same parity of its element address, i.e. ldb even, when the block reads B): the
+ *  reference's dot products sum_p v_p op(B)_pj and sum_p w_p |op(B)_pj| (or rr, rx), the
+ *  observed sums obs_j = sum_i C_ij and W_j = sum_i binade_floor(C_ij), then in thread c the
+ *  shared combination (library_line_reference over the one-term line of the reduced dot
+ *  products) and verdict of column j0 + c, its counters, and repair(j) when it is not Ok (the
+ *  repair reads ref, X and verdict of its column, written just before by the same thread). */
+template <class T, int kCols, class Repair>
+__global__ void __launch_bounds__(256) column_check_kernel(CheckArgs<T> g, Repair repair) {
+  constexpr int kU = kCols > 1 ? 2 : 4;  // loads of B in flight per column (registers: 8 per column group)
+  const int t = threadIdx.x, nt = blockDim.x;
+  const int64_t groups = (g.n + kCols - 1) / kCols;
+  unsigned long long checked = 0;
+  for (int64_t grp = blockIdx.x; grp < groups; grp += gridDim.x) {
+    const int64_t j0 = grp * kCols;
+    const int nc = g.n - j0 < kCols ? int(g.n - j0) : kCols;
+    double v[4 * kCols];  // r[c], x[c], obs[c], W[c]
+#pragma unroll
+    for (int i = 0; i < 4 * kCols; ++i) v[i] = 0.0;
+    if (!g.rr) {
+      // Two elements per thread and column (p = h + 2q, h + 2q + 1), so that the 16-byte pairs
+      // of consecutive threads are contiguous; the elements before the first 2-element boundary
+      // and after the last (one at most each) go to thread 0.
+      const T* b0 = g.B + j0 * g.ldb;
+      const int64_t h = head_elements<2 * sizeof(T)>(b0, g.k);
+      const int64_t np = (g.k - h) / 2;
+      if (t == 0) {
+        for (int64_t p = 0; p < g.k; ++p) {
+          if (p == h) p = h + 2 * np;  // skip the pairs
+          if (p >= g.k) break;
+          const double2 pr = g.vw[p];
+#pragma unroll
+          for (int c = 0; c < kCols; ++c) {
+            if (c >= nc) continue;
+            const double b = to_double(b0[p + c * g.ldb]);
+            v[c] += pr.x * b;
+            v[kCols + c] += pr.y * fabs(b);
+          }
+        }
+      }
+      const Vec2<T>* col[kCols];
+#pragma unroll
+      for (int c = 0; c < kCols; ++c) col[c] = reinterpret_cast<const Vec2<T>*>(b0 + (c < nc ? c : 0) * g.ldb + h);
+      for (int64_t q = t; q < np; q += int64_t(kU) * nt) {
+        double2 pr[kU][2];
+        Vec2<T> x[kU][kCols];
+#pragma unroll
+        for (int u = 0; u < kU; ++u) {
+          const int64_t qq = q + int64_t(u) * nt;
+          if (qq >= np) continue;
+          pr[u][0] = g.vw[h + 2 * qq];
+          pr[u][1] = g.vw[h + 2 * qq + 1];
+#pragma unroll
+          for (int c = 0; c < kCols; ++c)
+            if (c < nc) x[u][c] = col[c][qq];
+        }
+#pragma unroll
+        for (int u = 0; u < kU; ++u) {
+          if (q + int64_t(u) * nt >= np) continue;
+#pragma unroll
+          for (int c = 0; c < kCols; ++c) {
+            if (c >= nc) continue;
+#pragma unroll
+            for (int e = 0; e < 2; ++e) {
+              const double b = to_double(x[u][c].e[e]);
+              v[c] += pr[u][e].x * b;
+              v[kCols + c] += pr[u][e].y * fabs(b);
+            }
+          }
+        }
+      }
+    }
+#pragma unroll
+    for (int c = 0; c < kCols; ++c) {
+      if (c >= nc) continue;
+      double s = 0.0, w = 0.0;
+      auto add = [&s, &w](double x) {
+        s += x;
+        w += ck::binade_floor(x);
+      };
+      line_partial(g.C + (j0 + c) * g.ldc, g.m, t, nt, add);
+      v[2 * kCols + c] = s;
+      v[3 * kCols + c] = w;
+    }
+    block_sum_all(v);
+    if (t < nc) {
+      double r = 0.0, x = 0.0, obs = 0.0, W = 0.0;
+#pragma unroll
+      for (int c = 0; c < kCols; ++c)
+        if (c == t) r = v[c], x = v[kCols + c], obs = v[2 * kCols + c], W = v[3 * kCols + c];
+      const int64_t j = j0 + t;
+      if (g.rr) r = g.rr[j], x = g.rx[j];
       // The reduced dot products as a one-term line: ref = alpha r + beta c0s, X = |alpha| x + |beta| c0a.
       const double one = 1.0;
       const double rx[1] = {r};
       const double xx[1] = {x};
-      ck::library_line_reference(1, rx, xx, [one](int64_t) { return one; }, alpha, beta,
-                                 beta != 0.0 ? c0_sum[j] : 0.0, beta != 0.0 ? c0_abs[j] : 0.0, ref + j, X + j);
+      double ref = 0.0, X = 0.0;
+      ck::library_line_reference(1, rx, xx, [one](int64_t) { return one; }, g.alpha, g.beta,
+                                 g.beta != 0.0 ? g.c0s[j] : 0.0, g.beta != 0.0 ? g.c0a[j] : 0.0, &ref, &X);
+      const ck::LineVerdict vd = ck::library_line_verdict(obs, W, ref, X, g.coef, g.coef_out, g.abs, g.output);
+      g.ref[j] = ref;
+      g.X[j] = X;
+      g.verdict[j] = int(vd);
+      if (vd == ck::LineVerdict::Failed) atomicAdd(&g.counters->failed, 1ull);
+      if (vd == ck::LineVerdict::Skipped) atomicAdd(&g.counters->skipped, 1ull);
+      if (vd != ck::LineVerdict::Ok) repair(j);
     }
+    checked += (unsigned long long)nc;
   }
+  if (t == 0 && checked) atomicAdd(&g.counters->checks, checked);  // one add per block, not per column
 }
 
-/** The observed sum of every column of the stored C (a block per column), its verdict into
- *  `verdict[j]` (the shared library_line_verdict), and the counters. */
-template <class T>
-__global__ void column_verify_kernel(OpView<T> C, int64_t m, int64_t n, const double* ref, const double* X,
-                                     double coef, double abs, ck::NumFormat output, int* verdict,
-                                     DeviceCounters* counters, double* obs_scratch) {
-  for (int64_t j = blockIdx.x; j < n; j += gridDim.x) {
-    block_line_sums(C, m, j, true, obs_scratch, nullptr);
-    if (threadIdx.x == 0) {
-      const ck::LineVerdict vd = ck::library_line_verdict(obs_scratch[j], ref[j], X[j], coef, abs, output);
-      verdict[j] = int(vd);
-      atomicAdd(&counters->checks, 1ull);
-      if (vd == ck::LineVerdict::Failed) atomicAdd(&counters->failed, 1ull);
-      if (vd == ck::LineVerdict::Skipped) atomicAdd(&counters->skipped, 1ull);
-    }
+/** Launches column_check_kernel: four columns per block when every block reads B at the same
+ *  alignment (op(B) = B^T, or ldb even), else one. */
+template <class T, class Repair>
+void launch_column_check(const CheckArgs<T>& g, Repair repair, cudaStream_t stream) {
+  if (g.rr || g.ldb % 2 == 0) {
+    const int64_t groups = (g.n + 3) / 4;
+    column_check_kernel<T, 4, Repair><<<grid_of(groups), line_block_threads(groups), 0, stream>>>(g, repair);
+  } else {
+    column_check_kernel<T, 1, Repair><<<grid_of(g.n), line_block_threads(g.n), 0, stream>>>(g, repair);
   }
 }
 

@@ -7,7 +7,7 @@
  *
  *  One call, column-major (a row-major call is the transposed column-major one):
  *    1. beta != 0: column sums of C0 and a copy of C0 (for the repair and the DETECT probe);
- *    2. v, w = column sums of op(A), |op(A)| (encode);
+ *    2. v, w = column sums of op(A), |op(A)| (encode; with the C0 sums, one launch);
  *    3. cuBLAS gemm (with a corrupted copy of an operand when a fault is injected there);
  *    4. faults injected at the output, before verification (injection only);
  *    5. ref_j, X_j per column; obs_j and the verdict per column; device counters;
@@ -15,6 +15,9 @@
  *       saved C0), then re-verified; a column that still fails counts as uncorrectable. A column
  *       skipped for a non-finite sum is decided by recomputing its non-finite elements, under
  *       DETECT too (counted, nothing written).
+ *  Steps 5 and 6 are one launch (column_check_kernel: the thread that decides a column repairs
+ *  it), so a fault-free call with untransposed operands is three launches: encode, gemm, check.
+ *  A transposed operand adds a memset and a tiled kernel (its lines are strided in memory).
  *  Calls on one handle are enqueued one at a time and use its workspace in stream order
  *  (device_state.hpp: a call on another stream waits for the previous call's end).
  *
@@ -81,16 +84,34 @@ __device__ double op_at(const T* p, int64_t ld, bool trans, int64_t r, int64_t c
   return to_double(trans ? p[c + r * ld] : p[r + c * ld]);
 }
 
-/** Every column whose verdict is Failed: recomputed in double from the caller's operands (and
- *  the saved C0), then re-verified against the same reference. One thread per column: the
- *  rare path. */
+/** A column whose verdict is Failed: recomputed in double from the caller's operands (and
+ *  the saved C0), then re-verified against the same reference; under DETECT, or for a column
+ *  Skipped for a non-finite sum, the probe below. Called by the thread that decided column j in
+ *  column_check_kernel (gemm_check.cuh), after it wrote ref[j], X[j] and verdict[j], and only
+ *  for a column that is not Ok: the rare path, one thread per column. */
 template <class T>
-__global__ void repair_kernel(const T* A, int64_t lda, bool ta, const T* B, int64_t ldb, bool tb, const T* C0,
-                              int64_t ldc0, T* C, int64_t ldc, int64_t m, int64_t n, int64_t k, double alpha,
-                              double beta, const double* ref, const double* X, double coef, double abs,
-                              ck::NumFormat output, const int* verdict, RepairCounters* rc,
-                              DeviceCounters* dc, bool correct) {
-  for (int64_t j = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; j < n; j += int64_t(gridDim.x) * blockDim.x) {
+struct ColumnRepair {
+  const T* A;
+  int64_t lda;
+  bool ta;
+  const T* B;
+  int64_t ldb;
+  bool tb;
+  const T* C0;
+  int64_t ldc0;
+  T* C;
+  int64_t ldc, m, k;
+  double alpha, beta;
+  const double* ref;
+  const double* X;
+  double coef, coef_out, abs;
+  ck::NumFormat output;
+  const int* verdict;
+  RepairCounters* rc;
+  DeviceCounters* dc;
+  bool correct;
+
+  __device__ void operator()(int64_t j) const {
     auto value = [&](int64_t i) {
       double s = 0.0;
       for (int64_t p = 0; p < k; ++p) s += op_at(A, lda, ta, i, p) * op_at(B, ldb, tb, p, j);
@@ -101,7 +122,7 @@ __global__ void repair_kernel(const T* A, int64_t lda, bool ta, const T* B, int6
     if (verdict[j] == int(ck::LineVerdict::Skipped)) {
       // A non-finite sum where an element may have overflowed legitimately (finite data):
       // recompute the non-finite elements; one that is finite now was a fault.
-      if (!isfinite(ref[j]) || !isfinite(X[j])) continue;  // non-finite input data: nothing to decide
+      if (!isfinite(ref[j]) || !isfinite(X[j])) return;  // non-finite input data: nothing to decide
       bool fault = false;
       for (int64_t i = 0; i < m; ++i) {
         if (isfinite(to_double(C[i + j * ldc]))) continue;
@@ -111,26 +132,27 @@ __global__ void repair_kernel(const T* A, int64_t lda, bool ta, const T* B, int6
         if (!correct) break;  // DETECT: count it, write nothing
         C[i + j * ldc] = r;
       }
-      if (!fault) continue;
+      if (!fault) return;
       atomicAdd(&dc->failed, 1ull);
-      if (!correct) continue;
-      double obs = 0.0;
-      for (int64_t i = 0; i < m; ++i) obs += to_double(C[i + j * ldc]);
-      const ck::LineVerdict again = ck::library_line_verdict(obs, ref[j], X[j], coef, abs, output);
+      if (!correct) return;
+      double obs = 0.0, W = 0.0;
+      ck::library_line_observed(m, [&](int64_t i) { return to_double(C[i + j * ldc]); }, &obs, &W);
+      const ck::LineVerdict again = ck::library_line_verdict(obs, W, ref[j], X[j], coef, coef_out, abs, output);
       atomicAdd(again == ck::LineVerdict::Failed ? &rc->uncorrectable : &rc->corrected, 1ull);
-      continue;
+      return;
     }
-    if (!correct || verdict[j] != int(ck::LineVerdict::Failed)) continue;
-    double obs = 0.0;
+    if (!correct || verdict[j] != int(ck::LineVerdict::Failed)) return;
+    double obs = 0.0, W = 0.0;
     for (int64_t i = 0; i < m; ++i) {
       const T stored = value(i);
       C[i + j * ldc] = stored;
       obs += to_double(stored);
+      W += ck::binade_floor(to_double(stored));
     }
-    const ck::LineVerdict again = ck::library_line_verdict(obs, ref[j], X[j], coef, abs, output);
+    const ck::LineVerdict again = ck::library_line_verdict(obs, W, ref[j], X[j], coef, coef_out, abs, output);
     atomicAdd(again == ck::LineVerdict::Failed ? &rc->uncorrectable : &rc->corrected, 1ull);
   }
-}
+};
 
 /** One fault at C(row, col) (column-major), value before and after into out[0..1]. */
 template <class T>
@@ -238,10 +260,11 @@ abft_status run(abft_handle_t h, void* stream_ptr, abft_policy policy, abft_layo
     return bs == CUBLAS_STATUS_SUCCESS ? ABFT_STATUS_SUCCESS : ABFT_STATUS_INTERNAL_ERROR;
   }
 
-  // Workspace: v, w (k); c0s, c0a, ref, X (n); verdict (n ints); C0 copy (m x n, beta != 0).
+  // Workspace: vw (k pairs v_p, w_p: one 16-byte load for both); rr, rx (n: the reference's dot
+  // products when op(B) = B^T); c0s, c0a, ref, X (n); verdict (n ints); C0 copy (m x n, beta != 0).
   // (DETECT keeps it too: its probe of skipped columns recomputes elements, beta C0 included.)
   const bool keep_c0 = beta != S(0);
-  const size_t nd = size_t(2 * k + 4 * n), c0_elems = keep_c0 ? size_t(m * n) : 0;
+  const size_t nd = size_t(2 * k + 6 * n), c0_elems = keep_c0 ? size_t(m * n) : 0;
   const size_t bytes = nd * sizeof(double) + size_t(n) * sizeof(int) + c0_elems * sizeof(T) + 64;
   if (bytes > st->work_bytes) {
     cudaFree(st->work);
@@ -253,35 +276,41 @@ abft_status run(abft_handle_t h, void* stream_ptr, abft_policy policy, abft_layo
     }
     st->work_bytes = bytes;
   }
-  double* v = static_cast<double*>(st->work);
-  double *w = v + k, *c0s = w + k, *c0a = c0s + n, *ref = c0a + n, *X = ref + n;
+  double* vw = static_cast<double*>(st->work);  // cudaMalloc: 256-byte aligned, so the pairs are 16
+  double *rr = vw + 2 * k, *rx = rr + n, *c0s = rx + n, *c0a = c0s + n, *ref = c0a + n, *X = ref + n;
   int* verdict = reinterpret_cast<int*>(X + n);
   T* c0copy = reinterpret_cast<T*>(reinterpret_cast<char*>(verdict + n) + 32 - (reinterpret_cast<uintptr_t>(verdict + n) % 32));
-
-  const int threads = 256;
-  // Thread-per-line kernels (the repair): enough blocks for every line, at most 4096.
-  auto blocks = [&](int64_t work) { return int((work + threads - 1) / threads > 4096 ? 4096 : (work + threads - 1) / threads); };
-  // Block-per-line kernels (the sums): a block per line, at most 65535 (then grid-stride).
-  auto line_blocks = [](int64_t lines) { return int(lines < 65535 ? lines : 65535); };
+  const double2* pairs = reinterpret_cast<const double2*>(vw);
   const double a = double(alpha), b = double(beta);
-  const OpView<T> Av{A, lda, ta}, Bv{B, ldb, tb}, Cv{C, ldc, false};
 
-  // 1-2. C0 sums (and copy), encoding of op(A).
-  if (beta != S(0)) {
-    column_sums_kernel<T><<<line_blocks(n), threads, 0, stream>>>(Cv, m, n, c0s, c0a);
-    // (A failed copy stops the call before C is written: the repair must never read a C0 it
-    // does not have.)
-    if (keep_c0 && (ldc == m ? cudaMemcpyAsync(c0copy, C, size_t(m) * size_t(n) * sizeof(T), cudaMemcpyDeviceToDevice,
-                                               stream)
-                             : cudaMemcpy2DAsync(c0copy, size_t(m) * sizeof(T), C, size_t(ldc) * sizeof(T),
-                                                 size_t(m) * sizeof(T), size_t(n), cudaMemcpyDeviceToDevice, stream)) !=
-                         cudaSuccess) {
-      cudaGetLastError();
-      end_call(st, stream);
-      return ABFT_STATUS_INTERNAL_ERROR;
-    }
+  // 1-2. Encoding of op(A) and the C0 sums (one launch), the copy of C0. A transposed operand's
+  // sums are atomic adds over tiles (gemm_check.cuh), into vw (op(A) = A^T) and rr, rx
+  // (op(B) = B^T, step 5), zeroed here by one memset (the two ranges are adjacent).
+  if (ta || tb) {
+    double* z0 = ta ? vw : rr;
+    double* z1 = tb ? rx + n : vw + 2 * k;
+    cudaMemsetAsync(z0, 0, size_t(z1 - z0) * sizeof(double), stream);
   }
-  encode_a_kernel<T><<<line_blocks(k), threads, 0, stream>>>(Av, m, k, v, w);
+  LineSet<T> sets[2];
+  int nsets = 0;
+  if (!ta) sets[nsets++] = LineSet<T>{A, lda, m, k, vw, vw + 1, 2};
+  if (keep_c0) sets[nsets++] = LineSet<T>{C, ldc, m, n, c0s, c0a, 1};
+  if (nsets > 0) {
+    const int64_t lines = sets[0].lines + sets[1].lines;
+    line_sums_kernel<T><<<grid_of(lines), line_block_threads(lines), 0, stream>>>(sets[0], sets[1]);
+  }
+  if (ta) launch_strided_sums<T, false>(A, lda, k, m, nullptr, vw, vw + 1, 2, stream);
+  // (A failed copy stops the call before C is written: the repair must never read a C0 it does
+  // not have.)
+  if (keep_c0 && (ldc == m ? cudaMemcpyAsync(c0copy, C, size_t(m) * size_t(n) * sizeof(T), cudaMemcpyDeviceToDevice,
+                                             stream)
+                           : cudaMemcpy2DAsync(c0copy, size_t(m) * sizeof(T), C, size_t(ldc) * sizeof(T),
+                                               size_t(m) * sizeof(T), size_t(n), cudaMemcpyDeviceToDevice, stream)) !=
+                       cudaSuccess) {
+    cudaGetLastError();
+    end_call(st, stream);
+    return ABFT_STATUS_INTERNAL_ERROR;
+  }
 
   // Injection (only with a planner on the handle): operand faults go into a private copy the
   // product reads, output faults into C before verification. Accumulator faults have no
@@ -359,7 +388,7 @@ abft_status run(abft_handle_t h, void* stream_ptr, abft_policy policy, abft_layo
   for (abft_fault& f : plan.faults) {
     if (f.site != ABFT_SITE_OUTPUT) continue;
     const Internal x = internal(f);
-    double* dv = X;  // scratch, written by the reference kernel afterwards
+    double* dv = X;  // scratch, written by the check kernel afterwards
     output_fault_kernel<T><<<1, 1, 0, stream>>>(C, ldc, x.r, x.c, f.model, f.bit, f.value, dv);
     double vals[2] = {0, 0};
     cudaMemcpyAsync(vals, dv, sizeof vals, cudaMemcpyDeviceToHost, stream);
@@ -372,16 +401,25 @@ abft_status run(abft_handle_t h, void* stream_ptr, abft_policy policy, abft_layo
   const ck::LibraryGemmPrecision prec =
       ck::library_precision(Traits<T>::kFormat, tf32);
   const double coef = ck::library_line_coefficient(prec, m, k);
+  const double coef_out = ck::library_line_output_coefficient(prec, m);
   const double abs = ck::library_line_abs_term(prec, m, k, a < 0 ? -a : a, b < 0 ? -b : b);
-  column_reference_kernel<T><<<line_blocks(n), threads, 0, stream>>>(Bv, k, n, v, w, a, b, c0s, c0a, ref, X);
-  // (c0s, read by the reference kernel before, holds the observed sums.)
-  column_verify_kernel<T><<<line_blocks(n), threads, 0, stream>>>(Cv, m, n, ref, X, coef, abs, prec.output,
-                                                                  verdict, st->counters + kid, c0s);
-  // 6. Repair (CORRECT), or under DETECT the probe of the columns skipped for a non-finite sum
-  // (a non-finite element that recomputes finite is a fault, also when nothing is repaired).
-  repair_kernel<T><<<blocks(n), threads, 0, stream>>>(A, lda, ta, B, ldb, tb, c0copy, m, C, ldc, m, n, k, a, b, ref,
-                                                      X, coef, abs, prec.output, verdict, st->repair + kid,
-                                                      st->counters + kid, pol == ABFT_POLICY_CORRECT);
+  // op(B) = B^T: the reference's dot products over tiles of the stored B (the caller's, as the
+  // encoding: a fault injected into the product's copy must not reach the reference).
+  if (tb) launch_strided_sums<T, true>(B, ldb, n, k, pairs, rr, rx, 1, stream);
+  // 5-6. One launch: per column the reference, the observed sums, the verdict and the counters;
+  // then, for a column that is not Ok, the repair (CORRECT) or, under DETECT, the probe of a
+  // column skipped for a non-finite sum (a non-finite element that recomputes finite is a
+  // fault, also when nothing is repaired).
+  CheckArgs<T> ca;
+  ca.B = B, ca.ldb = ldb, ca.vw = pairs;
+  if (tb) ca.rr = rr, ca.rx = rx;
+  ca.C = C, ca.ldc = ldc, ca.m = m, ca.n = n, ca.k = k, ca.alpha = a, ca.beta = b, ca.c0s = c0s, ca.c0a = c0a;
+  ca.coef = coef, ca.coef_out = coef_out, ca.abs = abs, ca.output = prec.output;
+  ca.ref = ref, ca.X = X, ca.verdict = verdict, ca.counters = st->counters + kid;
+  const ColumnRepair<T> repair{A, lda, ta, B, ldb, tb, c0copy, m, C, ldc, m, k, a, b, ref, X, coef, coef_out, abs,
+                               prec.output, verdict, st->repair + kid, st->counters + kid,
+                               pol == ABFT_POLICY_CORRECT};
+  launch_column_check(ca, repair, stream);
   end_call(st, stream);
   core::record_call(h, kid, abft_report{});  // the call; its counts arrive at abft_cuda_sync
   const cudaError_t le = cudaGetLastError();

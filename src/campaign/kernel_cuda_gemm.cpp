@@ -103,6 +103,7 @@ class CudaGemmKernel final : public Kernel {
     const ck::LibraryGemmPrecision prec =
         ck::library_precision(sizeof(T) == 4 ? ck::NumFormat::F32 : ck::NumFormat::F64, true);
     const double coef = ck::library_line_coefficient(prec, m_, k_);
+    const double coef_out = ck::library_line_output_coefficient(prec, m_);
     const double abs = ck::library_line_abs_term(prec, m_, k_, 1.0, std::fabs(double(beta_)));
     std::vector<double> v(static_cast<size_t>(k_)), w(static_cast<size_t>(k_));
     for (int64_t p = 0; p < k_; ++p)
@@ -112,7 +113,9 @@ class CudaGemmKernel final : public Kernel {
       if (beta_ != T(0)) ck::library_line_sum(m_, [&](int64_t i) { return double(C0_[size_t(i + j * m_)]); }, &c0s, &c0a);
       ck::library_line_reference(k_, v.data(), w.data(), [&](int64_t p) { return opB(p, j); }, 1.0, double(beta_),
                                  c0s, c0a, &ref, &X);
-      const double e = ck::library_line_escape(X, coef, abs);
+      // W (the clean column's sum of binade_floor |C_ij|) is at most sum |C_ij| <= 2 X here (no
+      // output rounding for f32 / f64; coef_out is the double sums' share, ~m 2^-53).
+      const double e = ck::library_line_escape(X, 2.0 * X, coef, coef_out, abs);
       for (int64_t i = 0; i < m_; ++i) lim_[size_t(i + j * m_)] = e;
     }
   }

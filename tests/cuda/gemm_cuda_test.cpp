@@ -261,6 +261,106 @@ TEST(CudaGemm, CublasSignaturesMatchCublas) {
   cublasDestroy(cb);
 }
 
+// The preload's torch.mm in bfloat16 (scripts/preload/workload.py, a (64 x 96) @ (96 x 80) of
+// standard normal data) as PyTorch hands it to cuBLAS: the column-major C^T = B^T A^T,
+// cublasGemmEx(N, N, m 80, n 64, k 96, lda 80, ldb 96, ldc 80, CUDA_R_16BF, COMPUTE_32F), with
+// ABFT_PRELOAD_INJECT=bitflip,bit=14,site=output (one top-exponent flip per call, a different
+// element each call). Every flip changes its element by at least ~2 (an element >= 2 becomes
+// ~0, a smaller one huge): each must be detected and repaired to the clean product. Under the
+// former bound (u_out sum |A||B| for the output rounding, ~19 here) most flips of elements
+// >= 2 passed, and the "corrected" product was 40 % off the clean one.
+TEST(CudaGemm, Bfloat16OutputExponentFlipsThroughCublasGemmExAreRepaired) {
+  REQUIRE_DEVICE();
+  const int m = 80, n = 64, k = 96, lda = 80, ldb = 96, ldc = 80;
+  std::mt19937_64 g(1234);
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  std::vector<__nv_bfloat16> A(size_t(lda) * k), B(size_t(ldb) * n), Z(size_t(ldc) * n, __float2bfloat16(0.f));
+  for (auto& x : A) x = __float2bfloat16(nd(g));
+  for (auto& x : B) x = __float2bfloat16(nd(g));
+  auto val = [](__nv_bfloat16 x) { return double(__bfloat162float(x)); };
+  // The double reference and sum |A||B| of every element.
+  std::vector<double> want(Z.size()), mag(Z.size());
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < m; ++i) {
+      double s = 0, a = 0;
+      for (int p = 0; p < k; ++p) {
+        const double t = val(A[size_t(i + p * lda)]) * val(B[size_t(p + j * ldb)]);
+        s += t, a += std::fabs(t);
+      }
+      want[size_t(i + j * ldc)] = s, mag[size_t(i + j * ldc)] = a;
+    }
+  cublasHandle_t cb = nullptr;
+  ASSERT_EQ(cublasCreate(&cb), CUBLAS_STATUS_SUCCESS);
+  DeviceBuffer<__nv_bfloat16> dA(A), dB(B), dC(Z);
+  const float alpha = 1.0f, beta = 0.0f;
+  // The clean product (cuBLAS itself), for the comparison the preload check makes.
+  ASSERT_EQ(cublasGemmEx(cb, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &alpha, dA.p, CUDA_R_16BF, lda, dB.p, CUDA_R_16BF,
+                         ldb, &beta, dC.p, CUDA_R_16BF, ldc, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+            CUBLAS_STATUS_SUCCESS);
+  const std::vector<__nv_bfloat16> clean = dC.get(Z.size());
+  abft_handle_t h = abft_cublas_handle();
+  abft_report r0{};
+  abft_cuda_sync(h, nullptr, &r0);  // earlier tests' counts
+  abft_injector_t inj = nullptr;
+  ASSERT_EQ(abft_injector_create(6, &inj), ABFT_STATUS_SUCCESS);
+  abft_fault f{};
+  f.site = ABFT_SITE_OUTPUT, f.model = ABFT_FAULT_BITFLIP, f.bit = 14, f.row = f.col = f.kpos = -1;
+  ASSERT_EQ(abft_injector_add(inj, &f), ABFT_STATUS_SUCCESS);
+  ASSERT_EQ(abft_injector_set_rate(inj, 1.0), ABFT_STATUS_SUCCESS);
+  abft_handle_set_injector(h, inj);
+  int missed = 0, far_from_clean = 0;
+  const int calls = 64;
+  for (int call = 0; call < calls; ++call) {
+    cudaMemcpy(dC.p, Z.data(), Z.size() * sizeof(Z[0]), cudaMemcpyHostToDevice);
+    ASSERT_EQ(abft_cublasGemmEx(cb, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &alpha, dA.p, CUDA_R_16BF, lda, dB.p,
+                                CUDA_R_16BF, ldb, &beta, dC.p, CUDA_R_16BF, ldc, CUBLAS_COMPUTE_32F,
+                                CUBLAS_GEMM_DEFAULT),
+              CUBLAS_STATUS_SUCCESS);
+    abft_report r{};
+    const abft_status st = abft_cuda_sync(h, nullptr, &r);
+    abft_fault landed{};
+    int count = 0;
+    abft_injector_last(inj, &landed, 1, &count);
+    ASSERT_EQ(count, 1);
+    ASSERT_EQ(landed.applied, 1);
+    const double change = std::fabs(landed.corrupted - landed.original);
+    const size_t at = size_t(landed.row + landed.col * ldc);
+    const std::vector<__nv_bfloat16> C = dC.get(Z.size());
+    // A flip of an element just above 2 (a change ~2) may pass: the column's output rounding
+    // allows ~1.7 to 2.1 (tests/checksum/library_check_test.cpp counts 9 of 4706).
+    const bool may_pass = std::isfinite(change) && change <= 2.5;
+    if (r.detected == 0) {
+      EXPECT_TRUE(may_pass) << "call " << call << ": C(" << landed.row << ", " << landed.col << ") "
+                            << landed.original << " -> " << landed.corrupted << " not detected";
+      ++missed;
+    } else {
+      EXPECT_EQ(st, ABFT_STATUS_SUCCESS);
+      EXPECT_EQ(r.corrected, r.detected);
+      EXPECT_EQ(r.uncorrectable, 0u);
+    }
+    for (size_t e = 0; e < C.size(); ++e) {
+      const double got = val(C[e]);
+      const double tol = (std::ldexp(1.0, -8) + 1e-5) * mag[e] + 1e-6;  // one output rounding, float sums
+      if (r.detected == 0 && e == at) {
+        EXPECT_LE(std::fabs(got - want[e]), 2.5 + tol) << "call " << call;
+        continue;
+      }
+      ASSERT_TRUE(std::fabs(got - want[e]) <= tol)
+          << "call " << call << " element (" << e % ldc << ", " << e / ldc << ") " << got << " want " << want[e]
+          << " clean cuBLAS " << val(clean[e]) << "; fault at (" << landed.row << ", " << landed.col << ") "
+          << landed.original << " -> " << landed.corrupted << ", detected " << r.detected;
+      // A repaired column is recomputed in double: within a bfloat16 unit of cuBLAS's.
+      if (std::fabs(got - val(clean[e])) > std::ldexp(1.01, -7) * std::fabs(val(clean[e])) + 1e-5 * mag[e])
+        ++far_from_clean;
+    }
+  }
+  EXPECT_LE(missed, 2);
+  EXPECT_EQ(far_from_clean, 0);
+  abft_handle_set_injector(h, nullptr);
+  abft_injector_destroy(inj);
+  cublasDestroy(cb);
+}
+
 // Under DETECT a NaN at a binary16 output is reported: its column sum is non-finite where the
 // bound's magnitude says an overflow is possible (skipped), and the probe recomputes it.
 TEST(CudaGemm, HalfNaNOutputIsDetectedUnderDetect) {

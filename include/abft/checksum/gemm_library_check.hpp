@@ -13,20 +13,31 @@
  *    - products and sums accumulate in a format of unit roundoff `u_acc` (float for the
  *      16-bit types and float, double for double), alpha and beta applied there;
  *    - the result is rounded to the output format (`u_out`: 2^-11 binary16, 2^-8 bfloat16).
- *  Hence, for each element, with M_ij = |alpha| (|op(A)| |op(B)|)_ij + |beta| |C0_ij|,
- *      |C_ij - exact_ij| <= g_elem M_ij,
- *      g_elem = u_out + (1 + u_out) ((1 + u_in)^2 (1 + gamma_{k+2}(u_acc)) - 1)
+ *  Hence, for each element, with M_ij = |alpha| (|op(A)| |op(B)|)_ij + |beta| |C0_ij| and y_ij
+ *  the accumulated value before the output rounding,
+ *      |y_ij - exact_ij| <= g M_ij,   g = (1 + u_in)^2 (1 + gamma_{k+2}(u_acc)) - 1
  *  (Higham, Accuracy and Stability, §3.1: any order of k terms, one alpha product, one
- *  beta product and add). Every checksum is formed in double on the device:
- *      observed   obs_j = sum_i C_ij                                   (m terms)
+ *  beta product and add), and the output rounding (to nearest) moves it by at most
+ *      |C_ij - y_ij| <= u_out b(C_ij),   b(x) = 2^floor(log2 |x|) (binade_floor)
+ *  — half a unit in the last place of the STORED value, not u_out M_ij: M_ij exceeds |C_ij| by
+ *  the cancellation of the k-term sum (about sqrt(k) times for random signs), and a bound in
+ *  M would let a fault of that size through (an exponent flip that zeroes an element of a
+ *  bfloat16 product of 96 terms went unnoticed). Every checksum is formed in double on the
+ *  device:
+ *      observed   obs_j = sum_i C_ij,  W_j = sum_i b(C_ij)                (m terms)
  *      reference  ref_j = alpha sum_p v_p op(B)_pj + beta sum_i C0_ij,  v_p = sum_i op(A)_ip
  *      magnitude  X_j   = |alpha| sum_p w_p |op(B)_pj| + |beta| sum_i |C0_ij|,  w_p = sum_i |op(A)_ip|
- *  so |obs_j - ref_j| <= c X_j + abs with
- *      c = (g_elem + gamma_m(u_d) (1 + g_elem) + gamma_{m+k+3}(u_d)) / (1 - gamma_{m+k+2}(u_d)),
- *  the last factor making the computed X_j an upper bound of the exact one. `abs` covers
- *  underflow: every rounding of the k-term sums, of the output and of the checksums may lose
- *  at most one smallest normal of its format (flush-to-zero included). Row checks (for
- *  location) are the same with the roles of m and n exchanged: lines of length n.
+ *  so |obs_j - ref_j| <= c X_j + d W_j + abs with
+ *      c = (g + gamma_{m+k+3}(u_d)) / (1 - gamma_{m+k+2}(u_d))   (library_line_coefficient)
+ *      d = (u_out + 2 gamma_m(u_d)) / (1 - gamma_m(u_d))          (library_line_output_coefficient)
+ *  (the rounding of obs is at most gamma_m(u_d) sum |C_ij| <= 2 gamma_m(u_d) W_j; the
+ *  denominators make the computed X_j, W_j upper bounds of the exact ones). u_out is 0 when
+ *  the output format is the accumulation format (its rounding is in g then). A fault at one
+ *  element moves W_j by at most the change plus b of the element, so it cannot hide behind the
+ *  W_j it inflates (library_line_escape). `abs` covers underflow: every rounding of the k-term
+ *  sums, of the output and of the checksums may lose at most one smallest normal of its format
+ *  (flush-to-zero included). Row checks (for location) are the same with the roles of m and n
+ *  exchanged: lines of length n.
  */
 #pragma once
 #include <cmath>
@@ -34,6 +45,7 @@
 #include <limits>
 
 #include "abft/checksum/bounds.hpp"
+#include "abft/checksum/float_bits.hpp"
 #include "abft/checksum/num_format.hpp"
 
 namespace abft::checksum {
@@ -55,25 +67,55 @@ ABFT_HD LibraryGemmPrecision library_precision(NumFormat storage, bool tf32 = fa
   return p;
 }
 
-/** g_elem: relative error of one element against M_ij (see the file comment). */
-ABFT_HD double library_element_coefficient(const LibraryGemmPrecision& p, int64_t k) {
+/** g: relative error of one element against M_ij before the output rounding (see the file
+ *  comment). */
+ABFT_HD double library_product_coefficient(const LibraryGemmPrecision& p, int64_t k) {
   const double u_in = p.tf32 ? format_unit_roundoff(NumFormat::TF32) : 0.0;
   const double u_acc = format_unit_roundoff(p.accum);
-  const double u_out = p.output == p.accum ? 0.0 : format_unit_roundoff(p.output);
   const double g_acc = gamma(double(k) + 2.0, u_acc);
-  const double g = (1.0 + u_in) * (1.0 + u_in) * (1.0 + g_acc) - 1.0;
-  return u_out + (1.0 + u_out) * g;
+  return (1.0 + u_in) * (1.0 + u_in) * (1.0 + g_acc) - 1.0;
+}
+
+/** u_out: the output rounding's unit roundoff, 0 when C is stored in the accumulation format. */
+ABFT_HD double library_output_roundoff(const LibraryGemmPrecision& p) {
+  return p.output == p.accum ? 0.0 : format_unit_roundoff(p.output);
+}
+
+/** g_elem: relative error of one element against M_ij, output rounding included (the element
+ *  bound |C_ij - exact_ij| <= g_elem M_ij; the line checks use the sharper u_out b(C_ij) for
+ *  the output rounding instead). */
+ABFT_HD double library_element_coefficient(const LibraryGemmPrecision& p, int64_t k) {
+  const double u_out = library_output_roundoff(p);
+  return u_out + (1.0 + u_out) * library_product_coefficient(p, k);
+}
+
+/** 2^floor(log2 |x|): the largest power of two not above |x| (0 for 0, |x| when not finite).
+ *  A value rounded to nearest into a format of unit roundoff u, outside its subnormal range,
+ *  is within u binade_floor(stored value) of what was rounded. Exact (the exponent bits of the
+ *  double), for every value of the formats the checks read (their subnormals are normal
+ *  doubles). */
+ABFT_HD double binade_floor(double x) {
+  return from_bits<double>(to_bits<double>(x) & 0x7FF0000000000000ull);
 }
 
 /** c of a line check over `len` elements of inner dimension k (column check: len = m; row
- *  check: len = n). Infinite when the shape makes the bound meaningless. */
+ *  check: len = n): the coefficient of X. Infinite when the shape makes the bound meaningless. */
 ABFT_HD double library_line_coefficient(const LibraryGemmPrecision& p, int64_t len, int64_t k) {
   const double ud = unit_roundoff<double>();
-  const double ge = library_element_coefficient(p, k);
-  const double g_obs = gamma(double(len), ud) * (1.0 + ge);
+  const double g = library_product_coefficient(p, k);
   const double g_ref = gamma(double(len + k) + 3.0, ud);
   const double lo = 1.0 - gamma(double(len + k) + 2.0, ud);
-  return lo > 0.0 ? (ge + g_obs + g_ref) / lo * (1.0 + 1e-12) : std::numeric_limits<double>::infinity();
+  return lo > 0.0 ? (g + g_ref) / lo * (1.0 + 1e-12) : std::numeric_limits<double>::infinity();
+}
+
+/** d of a line check over `len` elements: the coefficient of W = sum_i binade_floor(C_i) (the
+ *  output rounding and the rounding of the observed sum). Infinite when meaningless. */
+ABFT_HD double library_line_output_coefficient(const LibraryGemmPrecision& p, int64_t len) {
+  const double ud = unit_roundoff<double>();
+  const double g_len = gamma(double(len), ud);
+  const double lo = 1.0 - g_len;
+  return lo > 0.0 ? (library_output_roundoff(p) + 2.0 * g_len) / lo * (1.0 + 1e-12)
+                  : std::numeric_limits<double>::infinity();
 }
 
 /** abs of a line check over `len` elements: one smallest normal of the accumulation format per
@@ -118,6 +160,20 @@ ABFT_HD void library_line_sum(int64_t len, F x, double* sum, double* abs_sum) {
   if (abs_sum) *abs_sum = sa;
 }
 
+/** The observed sums of one line of the stored C, in double: obs = sum_i x(i) and the output
+ *  magnitude W = sum_i binade_floor(x(i)) of the check's bound. */
+template <class F>
+ABFT_HD void library_line_observed(int64_t len, F x, double* obs, double* W) {
+  double s = 0.0, w = 0.0;
+  for (int64_t i = 0; i < len; ++i) {
+    const double v = double(x(i));
+    s += v;
+    w += binade_floor(v);
+  }
+  *obs = s;
+  *W = w;
+}
+
 /** Outcome of one line check. */
 enum class LineVerdict : int {
   Ok = 0,       ///< within the bound
@@ -127,19 +183,23 @@ enum class LineVerdict : int {
                 ///< (the GPU engine then recomputes the line's non-finite elements to decide)
 };
 
-/** The check of one line: obs against ref within coef X + abs, NaN-safe. A finite observed sum
- *  means no element overflowed, so the rounding bound holds whatever X is (binary16's range
+/** The check of one line: obs against ref within coef X + coef_out W + abs, NaN-safe (W: the
+ *  line's sum of binade_floor of the stored elements, library_line_observed). A finite observed
+ *  sum means no element overflowed, so the rounding bound holds whatever X is (binary16's range
  *  is small: X above its maximum is common and fine); a non-finite one from finite data is a
  *  fault unless X says an element may exceed the output format's range. */
-ABFT_HD LineVerdict library_line_verdict(double obs, double ref, double X, double coef, double abs,
-                                         NumFormat output) {
+ABFT_HD LineVerdict library_line_verdict(double obs, double W, double ref, double X, double coef, double coef_out,
+                                         double abs, NumFormat output) {
   if (!std::isfinite(ref) || !std::isfinite(X)) return LineVerdict::Skipped;
   if (!std::isfinite(obs)) return X <= format_max(output) * 0.25 ? LineVerdict::Failed : LineVerdict::Skipped;
-  return residual_ok(obs, ref, coef * X + abs) ? LineVerdict::Ok : LineVerdict::Failed;
+  return residual_ok(obs, ref, coef * X + coef_out * W + abs) ? LineVerdict::Ok : LineVerdict::Failed;
 }
 
-/** The escape bound of a line (what an undetected fault may move an element of it by): the
- *  check's bound plus the clean residual it allows. */
-ABFT_HD double library_line_escape(double X, double coef, double abs) { return 2.0 * (coef * X + abs); }
+/** The escape bound of a line (what an undetected fault may move one element of it by), from
+ *  the clean line's X and W: a change e passes only if |e| <= (bound before) + (bound after),
+ *  and the bound after has W grown by at most |e| + binade_floor(element) <= |e| + W. */
+ABFT_HD double library_line_escape(double X, double W, double coef, double coef_out, double abs) {
+  return (2.0 * (coef * X + abs) + 3.0 * coef_out * W) / (1.0 - coef_out);
+}
 
 }  // namespace abft::checksum
