@@ -38,9 +38,12 @@ struct SigLayout {
   int64_t stride = 1, dist = 0;
   bool complex = true;  ///< complex elements (two scalars) or real
   __host__ __device__ int64_t count() const { return dims[0] * (rank > 1 ? dims[1] : 1) * (rank > 2 ? dims[2] : 1); }
+  /** R > 0: the rank known at compile time (see ck::fft_in_weight). */
+  template <int R = 0>
   __host__ __device__ int64_t offset(int64_t sig, const int64_t* idx) const {
     int64_t o = idx[0];
-    for (int d = 1; d < rank; ++d) o = o * embed[d] + idx[d];
+    const int r = R > 0 ? R : rank;
+    for (int d = 1; d < r; ++d) o = o * embed[d] + idx[d];
     return sig * dist + o * stride;
   }
 };
@@ -97,7 +100,7 @@ __device__ __forceinline__ ck::Cd load_elem(const T* p, const SigLayout& L, int6
  *  input is also copied there, packed signal after signal (the repair's source when the
  *  transform may overwrite its input). grid: (slices, signals), grid-stride in both. C2R reads
  *  its coefficient pairs (A_k for Re X_k, B_k for Im X_k) from c2r_in. */
-template <class T>
+template <class T, int R>
 __global__ void fft_in_kernel(const T* in, SigLayout L, ck::FftLibraryShape sh, ck::FftTableWeights tw,
                               const ck::Cd* c2r_in, int64_t batch, double* acc, T* backup) {
   const int64_t cnt = L.count();
@@ -105,9 +108,9 @@ __global__ void fft_in_kernel(const T* in, SigLayout L, ck::FftLibraryShape sh, 
   for (int64_t b = blockIdx.y; b < batch; b += gridDim.y) {
     double re = 0, im = 0, x2 = 0;
     for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < cnt; e += int64_t(gridDim.x) * blockDim.x) {
-      int64_t idx[3] = {0, 0, 0};
-      ck::fft_unravel(e, L.rank, L.dims, idx);
-      const int64_t off = L.offset(b, idx);
+      int64_t idx[3] = {e, 0, 0};
+      if (R != 1) ck::fft_unravel(e, L.rank, L.dims, idx);
+      const int64_t off = L.offset<R>(b, idx);
       const ck::Cd x = load_elem(in, L, off);
       if (backup) {
         backup[(b * cnt + e) * scal] = in[scal * off];
@@ -118,7 +121,7 @@ __global__ void fft_in_kernel(const T* in, SigLayout L, ck::FftLibraryShape sh, 
         const ck::Cd A = c2r_in[2 * e], B = c2r_in[2 * e + 1];
         t = {x.re * A.re + x.im * B.re, x.re * A.im + x.im * B.im};
       } else {
-        t = ck::cmul(x, ck::fft_in_weight(sh, idx, tw));
+        t = ck::cmul(x, ck::fft_in_weight<R>(sh, idx, tw));
       }
       re += t.re;
       im += t.im;
@@ -134,16 +137,16 @@ __global__ void fft_in_kernel(const T* in, SigLayout L, ck::FftLibraryShape sh, 
 }
 
 /** sum_k w_k y_k of signal b's output, summed by the calling block (valid in thread 0). */
-template <class T>
+template <class T, int R>
 __device__ void out_sum(const T* out, const SigLayout& L, const ck::FftLibraryShape& sh, const ck::FftTableWeights& tw,
                         const ck::Cd* c2r_out, int64_t b, int64_t e0, int64_t step, double& re, double& im) {
   re = 0, im = 0;
   const int64_t cnt = L.count();
   for (int64_t e = e0; e < cnt; e += step) {
-    int64_t idx[3] = {0, 0, 0};
-    ck::fft_unravel(e, L.rank, L.dims, idx);
-    const ck::Cd y = load_elem(out, L, L.offset(b, idx));
-    const ck::Cd t = sh.kind == 2 ? ck::cmul(y, c2r_out[e]) : ck::fft_out_term(sh, idx, y, tw);
+    int64_t idx[3] = {e, 0, 0};
+    if (R != 1) ck::fft_unravel(e, L.rank, L.dims, idx);
+    const ck::Cd y = load_elem(out, L, L.offset<R>(b, idx));
+    const ck::Cd t = sh.kind == 2 ? ck::cmul(y, c2r_out[e]) : ck::fft_out_term<R>(sh, idx, y, tw);
     re += t.re;
     im += t.im;
   }
@@ -152,12 +155,12 @@ __device__ void out_sum(const T* out, const SigLayout& L, const ck::FftLibrarySh
 }
 
 /** Output side of every signal: acc[b].out += w_k y_k. grid: (slices, signals). */
-template <class T>
+template <class T, int R>
 __global__ void fft_out_kernel(const T* out, SigLayout L, ck::FftLibraryShape sh, ck::FftTableWeights tw,
                                const ck::Cd* c2r_out, int64_t batch, double* acc) {
   for (int64_t b = blockIdx.y; b < batch; b += gridDim.y) {
     double re, im;
-    out_sum(out, L, sh, tw, c2r_out, b, blockIdx.x * int64_t(blockDim.x) + threadIdx.x,
+    out_sum<T, R>(out, L, sh, tw, c2r_out, b, blockIdx.x * int64_t(blockDim.x) + threadIdx.x,
             int64_t(gridDim.x) * blockDim.x, re, im);
     if (threadIdx.x == 0) {
       atomicAdd(acc + kAcc * b + 3, re);
@@ -172,19 +175,32 @@ struct FftVerdictArgs {
 };
 
 /** The verdict of every signal (a thread per signal) and the counters; failed signals are
- *  listed in flags[1 + ...] (flags[0] their number) for the repair. */
+ *  listed in flags[1 + ...] (flags[0] their number) for the repair. The counters are summed per
+ *  warp first: one atomic per signal on one address serialised at small lengths (2^17 signals
+ *  of 256 points). blockDim.x is a multiple of 32 and every thread reaches the warp sums. */
 __global__ void fft_verify_kernel(const double* acc, int64_t batch, FftVerdictArgs va, int* flags,
                                   DeviceCounters* dc) {
+  unsigned long long checks = 0, skipped = 0, failed = 0;
   for (int64_t b = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; b < batch; b += int64_t(gridDim.x) * blockDim.x) {
     const double* a = acc + kAcc * b;
     const ck::LineVerdict v = ck::fft_library_verdict({a[0], a[1]}, {a[3], a[4]}, a[2], va.coef, va.abs, va.Y, va.t_max);
-    atomicAdd(&dc->checks, 1ull);
-    if (v == ck::LineVerdict::Skipped) atomicAdd(&dc->skipped, 1ull);
+    ++checks;
+    if (v == ck::LineVerdict::Skipped) ++skipped;
     if (v == ck::LineVerdict::Failed) {
-      atomicAdd(&dc->failed, 1ull);
+      ++failed;
       const int slot = atomicAdd(flags, 1);
       flags[1 + slot] = int(b);
     }
+  }
+  for (int o = 16; o > 0; o >>= 1) {
+    checks += __shfl_down_sync(0xffffffffu, checks, o);
+    skipped += __shfl_down_sync(0xffffffffu, skipped, o);
+    failed += __shfl_down_sync(0xffffffffu, failed, o);
+  }
+  if ((threadIdx.x & 31) == 0) {
+    if (checks) atomicAdd(&dc->checks, checks);
+    if (skipped) atomicAdd(&dc->skipped, skipped);
+    if (failed) atomicAdd(&dc->failed, failed);
   }
 }
 
@@ -256,7 +272,7 @@ __global__ void fft_repair_kernel(const T* src, SigLayout Ls, T* out, SigLayout 
 
 /** Re-verification of every listed signal after its repair (a block per signal): the output
  *  side again, against the input side kept in acc; counted as corrected or uncorrectable. */
-template <class T>
+template <class T, int R>
 __global__ void fft_recheck_kernel(const T* out, SigLayout L, ck::FftLibraryShape sh, ck::FftTableWeights tw,
                                    const ck::Cd* c2r_out, const double* acc, const int* flags, FftVerdictArgs va,
                                    RepairCounters* rc) {
@@ -264,7 +280,7 @@ __global__ void fft_recheck_kernel(const T* out, SigLayout L, ck::FftLibraryShap
   for (int f = blockIdx.x; f < nflag; f += gridDim.x) {
     const int64_t b = flags[1 + f];
     double re, im;
-    out_sum(out, L, sh, tw, c2r_out, b, threadIdx.x, blockDim.x, re, im);
+    out_sum<T, R>(out, L, sh, tw, c2r_out, b, threadIdx.x, blockDim.x, re, im);
     if (threadIdx.x == 0) {
       const double* a = acc + kAcc * b;
       const ck::LineVerdict v = ck::fft_library_verdict({a[0], a[1]}, {re, im}, a[2], va.coef, va.abs, va.Y, va.t_max);

@@ -209,7 +209,10 @@ abft_status execute(abft_cuda_fft_plan_s* p, cudaStream_t stream, const void* in
   const ck::Cd* c2r_out = p->c2r_tab ? p->c2r_tab + 2 * (p->sh.n[0] / 2 + 1) : nullptr;
 
   // 1. Input side.
-  fft_in_kernel<T><<<dim3(slices(cin), gy), threads, 0, stream>>>(in, p->in, sh, p->tw, c2r_in, batch, p->acc, backup);
+  // Rank 1 (the common case) as its own instance: no run-time indexing of the shape or tables.
+  const bool r1 = sh.rank == 1;
+  (r1 ? fft_in_kernel<T, 1> : fft_in_kernel<T, 0>)<<<dim3(slices(cin), gy), threads, 0, stream>>>(
+      in, p->in, sh, p->tw, c2r_in, batch, p->acc, backup);
 
   // 2. The transform (from a corrupted private copy when a fault is injected into its input).
   const T* src = in;
@@ -268,7 +271,8 @@ abft_status execute(abft_cuda_fft_plan_s* p, cudaStream_t stream, const void* in
   core::finish_injection(plan);
 
   // 4. Output side and verdicts.
-  fft_out_kernel<T><<<dim3(slices(cout), gy), threads, 0, stream>>>(out, p->out, sh, p->tw, c2r_out, batch, p->acc);
+  (r1 ? fft_out_kernel<T, 1> : fft_out_kernel<T, 0>)<<<dim3(slices(cout), gy), threads, 0, stream>>>(
+      out, p->out, sh, p->tw, c2r_out, batch, p->acc);
   const unsigned vb = unsigned((batch + threads - 1) / threads < 4096 ? (batch + threads - 1) / threads : 4096);
   fft_verify_kernel<<<vb, threads, 0, stream>>>(p->acc, batch, p->va, p->flags, st->counters + kid);
 
@@ -285,7 +289,7 @@ abft_status execute(abft_cuda_fft_plan_s* p, cudaStream_t stream, const void* in
     const int64_t rs = (cout + threads - 1) / threads;
     fft_repair_kernel<T><<<dim3(unsigned(rs < 256 ? rs : 256), unsigned(batch < 16 ? batch : 16)), threads, 0, stream>>>(
         rsrc, ls, out, p->out, sh, p->flags);
-    fft_recheck_kernel<T><<<unsigned(batch < 1024 ? batch : 1024), threads, 0, stream>>>(
+    (r1 ? fft_recheck_kernel<T, 1> : fft_recheck_kernel<T, 0>)<<<unsigned(batch < 1024 ? batch : 1024), threads, 0, stream>>>(
         out, p->out, sh, p->tw, c2r_out, p->acc, p->flags, p->va, st->repair + kid);
   }
   core::record_call(p->handle, kid, abft_report{});  // the call; its counts arrive at abft_cuda_sync

@@ -202,45 +202,51 @@ struct FftTurnTableData {
   FftTurnTable view() const { return {lo.data(), hi.data(), shift}; }
 };
 
-/** Input weight of the element with multi-index idx (C2C and R2C; C2R uses its table). */
-template <class W = FftDirectWeights>
+/** Input weight of the element with multi-index idx (C2C and R2C; C2R uses its table).
+ *  R > 0 fixes the rank at compile time (sh.rank must equal it): the device kernels' rank-1
+ *  instance then indexes no array at run time (which put the tables and the shape in a stack
+ *  frame of every thread: measured, per-thread overhead that dominated small transforms). */
+template <int R = 0, class W = FftDirectWeights>
 ABFT_HD Cd fft_in_weight(const FftLibraryShape& sh, const int64_t* idx, const W& w = W{}) {
   Cd v{1.0, 0.0};
-  for (int d = 0; d < sh.rank; ++d) {
-    const bool halved = sh.kind == 1 && d == sh.rank - 1;
+  const int rank = R > 0 ? R : sh.rank;
+  for (int d = 0; d < rank; ++d) {
+    const bool halved = sh.kind == 1 && d == rank - 1;
     v = cmul(v, halved ? w.r2c_in(d, idx[d], sh.n[d], sh.sign) : w.c2c_in(d, idx[d], sh.n[d], sh.sign));
   }
   return v;
 }
 
 /** Output weight of the element with multi-index idx (C2C and R2C; C2R uses its table). */
-template <class W = FftDirectWeights>
+template <int R = 0, class W = FftDirectWeights>
 ABFT_HD Cd fft_out_weight_md(const FftLibraryShape& sh, const int64_t* idx, const W& w = W{}) {
   Cd z{1.0, 0.0};
-  for (int d = 0; d < sh.rank; ++d) z = cmul(z, w.out(d, idx[d], sh.n[d], sh.sign));
+  const int rank = R > 0 ? R : sh.rank;
+  for (int d = 0; d < rank; ++d) z = cmul(z, w.out(d, idx[d], sh.n[d], sh.sign));
   return z;
 }
 
 /** R2C: the weight of the conjugate mirror that the stored element idx also stands for
  *  (indices -idx modulo n), or false when it has none outside the stored half (last index 0,
  *  or n/2 for even n: the mirror is itself stored). The output side adds w conj(y) / 2. */
-template <class W = FftDirectWeights>
+template <int R = 0, class W = FftDirectWeights>
 ABFT_HD bool fft_r2c_mirror_weight(const FftLibraryShape& sh, const int64_t* idx, Cd* m, const W& w = W{}) {
-  const int L = sh.rank - 1;
+  const int rank = R > 0 ? R : sh.rank;
+  const int L = rank - 1;
   const int64_t k = idx[L], n = sh.n[L];
   if (k < 1 || k > n - n / 2 - 1) return false;
   Cd z{1.0, 0.0};
-  for (int d = 0; d < sh.rank; ++d) z = cmul(z, w.out(d, idx[d] == 0 ? 0 : sh.n[d] - idx[d], sh.n[d], sh.sign));
+  for (int d = 0; d < rank; ++d) z = cmul(z, w.out(d, idx[d] == 0 ? 0 : sh.n[d] - idx[d], sh.n[d], sh.sign));
   *m = z;
   return true;
 }
 
 /** The output side's term of a stored element y (C2C, R2C): w y, plus w_mirror conj(y) / 2. */
-template <class W = FftDirectWeights>
+template <int R = 0, class W = FftDirectWeights>
 ABFT_HD Cd fft_out_term(const FftLibraryShape& sh, const int64_t* idx, Cd y, const W& w = W{}) {
-  Cd t = cmul(y, fft_out_weight_md(sh, idx, w));
+  Cd t = cmul(y, fft_out_weight_md<R>(sh, idx, w));
   Cd m;
-  if (sh.kind == 1 && fft_r2c_mirror_weight(sh, idx, &m, w)) {
+  if (sh.kind == 1 && fft_r2c_mirror_weight<R>(sh, idx, &m, w)) {
     const Cd u = cmul(Cd{y.re, -y.im}, m);
     t.re += 0.5 * u.re;
     t.im += 0.5 * u.im;
