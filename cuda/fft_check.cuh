@@ -96,36 +96,57 @@ __device__ __forceinline__ ck::Cd load_elem(const T* p, const SigLayout& L, int6
   return {double(__ldg(p + off)), 0.0};
 }
 
-/** Input side of every signal: acc[b].in += v_j x_j, acc[b].x2 += |x_j|^2; with `backup`, the
- *  input is also copied there, packed signal after signal (the repair's source when the
- *  transform may overwrite its input). grid: (slices, signals), grid-stride in both. C2R reads
- *  its coefficient pairs (A_k for Re X_k, B_k for Im X_k) from c2r_in. */
+/** Input element e of signal b: its term v_e x_e and |x_e|^2 (copied to `backup`, packed signal
+ *  after signal, when given: the repair's source when the transform may overwrite its input).
+ *  C2R reads its coefficient pairs (A_k for Re X_k, B_k for Im X_k) from c2r_in. */
+template <class T, int R>
+__device__ __forceinline__ void in_term(const T* in, const SigLayout& L, const ck::FftLibraryShape& sh,
+                                        const ck::FftTableWeights& tw, const ck::Cd* c2r_in, int64_t b, int64_t e,
+                                        int64_t cnt, T* backup, ck::Cd& t, double& x2) {
+  int64_t idx[3] = {e, 0, 0};
+  if (R != 1) ck::fft_unravel(e, L.rank, L.dims, idx);
+  const int64_t off = L.offset<R>(b, idx);
+  const ck::Cd x = load_elem(in, L, off);
+  if (backup) {
+    const int scal = L.complex ? 2 : 1;
+    backup[(b * cnt + e) * scal] = in[scal * off];
+    if (scal == 2) backup[(b * cnt + e) * 2 + 1] = in[2 * off + 1];
+  }
+  if (sh.kind == 2) {
+    const ck::Cd A = c2r_in[2 * e], B = c2r_in[2 * e + 1];
+    t = {x.re * A.re + x.im * B.re, x.re * A.im + x.im * B.im};
+  } else {
+    t = ck::cmul(x, ck::fft_in_weight<R>(sh, idx, tw));
+  }
+  x2 = x.re * x.re + x.im * x.im;
+}
+
+/** Output element e of signal b: its term w_e y_e (plus R2C's mirror term). */
+template <class T, int R>
+__device__ __forceinline__ ck::Cd out_term(const T* out, const SigLayout& L, const ck::FftLibraryShape& sh,
+                                           const ck::FftTableWeights& tw, const ck::Cd* c2r_out, int64_t b,
+                                           int64_t e) {
+  int64_t idx[3] = {e, 0, 0};
+  if (R != 1) ck::fft_unravel(e, L.rank, L.dims, idx);
+  const ck::Cd y = load_elem(out, L, L.offset<R>(b, idx));
+  return sh.kind == 2 ? ck::cmul(y, c2r_out[e]) : ck::fft_out_term<R>(sh, idx, y, tw);
+}
+
+/** Input side of every signal: acc[b].in += v_j x_j, acc[b].x2 += |x_j|^2 (in_term). grid:
+ *  (slices, signals), grid-stride in both. */
 template <class T, int R>
 __global__ void fft_in_kernel(const T* in, SigLayout L, ck::FftLibraryShape sh, ck::FftTableWeights tw,
                               const ck::Cd* c2r_in, int64_t batch, double* acc, T* backup) {
   const int64_t cnt = L.count();
-  const int scal = L.complex ? 2 : 1;
   for (int64_t b = blockIdx.y; b < batch; b += gridDim.y) {
     double re = 0, im = 0, x2 = 0;
     for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < cnt; e += int64_t(gridDim.x) * blockDim.x) {
-      int64_t idx[3] = {e, 0, 0};
-      if (R != 1) ck::fft_unravel(e, L.rank, L.dims, idx);
-      const int64_t off = L.offset<R>(b, idx);
-      const ck::Cd x = load_elem(in, L, off);
-      if (backup) {
-        backup[(b * cnt + e) * scal] = in[scal * off];
-        if (scal == 2) backup[(b * cnt + e) * 2 + 1] = in[2 * off + 1];
-      }
       ck::Cd t;
-      if (sh.kind == 2) {
-        const ck::Cd A = c2r_in[2 * e], B = c2r_in[2 * e + 1];
-        t = {x.re * A.re + x.im * B.re, x.re * A.im + x.im * B.im};
-      } else {
-        t = ck::cmul(x, ck::fft_in_weight<R>(sh, idx, tw));
-      }
+      double q;
+      in_term<T, R>(in, L, sh, tw, c2r_in, b, e, cnt, backup, t, q);
       re += t.re;
       im += t.im;
-      x2 += x.re * x.re + x.im * x.im;
+      x2 += q;
     }
     block_sum3(re, im, x2);
     if (threadIdx.x == 0) {
@@ -143,10 +164,7 @@ __device__ void out_sum(const T* out, const SigLayout& L, const ck::FftLibrarySh
   re = 0, im = 0;
   const int64_t cnt = L.count();
   for (int64_t e = e0; e < cnt; e += step) {
-    int64_t idx[3] = {e, 0, 0};
-    if (R != 1) ck::fft_unravel(e, L.rank, L.dims, idx);
-    const ck::Cd y = load_elem(out, L, L.offset<R>(b, idx));
-    const ck::Cd t = sh.kind == 2 ? ck::cmul(y, c2r_out[e]) : ck::fft_out_term<R>(sh, idx, y, tw);
+    const ck::Cd t = out_term<T, R>(out, L, sh, tw, c2r_out, b, e);
     re += t.re;
     im += t.im;
   }
@@ -161,10 +179,62 @@ __global__ void fft_out_kernel(const T* out, SigLayout L, ck::FftLibraryShape sh
   for (int64_t b = blockIdx.y; b < batch; b += gridDim.y) {
     double re, im;
     out_sum<T, R>(out, L, sh, tw, c2r_out, b, blockIdx.x * int64_t(blockDim.x) + threadIdx.x,
-            int64_t(gridDim.x) * blockDim.x, re, im);
+                  int64_t(gridDim.x) * blockDim.x, re, im);
     if (threadIdx.x == 0) {
       atomicAdd(acc + kAcc * b + 3, re);
       atomicAdd(acc + kAcc * b + 4, im);
+    }
+  }
+}
+
+/** Short signals (rank 1, at most ck::kFftWarpMaxCount elements a side): a warp per signal,
+ *  grid-stride over the signals. A block per signal spent more on its two barriers, shared
+ *  memory and atomics than on 256 elements, one per thread, with a single load in flight. Here a
+ *  lane takes elements lane + 32 t in chunks of 8 (eight loads in flight), sums each chunk
+ *  pairwise, the chunks in order, then the warp's tree; lane 0 stores the sums (the signal's
+ *  only writer: no atomics). The longest addition chain, 3 + (chunks - 1) + 5 <= 11, stays under
+ *  the block path's (ck::fft_engine_sum_depth), which the bound uses. kIn: the input side
+ *  (acc slots 0..2, in_term), else the output side (slots 3, 4, out_term). */
+template <class T, bool kIn>
+__global__ void fft_warp_sums_kernel(const T* p, SigLayout L, ck::FftLibraryShape sh, ck::FftTableWeights tw,
+                                     const ck::Cd* c2r, int64_t batch, double* acc, T* backup) {
+  constexpr int kChunk = 8;
+  const int lane = threadIdx.x & 31;
+  const int64_t cnt = L.count();
+  const int64_t wpb = blockDim.x / 32, warps = int64_t(gridDim.x) * wpb;
+  for (int64_t b = blockIdx.x * wpb + threadIdx.x / 32; b < batch; b += warps) {
+    double re = 0, im = 0, x2 = 0;
+    for (int64_t c0 = 0; c0 < cnt; c0 += 32 * kChunk) {
+      double r[kChunk], i[kChunk], q[kChunk];
+#pragma unroll
+      for (int t = 0; t < kChunk; ++t) {
+        const int64_t e = c0 + lane + 32 * t;
+        r[t] = i[t] = q[t] = 0.0;
+        if (e < cnt) {
+          ck::Cd term;
+          if constexpr (kIn) {
+            in_term<T, 1>(p, L, sh, tw, c2r, b, e, cnt, backup, term, q[t]);
+          } else {
+            term = out_term<T, 1>(p, L, sh, tw, c2r, b, e);
+          }
+          r[t] = term.re, i[t] = term.im;
+        }
+      }
+#pragma unroll
+      for (int h = 1; h < kChunk; h *= 2)
+#pragma unroll
+        for (int t = 0; t + h < kChunk; t += 2 * h) r[t] += r[t + h], i[t] += i[t + h], q[t] += q[t + h];
+      re += r[0], im += i[0], x2 += q[0];
+    }
+    for (int o = 16; o > 0; o >>= 1) {
+      re += __shfl_down_sync(0xffffffffu, re, o);
+      im += __shfl_down_sync(0xffffffffu, im, o);
+      x2 += __shfl_down_sync(0xffffffffu, x2, o);
+    }
+    if (lane == 0) {
+      double* a = acc + kAcc * b + (kIn ? 0 : 3);
+      a[0] = re, a[1] = im;
+      if (kIn) a[2] = x2;
     }
   }
 }

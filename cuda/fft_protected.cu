@@ -210,9 +210,14 @@ abft_status execute(abft_cuda_fft_plan_s* p, cudaStream_t stream, const void* in
 
   // 1. Input side.
   // Rank 1 (the common case) as its own instance: no run-time indexing of the shape or tables.
+  // Short rank-1 signals: a warp each (fft_warp_sums_kernel), as many blocks as fill the device.
   const bool r1 = sh.rank == 1;
-  (r1 ? fft_in_kernel<T, 1> : fft_in_kernel<T, 0>)<<<dim3(slices(cin), gy), threads, 0, stream>>>(
-      in, p->in, sh, p->tw, c2r_in, batch, p->acc, backup);
+  const unsigned wblocks = unsigned((batch + 7) / 8 < 8192 ? (batch + 7) / 8 : 8192);  // 8 warps a block
+  if (r1 && cin <= ck::kFftWarpMaxCount)
+    fft_warp_sums_kernel<T, true><<<wblocks, threads, 0, stream>>>(in, p->in, sh, p->tw, c2r_in, batch, p->acc, backup);
+  else
+    (r1 ? fft_in_kernel<T, 1> : fft_in_kernel<T, 0>)<<<dim3(slices(cin), gy), threads, 0, stream>>>(
+        in, p->in, sh, p->tw, c2r_in, batch, p->acc, backup);
 
   // 2. The transform (from a corrupted private copy when a fault is injected into its input).
   const T* src = in;
@@ -271,8 +276,12 @@ abft_status execute(abft_cuda_fft_plan_s* p, cudaStream_t stream, const void* in
   core::finish_injection(plan);
 
   // 4. Output side and verdicts.
-  (r1 ? fft_out_kernel<T, 1> : fft_out_kernel<T, 0>)<<<dim3(slices(cout), gy), threads, 0, stream>>>(
-      out, p->out, sh, p->tw, c2r_out, batch, p->acc);
+  if (r1 && cout <= ck::kFftWarpMaxCount)
+    fft_warp_sums_kernel<T, false><<<wblocks, threads, 0, stream>>>(out, p->out, sh, p->tw, c2r_out, batch, p->acc,
+                                                                   nullptr);
+  else
+    (r1 ? fft_out_kernel<T, 1> : fft_out_kernel<T, 0>)<<<dim3(slices(cout), gy), threads, 0, stream>>>(
+        out, p->out, sh, p->tw, c2r_out, batch, p->acc);
   const unsigned vb = unsigned((batch + threads - 1) / threads < 4096 ? (batch + threads - 1) / threads : 4096);
   fft_verify_kernel<<<vb, threads, 0, stream>>>(p->acc, batch, p->va, p->flags, st->counters + kid);
 

@@ -357,6 +357,17 @@ ABFT_HD int64_t fft_sum_slices(int64_t cnt) {
   return s < 1 ? 1 : s > 1024 ? 1024 : s;
 }
 
+/** Rank-1 signals with at most this many elements on a side are summed a warp per signal
+ *  (cuda/fft_check.cuh, fft_warp_sums_kernel): chunks of 8 terms per lane summed pairwise, the
+ *  chunks in order, then 5 levels of the warp: at most 3 + 3 + 5 = 11 additions, under the
+ *  12 that the block path's fft_library_sum_depth gives any signal (1 + 10 + 1), so the depth
+ *  below covers both. */
+constexpr int64_t kFftWarpMaxCount = 1024;
+inline constexpr int fft_warp_sum_depth(int64_t count) {
+  return 3 + int((count + 255) / 256 - 1) + 5;
+}
+static_assert(fft_warp_sum_depth(kFftWarpMaxCount) <= 12, "the warp path must stay within the block path's depth");
+
 /** The sum depth of the engine's bound for a signal with in_count input and out_count output
  *  elements: the longer of the sliced sums and of the re-check's one block per signal. */
 inline double fft_engine_sum_depth(int64_t in_count, int64_t out_count) {
