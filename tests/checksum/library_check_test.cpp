@@ -398,4 +398,26 @@ TEST(LibraryGemmCheck, NonFiniteDataIsSkippedNotFlagged) {
   EXPECT_EQ(run_checks(P, bad).col[0], ck::LineVerdict::Failed);
 }
 
+/** A double column blown up by an exponent flip in an operand: every element near 1e307 with
+ *  alternating signs, so the observed sum stays finite while W (the sum of the elements'
+ *  binades) overflows. That must fail the check, not make its bound infinite (the GPU
+ *  campaign's cuda-gemm f64 SDC: bit 62 of a B element the library read). */
+TEST(LibraryGemmCheck, OverflowingOutputMagnitudeFailsTheCheck) {
+  Problem P;
+  P.m = 64, P.n = 2, P.k = 4, P.alpha = 1.0, P.beta = 0.0;
+  P.prec = ck::library_precision(NumFormat::F64);
+  P.A.assign(size_t(P.m * P.k), 0.5);
+  P.B.assign(size_t(P.k * P.n), 1.0);
+  P.C0.assign(size_t(P.m * P.n), 0.0);
+  std::vector<double> C = library_gemm(P, Order::Forward);
+  ASSERT_EQ(run_checks(P, C).col[1], ck::LineVerdict::Ok);
+  for (int64_t i = 0; i < P.m; ++i) C[size_t(i * P.n + 1)] = (i % 2 ? -1.0 : 1.0) * 1e307;  // column 1
+  double obs = 0, W = 0;
+  ck::library_line_observed(P.m, [&](int64_t i) { return C[size_t(i * P.n + 1)]; }, &obs, &W);
+  ASSERT_TRUE(std::isfinite(obs));
+  ASSERT_FALSE(std::isfinite(W));
+  EXPECT_EQ(run_checks(P, C).col[1], ck::LineVerdict::Failed);
+  EXPECT_EQ(run_checks(P, C).col[0], ck::LineVerdict::Ok);
+}
+
 }  // namespace

@@ -177,7 +177,7 @@ ABFT_HD void library_line_observed(int64_t len, F x, double* obs, double* W) {
 /** Outcome of one line check. */
 enum class LineVerdict : int {
   Ok = 0,       ///< within the bound
-  Failed = 1,   ///< beyond the bound, or a non-finite observed sum where no element can overflow
+  Failed = 1,   ///< beyond the bound, or a non-finite observed sum (or W) where no element can overflow
   Skipped = 2   ///< not decidable by the sums: a non-finite reference (non-finite input data), or
                 ///< a non-finite observed sum where an element may have overflowed legitimately
                 ///< (the GPU engine then recomputes the line's non-finite elements to decide)
@@ -191,7 +191,13 @@ enum class LineVerdict : int {
 ABFT_HD LineVerdict library_line_verdict(double obs, double W, double ref, double X, double coef, double coef_out,
                                          double abs, NumFormat output) {
   if (!std::isfinite(ref) || !std::isfinite(X)) return LineVerdict::Skipped;
-  if (!std::isfinite(obs)) return X <= format_max(output) * 0.25 ? LineVerdict::Failed : LineVerdict::Skipped;
+  // A non-finite W with finite data is as telling as a non-finite obs: a clean line's W is at
+  // most about 2 sum |C_ij|, finite while X is below the range. Left to the residual test, an
+  // infinite W would make the bound infinite and pass anything (a double column blown up to
+  // ~1e306 per element by an exponent flip in B kept obs finite and overflowed W: an SDC of the
+  // GPU campaign, cuda-gemm f64 trial 75).
+  if (!std::isfinite(obs) || !std::isfinite(W))
+    return X <= format_max(output) * 0.25 ? LineVerdict::Failed : LineVerdict::Skipped;
   return residual_ok(obs, ref, coef * X + coef_out * W + abs) ? LineVerdict::Ok : LineVerdict::Failed;
 }
 
