@@ -34,10 +34,6 @@ export ABFT_GPU_LOG_DIR=${TMPDIR:-/tmp}/abft-gpu-logs
 bash "$root/scripts/gpu-check.sh" --no-build "$@" 2>&1 | tee "$ABFT_GPU_LOG_DIR.check.txt"
 rc=${PIPESTATUS[0]}
 mkdir -p "$ABFT_GPU_LOG_DIR" && cp "$ABFT_GPU_LOG_DIR.check.txt" "$ABFT_GPU_LOG_DIR/check.txt"
-# Optional: where the time goes, kernel by kernel (Nsight Compute), into the logs only.
-if [ -n "${ABFT_GPU_PROFILE_S:-}" ]; then
-  bash "$root/scripts/gpu-kernel-profile.sh" "$build" "$ABFT_GPU_PROFILE_S" >"$ABFT_GPU_LOG_DIR/kernel_profile.txt" 2>&1
-fi
 if [ -n "${OUT:-}" ]; then
   tar -C "$(dirname "$ABFT_GPU_LOG_DIR")" -czf "$OUT/logs.tar.gz" "$(basename "$ABFT_GPU_LOG_DIR")" 2>/dev/null
   cp "$build"/*.json "$OUT/" 2>/dev/null
