@@ -145,18 +145,32 @@ ABFT_HD void library_line_reference(int64_t k, const double* v, const double* w,
   *X = std::fabs(alpha) * x + (beta != 0.0 ? std::fabs(beta) * c0_abs : 0.0);
 }
 
+/** sum_i x(i) and sum_i g(x(i)) of one line, in double: the one loop behind the two below. */
+template <class F, class G>
+ABFT_HD void library_line_sum_and(int64_t len, F x, G g, double* sum, double* g_sum) {
+  double s = 0.0, t = 0.0;
+  for (int64_t i = 0; i < len; ++i) {
+    const double v = double(x(i));
+    s += v;
+    t += g(v);
+  }
+  *sum = s;
+  *g_sum = t;
+}
+struct LineAbs {
+  ABFT_HD double operator()(double v) const { return std::fabs(v); }
+};
+struct LineBinade {
+  ABFT_HD double operator()(double v) const { return binade_floor(v); }
+};
+
 /** The sums of one line, sum_i x(i) and sum_i |x(i)|, in double (abs_sum may be null): the
  *  encoding of op(A) (v_p, w_p over a column of op(A); over a row of op(B) for row checks),
  *  the sums of C0, and the observed sum of the stored C. */
 template <class F>
 ABFT_HD void library_line_sum(int64_t len, F x, double* sum, double* abs_sum) {
-  double s = 0.0, sa = 0.0;
-  for (int64_t i = 0; i < len; ++i) {
-    const double v = double(x(i));
-    s += v;
-    sa += std::fabs(v);
-  }
-  *sum = s;
+  double sa = 0.0;
+  library_line_sum_and(len, x, LineAbs{}, sum, &sa);
   if (abs_sum) *abs_sum = sa;
 }
 
@@ -164,14 +178,7 @@ ABFT_HD void library_line_sum(int64_t len, F x, double* sum, double* abs_sum) {
  *  magnitude W = sum_i binade_floor(x(i)) of the check's bound. */
 template <class F>
 ABFT_HD void library_line_observed(int64_t len, F x, double* obs, double* W) {
-  double s = 0.0, w = 0.0;
-  for (int64_t i = 0; i < len; ++i) {
-    const double v = double(x(i));
-    s += v;
-    w += binade_floor(v);
-  }
-  *obs = s;
-  *W = w;
+  library_line_sum_and(len, x, LineBinade{}, obs, W);
 }
 
 /** Outcome of one line check. */
