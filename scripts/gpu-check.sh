@@ -65,8 +65,11 @@ for g in "${gtests[@]}"; do
     echo $? >"$logs/$name.rc" ) &
 done
 # The attention forward against PyTorch's SDPA and a float64 reference (PyTorch is there).
+# Twice: the SIMT path, and the tensor-core path where it exists (16-bit, head_dim 64 / 128).
 ( timeout -k 5 "$jobs_t" python3 "$root/scripts/gpu_attention_sdpa_check.py" "$build/tests/cuda/attention_sdpa_tool" \
     >"$logs/sdpa_check.log" 2>&1; echo $? >"$logs/sdpa_check.rc" ) &
+( ABFT_CUDA_ATTN_TC=1 timeout -k 5 "$jobs_t" python3 "$root/scripts/gpu_attention_sdpa_check.py" \
+    "$build/tests/cuda/attention_sdpa_tool" >"$logs/sdpa_check_tc.log" 2>&1; echo $? >"$logs/sdpa_check_tc.rc" ) &
 # Small campaigns on the GPU GEMM (random bit flips at the output and in operand copies), the
 # GPU FFT (at the output and in the input cuFFT reads; c2c and r2c) and the GPU attention forward
 # (its six sites).
@@ -96,10 +99,12 @@ for g in "${gtests[@]}"; do
   [ "$rc" = 0 ] && failed=${failed:-0}
   rows+=("$(printf '| %-26s | %6s | %6s | %7s |' "$name" "${passed:-0}" "${failed:-?}" "${skipped:-0}")")
 done
-echo "Attention forward vs PyTorch SDPA (errors relative to the float64 output's magnitude):"
-cat "$logs/sdpa_check.log"
-if [ "$(cat "$logs/sdpa_check.rc")" = 0 ]; then v=1; else v=0; status=1; fi
-rows+=("$(printf '| %-26s | %6s | %6s | %7s |' "attention vs SDPA" "$v" "$((1 - v))" 0)")
+for tc in "" _tc; do
+  echo "Attention forward${tc:+ (tensor cores)} vs PyTorch SDPA (errors relative to the float64 output's magnitude):"
+  cat "$logs/sdpa_check$tc.log"
+  if [ "$(cat "$logs/sdpa_check$tc.rc")" = 0 ]; then v=1; else v=0; status=1; fi
+  rows+=("$(printf '| %-26s | %6s | %6s | %7s |' "attention vs SDPA${tc:+ (tc)}" "$v" "$((1 - v))" 0)")
+done
 for spec in "${specs[@]}"; do
   set -- $spec
   k=$1 t=$2
