@@ -165,9 +165,10 @@ double engine_sum_depth(const FftLibraryShape& sh) {
  *  sum_slices(count) blocks of kSumThreads threads, each thread adding its grid-stride terms in
  *  order, then block_sum3 (a shfl_down tree in every warp, the warps' sums through shared memory,
  *  a shfl_down tree in warp 0), then one atomic addition per block (here in block order, one of
- *  the orders the device may take). term(e, t) writes element e's three terms into t. */
+ *  the orders the device may take); or, for short rank-1 signals (warp_per_signal), the order of
+ *  fft_warp_sums_kernel. term(e, t) writes element e's three terms into t. */
 template <class Term>
-void device_order_sum(int64_t count, Term term, double* sum) {
+void device_order_sum(int64_t count, Term term, double* sum, bool warp_per_signal = false) {
   const int64_t slices = sum_slices(count), stride = slices * kSumThreads;
   auto warp_tree = [](double* a) {  // a[0..32): lane values; shfl_down past the warp returns one's own
     for (int o = 16; o > 0; o >>= 1) {
@@ -177,6 +178,29 @@ void device_order_sum(int64_t count, Term term, double* sum) {
     }
   };
   for (int c = 0; c < 3; ++c) sum[c] = 0;
+  if (warp_per_signal) {  // fft_warp_sums_kernel: lane l takes e = c0 + l + 32 t, t < 8, per chunk
+    for (int c = 0; c < 3; ++c) {
+      double a[32];
+      for (int l = 0; l < 32; ++l) {
+        double acc = 0;
+        for (int64_t c0 = 0; c0 < count; c0 += 256) {
+          double r[8], tm[3];
+          for (int t = 0; t < 8; ++t) {
+            const int64_t e = c0 + l + 32 * t;
+            r[t] = 0;
+            if (e < count) term(e, tm), r[t] = tm[c];
+          }
+          for (int h = 1; h < 8; h *= 2)
+            for (int t = 0; t + h < 8; t += 2 * h) r[t] += r[t + h];
+          acc += r[0];
+        }
+        a[l] = acc;
+      }
+      warp_tree(a);
+      sum[c] = a[0];
+    }
+    return;
+  }
   std::vector<double> lane(size_t(3 * kSumThreads));
   for (int64_t blk = 0; blk < slices; ++blk) {
     for (int64_t t = 0; t < kSumThreads; ++t) {
@@ -229,7 +253,7 @@ Cd weighted_input(const FftLibraryShape& sh, const std::vector<T>& x, double* x2
         const Cd p = ck::cmul(xe, ck::fft_in_weight(sh, idx, tabs.w));
         t[0] = p.re, t[1] = p.im, t[2] = xe.re * xe.re + xe.im * xe.im;
       },
-      s);
+      s, sh.rank == 1 && sh.in_count() <= ck::kFftWarpMaxCount);
   *x2 = s[2];
   return {s[0], s[1]};
 }
@@ -251,7 +275,7 @@ Cd weighted_output(const FftLibraryShape& sh, const std::vector<T>& y) {
             ck::fft_out_term(sh, idx, Cd{double(y[size_t(2 * e)]), double(y[size_t(2 * e + 1)])}, tabs.w);
         t[0] = p.re, t[1] = p.im, t[2] = 0;
       },
-      s);
+      s, sh.rank == 1 && sh.out_count() <= ck::kFftWarpMaxCount);
   return {s[0], s[1]};
 }
 
