@@ -3,7 +3,7 @@
  *  (core/attention_desc), the descriptor mapped onto the kernels' AttnArgs, injection planned by
  *  the shared planner and handed to the kernel in engine coordinates, and the call counted in
  *  the handle's statistics (its checks arrive with abft_cuda_sync).
- *  Status: compiled for sm_90; not yet run on a GPU.
+ *  Status: compiled for sm_90; run on an H200 (2026-11-30: tests pass, docs/RELIABILITY.md §12).
  */
 #include <cuda_runtime.h>
 

@@ -15,7 +15,7 @@
  *  then added into the signal's accumulators with atomics (any order: the bound's dot term
  *  allows every order).
  *  Included by the translation unit that launches the kernels (fft_protected.cu). Status:
- *  compiled for sm_90 + PTX in every CUDA build; not yet run on a GPU (no device was lent).
+ *  compiled for sm_90 + PTX in every CUDA build; run on an H200 (2026-11-30: tests pass, docs/RELIABILITY.md §12).
  */
 #pragma once
 #include <cuda_runtime.h>

@@ -17,7 +17,7 @@
  *  faster, which needs a GPU (docs/PERFORMANCE.md, "GPU FFT").
  *
  *  Status: compiled for sm_90 + PTX in every CUDA build; argument checks tested on the CPU;
- *  NOT yet run on a GPU — no device was lent to this work.
+ *  run on an H200 (2026-11-30: tests pass, docs/RELIABILITY.md §12).
  */
 #include <cuda_runtime.h>
 #include <cufft.h>

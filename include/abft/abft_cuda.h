@@ -1,7 +1,7 @@
 /** \file abft_cuda.h
  *  \brief C API of the CUDA engine (built only when nvcc is found): device discovery, the
  *  protected GEMM (issue 9) and the protected FFT (issue 10) on device pointers — first parts,
- *  compiled and argument-tested, not yet run on a GPU.
+ *  argument-tested in every build, run on an H200 (docs/RELIABILITY.md §12).
  *
  *  Like the rest of the C API these functions never exit or abort: a machine
  *  without a GPU, without a driver, or with a driver older than the runtime is
@@ -119,7 +119,7 @@ typedef enum abft_cuda_dtype {
  *  abft_cuda_sync(h, ...) under kernel ABFT_KERNEL_ATTN_FWD. Statuses as abft_attention_forward
  *  (argument checks first, nothing written on a rejected call), INVALID_VALUE for an unknown
  *  dtype, NOT_SUPPORTED without a usable device. Policy OFF runs the same kernel without its
- *  checksums (the benchmarks' unprotected baseline). Status: compiled, not yet run on a GPU. */
+ *  checksums (the benchmarks' unprotected baseline). Status: run on an H200. */
 ABFT_API abft_status abft_cuda_attention_forward(abft_handle_t h, void* stream, abft_policy policy,
                                                  const abft_attention_desc* d, abft_cuda_dtype dtype,
                                                  const void* Q, const void* K, const void* V, const void* mask,
@@ -135,7 +135,7 @@ ABFT_API abft_status abft_cuda_attention_forward(abft_handle_t h, void* stream, 
  *  abft_cuda_sync(h, ...) under ABFT_KERNEL_ATTN_BWD. Statuses as abft_attention_backward
  *  (argument checks before any CUDA call, nothing written on a rejected call), INVALID_VALUE
  *  for an unknown dtype, NOT_SUPPORTED without a usable device. Policy OFF runs the same
- *  kernels without their checksums. Status: compiled, not yet run on a GPU. */
+ *  kernels without their checksums. Status: run on an H200. */
 ABFT_API abft_status abft_cuda_attention_backward(abft_handle_t h, void* stream, abft_policy policy,
                                                   const abft_attention_desc* d, abft_cuda_dtype dtype,
                                                   const void* Q, const void* K, const void* V, const void* mask,

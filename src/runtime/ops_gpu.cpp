@@ -2,7 +2,9 @@
  *  \brief The runtime's GPU offload engine (ops_gpu.hpp). Host views are mirrored on the device
  *  by region: views of one buffer that overlap or interleave (Q, K and V in the QKV rows; dQ,
  *  dK, dV in theirs) share one device copy, so writing results back never overwrites one view
- *  with a stale copy of another. Status: compiled; not yet run on a GPU.
+ *  with a stale copy of another. Status: run on an H200 (2026-11-30): the GPU engine's tests
+ *  pass; GPT-2 small trains 1.5x faster than the CPU engine on 16 cores but decodes 5.6x slower
+ *  (every call copies its weights; docs/PERFORMANCE.md).
  */
 #include "ops_gpu.hpp"
 
