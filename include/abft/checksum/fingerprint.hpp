@@ -14,10 +14,20 @@
  *  distinct weights below 2^31 (buffers below 2^27 words). Location is done by re-packing from the
  *  caller's operand and comparing (exact, any number of changes), on the rare
  *  path only. No rounding is involved, hence no threshold and no false alarm.
+ *
+ *  FingerprintLanes is the running state, eight words a step, so that a kernel that writes a
+ *  buffer eight words at a time (packing) can fingerprint it on the way instead of in a pass of
+ *  its own; fingerprint() is the same state run over a whole buffer. Translation units built
+ *  for AVX2 get explicit 256-bit zero-extensions (GCC's generic vector conversion splits them
+ *  into 128-bit halves); every implementation gives the same sums.
  */
 #pragma once
 #include <cstdint>
 #include <cstring>
+
+#if defined(__AVX2__) && !defined(__CUDACC__)
+#include <immintrin.h>
+#endif
 
 #include "abft/checksum/float_bits.hpp"
 
@@ -31,66 +41,98 @@ struct Fingerprint {
 
 inline namespace ABFT_TARGET_NS {
 
-/** Shared tail of every fingerprint implementation: the words t..nw-1 left
- *  over by the vector loop go to lanes 0.., then the eight lanes (a: sums,
- *  b: running sums) are combined. b[l] weights a word of lane l by s, its
- *  steps to the end (s >= 1); the weight 8 s + l is distinct for every word. */
-ABFT_HD Fingerprint fingerprint_finish(uint64_t a[8], uint64_t b[8], const void* words, int64_t t,
-                                       int64_t nw) {
-  const unsigned char* w = static_cast<const unsigned char*>(words);
-  for (int l = 0; l < 8 && t < nw; ++t, ++l) {
-    uint32_t x;
-    std::memcpy(&x, w + 4 * t, sizeof x);
-    a[l] += x;
-    b[l] += a[l];
+/** The running state of a fingerprint: eight 64-bit lanes (lane l takes word 8q + l of the
+ *  stream) of sums a[l] and running sums b[l] (b += a after every step, so b weights a word
+ *  by the number of steps from it to the end). step() takes the next eight words. */
+struct FingerprintLanes {
+#if defined(__AVX2__) && !defined(__CUDACC__)
+  __m256i a0 = _mm256_setzero_si256(), a1 = _mm256_setzero_si256();
+  __m256i b0 = _mm256_setzero_si256(), b1 = _mm256_setzero_si256();
+  void step(const void* words) {
+    const __m128i* w = static_cast<const __m128i*>(words);
+    a0 = _mm256_add_epi64(a0, _mm256_cvtepu32_epi64(_mm_loadu_si128(w)));
+    a1 = _mm256_add_epi64(a1, _mm256_cvtepu32_epi64(_mm_loadu_si128(w + 1)));
+    b0 = _mm256_add_epi64(b0, a0);
+    b1 = _mm256_add_epi64(b1, a1);
   }
-  Fingerprint f;
-  for (int l = 0; l < 8; ++l) {
-    f.s0 += a[l];
-    f.s1 += 8 * b[l] + static_cast<uint64_t>(l) * a[l];
+  void spill(uint64_t a[8], uint64_t b[8]) const {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(a), a0);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(a + 4), a1);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(b), b0);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(b + 4), b1);
   }
-  return f;
-}
-
-/** Fingerprint of buf[0..n). Eight 64-bit lanes over the 32-bit words (lane l
- *  takes word 8q + l); S1 is a running sum of S0, so it weights a word by the
- *  number of lane steps from it to the end. The loop is two zero-extensions and
- *  four 64-bit adds per 32 bytes. */
-template <class T>
-ABFT_HD Fingerprint fingerprint(const T* buf, int64_t n) {
-  static_assert(sizeof(T) % 4 == 0, "fingerprints work on 32-bit words");
-  typedef uint32_t __attribute__((may_alias)) WA;  // read words without per-element memcpy
-  const WA* w = reinterpret_cast<const WA*>(buf);
-  const int64_t nw = n * static_cast<int64_t>(sizeof(T) / 4);
-  uint64_t a[8] = {0, 0, 0, 0, 0, 0, 0, 0}, b[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  int64_t t = 0;
-#if defined(__GNUC__) && !defined(__CUDA_ARCH__)
+#elif defined(__GNUC__) && !defined(__CUDACC__)
   typedef uint64_t V4 __attribute__((vector_size(32)));
   typedef uint32_t W4 __attribute__((vector_size(16)));
   V4 a0 = V4{}, a1 = V4{}, b0 = V4{}, b1 = V4{};
-  for (; t + 8 <= nw; t += 8) {
+  void step(const void* words) {
     W4 x0, x1;
-    std::memcpy(&x0, w + t, sizeof x0);
-    std::memcpy(&x1, w + t + 4, sizeof x1);
+    std::memcpy(&x0, words, sizeof x0);
+    std::memcpy(&x1, static_cast<const unsigned char*>(words) + 16, sizeof x1);
     a0 += __builtin_convertvector(x0, V4);
     a1 += __builtin_convertvector(x1, V4);
     b0 += a0;
     b1 += a1;
   }
-  for (int l = 0; l < 4; ++l) {
-    a[l] = a0[l];
-    a[l + 4] = a1[l];
-    b[l] = b0[l];
-    b[l + 4] = b1[l];
+  void spill(uint64_t a[8], uint64_t b[8]) const {
+    for (int l = 0; l < 4; ++l) {
+      a[l] = a0[l];
+      a[l + 4] = a1[l];
+      b[l] = b0[l];
+      b[l + 4] = b1[l];
+    }
   }
 #else
-  for (; t + 8 <= nw; t += 8)
+  uint64_t la[8] = {0, 0, 0, 0, 0, 0, 0, 0}, lb[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  ABFT_HD void step(const void* words) {
+    const unsigned char* w = static_cast<const unsigned char*>(words);
     for (int l = 0; l < 8; ++l) {
-      a[l] += static_cast<uint64_t>(w[t + l]);
+      uint32_t x;
+      std::memcpy(&x, w + 4 * l, sizeof x);
+      la[l] += x;
+      lb[l] += la[l];
+    }
+  }
+  ABFT_HD void spill(uint64_t a[8], uint64_t b[8]) const {
+    for (int l = 0; l < 8; ++l) {
+      a[l] = la[l];
+      b[l] = lb[l];
+    }
+  }
+#endif
+
+  /** The fingerprint of the stream so far followed by the nt (< 8) words at tail, which go to
+   *  lanes 0.. as one more step each. b[l] weights a word of lane l by s, its steps to the end
+   *  (s >= 1); the combined weight 8 s + l is distinct for every word. */
+  ABFT_HD Fingerprint finish(const void* tail = nullptr, int64_t nt = 0) const {
+    uint64_t a[8], b[8];
+    spill(a, b);
+    const unsigned char* w = static_cast<const unsigned char*>(tail);
+    for (int l = 0; l < nt; ++l) {
+      uint32_t x;
+      std::memcpy(&x, w + 4 * l, sizeof x);
+      a[l] += x;
       b[l] += a[l];
     }
-#endif
-  return fingerprint_finish(a, b, buf, t, nw);
+    Fingerprint f;
+    for (int l = 0; l < 8; ++l) {
+      f.s0 += a[l];
+      f.s1 += 8 * b[l] + static_cast<uint64_t>(l) * a[l];
+    }
+    return f;
+  }
+};
+
+/** Fingerprint of buf[0..n): FingerprintLanes over its 32-bit words. */
+template <class T>
+ABFT_HD Fingerprint fingerprint(const T* buf, int64_t n) {
+  static_assert(sizeof(T) % 4 == 0, "fingerprints work on 32-bit words");
+  const unsigned char* w = reinterpret_cast<const unsigned char*>(buf);
+  const int64_t nw = n * static_cast<int64_t>(sizeof(T) / 4);
+  FingerprintLanes lanes;
+  int64_t t = 0;
+  for (; t + 8 <= nw; t += 8) lanes.step(w + 4 * t);
+  return lanes.finish(w + 4 * t, nw - t);
 }
 
 }  // namespace ABFT_TARGET_NS

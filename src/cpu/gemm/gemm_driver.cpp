@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <new>
 #include <vector>
 
@@ -245,11 +246,15 @@ abft_status run_gemm(Problem<T>& P, const KernelSet<T>& ks, abft_report& rep) {
     return ABFT_STATUS_ALLOC_FAILED;
   }
   std::vector<Fingerprint> fp_b(static_cast<size_t>(nq_max));
+  // Partitions that have still to use each packed B sliver in this (jc, pc) step: the one that
+  // brings it to zero re-checks the sliver's fingerprint, once, after every use of it.
+  std::unique_ptr<std::atomic<int>[]> b_users;
   std::vector<std::vector<int64_t>> forced_rows(static_cast<size_t>(nblocks));
   std::vector<char> colflag(size_t(nc), 0);
   std::vector<int64_t> forced_cols;
   try {
     forced_cols.reserve(size_t(nc));  // filled inside the parallel region: no allocation there
+    if (checks) b_users.reset(new std::atomic<int>[size_t(nq_max)]);
   } catch (const std::bad_alloc&) {
     return ABFT_STATUS_ALLOC_FAILED;
   }
@@ -284,7 +289,7 @@ abft_status run_gemm(Problem<T>& P, const KernelSet<T>& ks, abft_report& rep) {
         // Re-pack panel q alone (as panel 0 of the shifted column range) and compare.
         scratch.resize(size_t(cur_kb * nr));
         ks.pack_b(P, nr, cur_jc + q * nr, std::min<int64_t>(nr, cur_nb - q * nr), cur_pc, cur_kb,
-                  0, 1, scratch.data(), nullptr, 0);
+                  0, 1, scratch.data(), nullptr, 0, nullptr);
         std::vector<int64_t> pos;
         diff_positions(bp + q * cur_kb * nr, scratch.data(), cur_kb * nr, pos);
         for (int64_t t : pos) {
@@ -319,17 +324,12 @@ abft_status run_gemm(Problem<T>& P, const KernelSet<T>& ks, abft_report& rep) {
         const int64_t nchunk = ceil_div(kb, kChunk);
         cur_jc = jc, cur_nb = nb, cur_pc = pc, cur_kb = kb;
 
-        // ---- pack B (parallel over NR panels), |B| chunk sums, fingerprints
-        if (checks) {
-#pragma omp for schedule(static)
-          for (int64_t q = 0; q < nq; ++q)
-            for (int64_t c = 0; c < nchunk; ++c)
-              std::fill(babs + c * nc + q * nr, babs + c * nc + std::min<int64_t>((q + 1) * nr, nc), T(0));
-        }
+        // ---- pack B (parallel over NR panels), |B| chunk sums, fingerprints (one pass)
 #pragma omp for schedule(static)
         for (int64_t q = 0; q < nq; ++q) {
-          ks.pack_b(P, nr, jc, nb, pc, kb, q, q + 1, bp, checks ? babs : nullptr, nc);
-          if (checks) fp_b[size_t(q)] = ks.fingerprint(bp + q * kb * nr, kb * nr);
+          ks.pack_b(P, nr, jc, nb, pc, kb, q, q + 1, bp, checks ? babs : nullptr, nc,
+                    checks ? fp_b.data() : nullptr);
+          if (checks) b_users[size_t(q)].store(nt, std::memory_order_relaxed);
         }
         if (!faults.empty()) {
 #pragma omp single
@@ -423,11 +423,13 @@ abft_status run_gemm(Problem<T>& P, const KernelSet<T>& ks, abft_report& rep) {
             }
             if (checks) {
               ks.colref(kb, nr_e, v, bsl, static_cast<double>(P.alpha), s.ref + j0);
-              // Memory faults in the packed B copy: every sliver is re-checked
-              // after the last row block of each partition, i.e. after the
-              // thread's last use of it, while it is in L1; a change is
-              // located by re-packing.
+              // Memory faults in the packed B copy: a fault persists, so one re-check after
+              // the last use of a sliver by any partition sees every change that any use
+              // could have seen. The partition that uses it last (its last row block)
+              // re-checks it, while it is in that thread's L1; a change is located by
+              // re-packing.
               if (bi == tblock[part + 1] - 1 &&
+                  b_users[size_t(j0 / nr)].fetch_sub(1, std::memory_order_acq_rel) == 1 &&
                   ks.fingerprint(bsl, kb * nr) != fp_b[size_t(j0 / nr)])
                 locate_b_fault(j0 / nr);
             }
@@ -439,17 +441,9 @@ abft_status run_gemm(Problem<T>& P, const KernelSet<T>& ks, abft_report& rep) {
             // pack_b for the inflation). U_j collects what flush-to-zero can
             // lose: (mb + 2) sum_p |b_pj| + sum_p sum_i |a_ip| (docs/ABFT.md).
             double asum = 0.0;
-            for (int64_t c = 0; c < nchunk; ++c) {
-              const double w = babs_inflate * mx[c];
-              const double wu = babs_inflate * double(mb + 2);
-              asum += double(kChunk) * mx[c];
-              const T* ba = babs + c * nc;
-              for (int64_t j = 0; j < nb; ++j) {
-                s.X[j] += w * static_cast<double>(ba[j]);
-                s.U[j] += wu * static_cast<double>(ba[j]);
-              }
-            }
-            for (int64_t j = 0; j < nb; ++j) s.U[j] += asum;
+            for (int64_t c = 0; c < nchunk; ++c) asum += double(kChunk) * mx[c];
+            ks.magnitudes(babs, nc, nchunk, mx, babs_inflate, babs_inflate * double(mb + 2), asum,
+                          nb, s.X, s.U);
             // Memory faults in the packed A copy: exact fingerprint, exact location.
             if (ks.fingerprint(ap, ap_n) != fp_a) {
               try {

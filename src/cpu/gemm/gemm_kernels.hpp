@@ -48,8 +48,11 @@ struct KernelSet {
   void (*pack_a)(const Problem<T>& P, int mr, int64_t i0, int64_t mb, int64_t pc, int64_t kb, T* ap,
                  T* v, double* vsum, double* va);
   void (*pack_b)(const Problem<T>& P, int nr, int64_t jc, int64_t nb, int64_t pc, int64_t kb,
-                 int64_t q0, int64_t q1, T* bp, T* babs, int64_t ldbabs);
-  /// Exact fingerprint of a packed buffer (abft/checksum/fingerprint.hpp).
+                 int64_t q0, int64_t q1, T* bp, T* babs, int64_t ldbabs, checksum::Fingerprint* fp);
+  /// Column magnitudes X, U of a row block from the |B| chunk sums (gemm_pack.hpp).
+  void (*magnitudes)(const T* babs, int64_t ld, int64_t nchunk, const double* m, double f,
+                     double wu, double asum, int64_t nb, double* X, double* U);
+  /// Exact fingerprint of a packed buffer (abft/checksum/fingerprint.hpp), this ISA's build.
   checksum::Fingerprint (*fingerprint)(const T* buf, int64_t n);
   const char* desc;
   /// The small-M path (gemm_small.cpp, gemm_small_kernels.hpp): chunks of `lanes` columns of

@@ -4,7 +4,10 @@
  */
 #pragma once
 #include <cstdint>
+#include <cstring>
+#include <type_traits>
 
+#include "abft/checksum/fingerprint.hpp"
 #include "abft/checksum/host_device.hpp"
 #include "cpu/gemm/gemm_problem.hpp"
 
@@ -66,11 +69,6 @@ void pack_a(const Problem<T>& P, int mr, int64_t i0, int64_t mb, int64_t pc, int
     for (int64_t p = 0; p < kb; ++p) v[p] = static_cast<T>(vsum[p]);
 }
 
-/** Pack NR-column panels q in [q0, q1) of B_int rows [pc, pc+kb), columns
- *  [jc, jc+nb). With babs != nullptr also adds sum_{p in chunk} |b_pj| into
- *  babs[chunk * ldbabs + j] (panel-relative j), summed in T: at most kChunk
- *  terms, so the true sum is below fl(sum) * (1 + 2 gamma(kChunk)), the
- *  factor the driver applies. */
 /** One NR-column panel of a complex expansion (ComplexB): each row of the panel is built
  *  from the row of Q it belongs to, (re, im) pairs for even rows and (-im, re) for odd ones.
  *  Written out here rather than through ComplexB::at so that this ISA's copy stays in its
@@ -122,14 +120,110 @@ void pack_b_expanded(const ComplexB<T>& xb, int nr, int64_t jcol, int64_t cols, 
   }
 }
 
+/** A full NR-column panel of row-contiguous B (the common case) in one pass: the copy, with
+ *  babs the |B| chunk sums (kept in registers over a chunk's rows, then written once) and, with fp,
+ *  the panel's fingerprint taken from the rows just written (each row is a whole number of
+ *  eight-word steps, so the lanes see the buffer's words in its own order). 32-byte vectors
+ *  (GCC vector extensions: one register each where the ISA has them). */
+template <class T, int NR>
+void pack_b_full_panel(const T* src0, int64_t rsb, int64_t kb, T* dst, T* babs, int64_t ldbabs,
+                       checksum::Fingerprint* fp) {
+  static_assert(NR * sizeof(T) % 32 == 0, "a row is whole fingerprint steps and vectors");
+  constexpr int L = int(32 / sizeof(T)), NV = NR / L;
+  typedef T V __attribute__((vector_size(32)));
+  typedef std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t> U;
+  typedef U VU __attribute__((vector_size(32)));
+  const VU magnitude = VU{} + (~U(0) >> 1);  // clears the sign bit
+  checksum::FingerprintLanes lanes;
+  for (int64_t c0 = 0; c0 < kb; c0 += kChunk) {
+    const int64_t c1 = c0 + kChunk < kb ? c0 + kChunk : kb;
+    V acc[NV];
+    for (int v = 0; v < NV; ++v) acc[v] = V{};
+    for (int64_t p = c0; p < c1; ++p) {
+      const T* src = src0 + p * rsb;
+      T* d = dst + p * NR;
+      for (int v = 0; v < NV; ++v) {
+        V x;
+        std::memcpy(&x, src + v * L, sizeof x);
+        std::memcpy(d + v * L, &x, sizeof x);
+        if (babs) acc[v] += (V)((VU)x & magnitude);
+      }
+      if (fp)
+        for (int v = 0; v < NV; ++v) lanes.step(d + v * L);  // a vector is one step
+    }
+    if (babs)
+      for (int v = 0; v < NV; ++v)
+        std::memcpy(babs + (c0 / kChunk) * ldbabs + v * L, &acc[v], sizeof acc[v]);
+  }
+  if (fp) *fp = lanes.finish();
+}
+
+/** The column magnitudes of one row block and kc step (gemm_driver.cpp): for j < nb,
+ *  X_j += f sum_c m_c ba_cj and U_j += wu sum_c ba_cj + asum (ba_cj = babs[c ld + j]),
+ *  sixteen columns at a time with their sums in registers over the chunks, one store each. */
 template <class T>
+void add_magnitudes(const T* babs, int64_t ld, int64_t nchunk, const double* m, double f,
+                    double wu, double asum, int64_t nb, double* X, double* U) {
+  typedef double VD __attribute__((vector_size(32)));
+  typedef T VT __attribute__((vector_size(4 * sizeof(T))));
+  constexpr int NV = 4;  // 16 columns
+  int64_t j0 = 0;
+  for (; j0 + 4 * NV <= nb; j0 += 4 * NV) {
+    VD x[NV], b[NV];
+    for (int v = 0; v < NV; ++v) x[v] = b[v] = VD{};
+    for (int64_t c = 0; c < nchunk; ++c) {
+      const T* ba = babs + c * ld + j0;
+      const VD mc = VD{} + m[c];
+      for (int v = 0; v < NV; ++v) {
+        VT t;
+        std::memcpy(&t, ba + 4 * v, sizeof t);
+        const VD y = __builtin_convertvector(t, VD);
+        x[v] += mc * y;
+        b[v] += y;
+      }
+    }
+    for (int v = 0; v < NV; ++v) {
+      VD xs, us;
+      std::memcpy(&xs, X + j0 + 4 * v, sizeof xs);
+      std::memcpy(&us, U + j0 + 4 * v, sizeof us);
+      xs += f * x[v];
+      us += wu * b[v] + asum;
+      std::memcpy(X + j0 + 4 * v, &xs, sizeof xs);
+      std::memcpy(U + j0 + 4 * v, &us, sizeof us);
+    }
+  }
+  for (int64_t j = j0; j < nb; ++j) {
+    double x = 0.0, b = 0.0;
+    for (int64_t c = 0; c < nchunk; ++c) {
+      const double y = static_cast<double>(babs[c * ld + j]);
+      x += m[c] * y;
+      b += y;
+    }
+    X[j] += f * x;
+    U[j] += wu * b + asum;
+  }
+}
+
+/** Pack NR-column panels q in [q0, q1) of B_int rows [pc, pc+kb), columns
+ *  [jc, jc+nb). With babs != nullptr also writes sum_{p in chunk} |b_pj| into
+ *  babs[chunk * ldbabs + j] (panel-relative j, the panel's columns only), summed in T: at most
+ *  kChunk terms, so the true sum is below fl(sum) * (1 + 2 gamma(kChunk)), the factor the
+ *  driver applies. With fp != nullptr also fp[q] = the fingerprint of packed panel q. NR is the
+ *  kernel's panel width: full panels of row-contiguous B take the one-pass path above. */
+template <class T, int NR>
 void pack_b(const Problem<T>& P, int nr, int64_t jc, int64_t nb, int64_t pc, int64_t kb,
-            int64_t q0, int64_t q1, T* bp, T* babs, int64_t ldbabs) {
+            int64_t q0, int64_t q1, T* bp, T* babs, int64_t ldbabs, checksum::Fingerprint* fp) {
   for (int64_t q = q0; q < q1; ++q) {
     const int64_t j0 = q * nr;
     const int64_t cols = (nb - j0 < nr ? nb - j0 : int64_t(nr));
     T* dst = bp + q * kb * nr;
-    bool babs_done = false;
+    if constexpr (NR * sizeof(T) % 32 == 0) {
+      if (nr == NR && cols == NR && !P.xb.x && P.csb == 1) {
+        pack_b_full_panel<T, NR>(P.B + pc * P.rsb + (jc + j0), P.rsb, kb, dst,
+                                 babs ? babs + j0 : nullptr, ldbabs, fp ? fp + q : nullptr);
+        continue;
+      }
+    }
     if (P.xb.x) {
       pack_b_expanded(P.xb, nr, jc + j0, cols, pc, kb, dst);
     } else if (P.rsb == 1 && P.csb != 1) {
@@ -144,27 +238,24 @@ void pack_b(const Problem<T>& P, int nr, int64_t jc, int64_t nb, int64_t pc, int
       for (int64_t p = 0; p < kb; ++p) {
         const T* src = P.B + (pc + p) * P.rsb + (jc + j0) * P.csb;
         T* d = dst + p * nr;
-        if (P.csb == 1 && babs) {  // the common case: copy and encode in one pass
-          T* ba = babs + (p / kChunk) * ldbabs + j0;
-          for (int64_t j = 0; j < cols; ++j) {
-            d[j] = src[j];
-            ba[j] += abs_value(src[j]);
-          }
-        } else if (P.csb == 1) {
+        if (P.csb == 1) {
           for (int64_t j = 0; j < cols; ++j) d[j] = src[j];
         } else {
           for (int64_t j = 0; j < cols; ++j) d[j] = src[j * P.csb];
         }
         for (int64_t j = cols; j < nr; ++j) d[j] = T(0);
       }
-      if (P.csb == 1) babs_done = true;
     }
-    if (babs && !babs_done)
-      for (int64_t p = 0; p < kb; ++p) {
-        T* ba = babs + (p / kChunk) * ldbabs + j0;
-        const T* d = dst + p * nr;
-        for (int64_t j = 0; j < cols; ++j) ba[j] += abs_value(d[j]);
+    if (babs)
+      for (int64_t c0 = 0; c0 < kb; c0 += kChunk) {
+        T* ba = babs + (c0 / kChunk) * ldbabs + j0;
+        for (int64_t j = 0; j < cols; ++j) ba[j] = T(0);
+        for (int64_t p = c0; p < c0 + kChunk && p < kb; ++p) {
+          const T* d = dst + p * nr;
+          for (int64_t j = 0; j < cols; ++j) ba[j] += abs_value(d[j]);
+        }
       }
+    if (fp) fp[q] = checksum::fingerprint(dst, kb * nr);
   }
 }
 

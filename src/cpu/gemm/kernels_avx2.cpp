@@ -10,21 +10,13 @@
 namespace abft::cpu::gemm {
 
 const KernelSet<float>* kernels_avx2_f32() {
-  static const auto ks = [] {
-    auto k = make_kernel_set<Avx2F32, 6, 2>(ABFT_ISA_AVX2, 144, 256, 4080,
-                                            "avx2 6x16 mc=144 kc=256 nc=4080");
-    k.fingerprint = &fingerprint_avx2<float>;
-    return k;
-  }();
+  static const auto ks = make_kernel_set<Avx2F32, 6, 2>(ABFT_ISA_AVX2, 144, 256, 4080,
+                                                        "avx2 6x16 mc=144 kc=256 nc=4080");
   return &ks;
 }
 const KernelSet<double>* kernels_avx2_f64() {
-  static const auto ks = [] {
-    auto k = make_kernel_set<Avx2F64, 6, 2>(ABFT_ISA_AVX2, 144, 256, 2040,
-                                            "avx2 6x8 mc=144 kc=256 nc=2040");
-    k.fingerprint = &fingerprint_avx2<double>;
-    return k;
-  }();
+  static const auto ks = make_kernel_set<Avx2F64, 6, 2>(ABFT_ISA_AVX2, 144, 256, 2040,
+                                                        "avx2 6x8 mc=144 kc=256 nc=2040");
   return &ks;
 }
 

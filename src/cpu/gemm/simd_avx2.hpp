@@ -52,27 +52,4 @@ struct Avx2F64 {
   static void prefetch(const T* p) { _mm_prefetch(reinterpret_cast<const char*>(p), _MM_HINT_T0); }
 };
 
-/** checksum::fingerprint with explicit AVX2 zero-extensions (GCC's generic
- *  vector conversion splits them into 128-bit halves): the same lanes, the
- *  same sums, the same result, in half the instructions. */
-template <class T>
-checksum::Fingerprint fingerprint_avx2(const T* buf, int64_t n) {
-  const uint32_t* w = reinterpret_cast<const uint32_t*>(buf);
-  const int64_t nw = n * static_cast<int64_t>(sizeof(T) / 4);
-  __m256i a0 = _mm256_setzero_si256(), a1 = a0, b0 = a0, b1 = a0;
-  int64_t t = 0;
-  for (; t + 8 <= nw; t += 8) {
-    a0 = _mm256_add_epi64(a0, _mm256_cvtepu32_epi64(_mm_loadu_si128(reinterpret_cast<const __m128i*>(w + t))));
-    a1 = _mm256_add_epi64(a1, _mm256_cvtepu32_epi64(_mm_loadu_si128(reinterpret_cast<const __m128i*>(w + t + 4))));
-    b0 = _mm256_add_epi64(b0, a0);
-    b1 = _mm256_add_epi64(b1, a1);
-  }
-  alignas(32) uint64_t a[8], b[8];  // same lanes as checksum::fingerprint
-  _mm256_store_si256(reinterpret_cast<__m256i*>(a), a0);
-  _mm256_store_si256(reinterpret_cast<__m256i*>(a + 4), a1);
-  _mm256_store_si256(reinterpret_cast<__m256i*>(b), b0);
-  _mm256_store_si256(reinterpret_cast<__m256i*>(b + 4), b1);
-  return checksum::fingerprint_finish(a, b, buf, t, nw);
-}
-
 }  // namespace abft::cpu::gemm
