@@ -120,12 +120,13 @@ void pack_b_expanded(const ComplexB<T>& xb, int nr, int64_t jcol, int64_t cols, 
   }
 }
 
-/** A full NR-column panel of row-contiguous B (the common case) in one pass: the copy, with
- *  babs the |B| chunk sums (kept in registers over a chunk's rows, then written once) and, with fp,
- *  the panel's fingerprint taken from the rows just written (each row is a whole number of
- *  eight-word steps, so the lanes see the buffer's words in its own order). 32-byte vectors
- *  (GCC vector extensions: one register each where the ISA has them). */
-template <class T, int NR>
+/** A full NR-column panel of row-contiguous B (the common case) in one pass: the copy (kCopy;
+ *  without it the panel is already packed at dst and is only encoded), with babs the |B| chunk
+ *  sums (kept in registers over a chunk's rows, then written once) and, with fp, the panel's
+ *  fingerprint taken from the rows just written (each row is a whole number of eight-word
+ *  steps, so the lanes see the buffer's words in its own order). 32-byte vectors (GCC vector
+ *  extensions: one register each where the ISA has them). */
+template <class T, int NR, bool kCopy = true>
 void pack_b_full_panel(const T* src0, int64_t rsb, int64_t kb, T* dst, T* babs, int64_t ldbabs,
                        checksum::Fingerprint* fp) {
   static_assert(NR * sizeof(T) % 32 == 0, "a row is whole fingerprint steps and vectors");
@@ -145,7 +146,7 @@ void pack_b_full_panel(const T* src0, int64_t rsb, int64_t kb, T* dst, T* babs, 
       for (int v = 0; v < NV; ++v) {
         V x;
         std::memcpy(&x, src + v * L, sizeof x);
-        std::memcpy(d + v * L, &x, sizeof x);
+        if (kCopy) std::memcpy(d + v * L, &x, sizeof x);
         if (babs) acc[v] += (V)((VU)x & magnitude);
       }
       if (fp)
@@ -244,6 +245,13 @@ void pack_b(const Problem<T>& P, int nr, int64_t jc, int64_t nb, int64_t pc, int
           for (int64_t j = 0; j < cols; ++j) d[j] = src[j * P.csb];
         }
         for (int64_t j = cols; j < nr; ++j) d[j] = T(0);
+      }
+    }
+    if constexpr (NR * sizeof(T) % 32 == 0) {
+      if (nr == NR && cols == NR && (babs || fp)) {  // e.g. a complex expansion: encode in one pass
+        pack_b_full_panel<T, NR, false>(dst, NR, kb, dst, babs ? babs + j0 : nullptr, ldbabs,
+                                        fp ? fp + q : nullptr);
+        continue;
       }
     }
     if (babs)
