@@ -2,16 +2,21 @@
  *  \brief The shared checksum::fingerprint as built for AVX2 (explicit 256-bit zero-extensions)
  *  gives exactly the sums of its definition, written out here word by word, on every length,
  *  alignment and content; a fingerprint fed step by step (as packing feeds it) equals the one of
- *  the whole buffer; and single and paired word changes always move it.
+ *  the whole buffer; single and paired word changes always move it; and the GEMM's B packing,
+ *  which fingerprints and sums a full panel in the copy's pass, gives the same panel, |B| chunk
+ *  sums and fingerprint as the definitions (plain and complex-expanded B, partial panels).
  */
 #define ABFT_TARGET_NS avx2_test
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <random>
 #include <vector>
 
 #include "abft/checksum/fingerprint.hpp"
+#include "cpu/gemm/gemm_pack.hpp"
 
 namespace {
 
@@ -81,5 +86,53 @@ TEST(FingerprintIsa, SingleAndPairedFlipsAlwaysMoveIt) {
       v[i] ^= 1u << bit;
     }
 }
+
+template <class T, int NR>
+void packing_encodes(bool complex_b) {
+  if (!__builtin_cpu_supports("avx2")) GTEST_SKIP() << "CPU lacks AVX2";
+  namespace g = abft::cpu::gemm;
+  const int64_t K = 75, N = 3 * NR + 5;  // a k step that is not whole chunks; a partial panel
+  std::mt19937_64 rng(5);
+  std::vector<T> b(size_t(K * N)), x(size_t(4 * K * N));  // X: ldx = K/2 + 1, K/2 columns
+  for (T& v : b) v = T(double(int64_t(rng() % 2001) - 1000) / 7.0);
+  for (T& v : x) v = T(double(int64_t(rng() % 2001) - 1000) / 3.0);
+  g::Problem<T> P;
+  P.K = K;
+  P.N = N;
+  P.B = b.data();
+  P.rsb = N;
+  P.csb = 1;
+  if (complex_b) {  // B_int = the real expansion of a K/2 x N/2 complex X (column-major)
+    P.xb.x = x.data();
+    P.xb.ldx = K / 2 + 1;
+  }
+  const int64_t nb = complex_b ? (N / 2) * 2 : N, kb = complex_b ? (K / 2) * 2 : K;
+  const int64_t nq = (nb + NR - 1) / NR, nchunk = (kb + g::kChunk - 1) / g::kChunk;
+  std::vector<T> bp(size_t(nq * kb * NR)), babs(size_t(nchunk * nq * NR), T(-1));
+  std::vector<Fingerprint> fp(static_cast<size_t>(nq));
+  g::pack_b<T, NR>(P, NR, 0, nb, 0, kb, 0, nq, bp.data(), babs.data(), nq * NR, fp.data());
+  for (int64_t q = 0; q < nq; ++q) {
+    const T* panel = bp.data() + q * kb * NR;
+    for (int64_t p = 0; p < kb; ++p)
+      for (int64_t j = 0; j < NR; ++j) {
+        const int64_t col = q * NR + j;
+        const T want = col < nb ? P.b(p, col) : T(0);
+        ASSERT_EQ(panel[p * NR + j], want) << "p " << p << " col " << col;
+      }
+    EXPECT_EQ(fp[size_t(q)], abft::checksum::fingerprint(panel, kb * NR)) << "panel " << q;
+    for (int64_t c = 0; c < nchunk; ++c)
+      for (int64_t j = 0; j < NR && q * NR + j < nb; ++j) {
+        T s = T(0);  // the chunk's |b| summed in T from zero, in k order
+        for (int64_t p = c * g::kChunk; p < std::min(kb, (c + 1) * g::kChunk); ++p)
+          s += std::fabs(panel[p * NR + j]);
+        EXPECT_EQ(babs[size_t(c * nq * NR + q * NR + j)], s) << "chunk " << c << " col " << q * NR + j;
+      }
+  }
+}
+
+TEST(PackingFingerprint, PlainB_f32) { packing_encodes<float, 16>(false); }
+TEST(PackingFingerprint, PlainB_f64) { packing_encodes<double, 8>(false); }
+TEST(PackingFingerprint, ComplexExpandedB_f32) { packing_encodes<float, 16>(true); }
+TEST(PackingFingerprint, ComplexExpandedB_f64) { packing_encodes<double, 8>(true); }
 
 }  // namespace
