@@ -18,18 +18,20 @@
  *  FingerprintLanes is the running state, eight words a step, so that a kernel that writes a
  *  buffer eight words at a time (packing) can fingerprint it on the way instead of in a pass of
  *  its own; fingerprint() is the same state run over a whole buffer. Translation units built
- *  for AVX2 get explicit 256-bit zero-extensions (GCC's generic vector conversion splits them
- *  into 128-bit halves); every implementation gives the same sums.
+ *  for AVX2 that name their own ABFT_TARGET_NS (the ISA kernels) get explicit 256-bit
+ *  zero-extensions (GCC's generic vector conversion splits them into 128-bit halves); every
+ *  implementation gives the same sums.
  */
 #pragma once
 #include <cstdint>
 #include <cstring>
 
-#if defined(__AVX2__) && !defined(__CUDACC__)
+#include "abft/checksum/float_bits.hpp"
+
+#if defined(__AVX2__) && !defined(__CUDACC__) && !defined(ABFT_TARGET_NS_IS_GENERIC)
+#define ABFT_FINGERPRINT_AVX2 1
 #include <immintrin.h>
 #endif
-
-#include "abft/checksum/float_bits.hpp"
 
 namespace abft::checksum {
 
@@ -45,7 +47,7 @@ inline namespace ABFT_TARGET_NS {
  *  stream) of sums a[l] and running sums b[l] (b += a after every step, so b weights a word
  *  by the number of steps from it to the end). step() takes the next eight words. */
 struct FingerprintLanes {
-#if defined(__AVX2__) && !defined(__CUDACC__)
+#if defined(ABFT_FINGERPRINT_AVX2)
   __m256i a0 = _mm256_setzero_si256(), a1 = _mm256_setzero_si256();
   __m256i b0 = _mm256_setzero_si256(), b1 = _mm256_setzero_si256();
   void step(const void* words) {

@@ -15,4 +15,8 @@
  *  run-time dispatch). */
 #ifndef ABFT_TARGET_NS
 #define ABFT_TARGET_NS generic
+/** Set where the namespace is the baseline one: code that picks ISA-specific layouts by the
+ *  compiler's ISA macros (fingerprint.hpp) does so only in a namespace of the TU's own, so two
+ *  TUs built with different flags never define one baseline type two ways. */
+#define ABFT_TARGET_NS_IS_GENERIC 1
 #endif
