@@ -5,9 +5,6 @@
 #include <immintrin.h>
 
 #include <cstdint>
-#include <cstring>
-
-#include "abft/checksum/fingerprint.hpp"
 
 namespace abft::cpu::gemm {
 
