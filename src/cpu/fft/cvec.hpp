@@ -10,13 +10,33 @@
 
 #include "abft/checksum/host_device.hpp"
 
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
+
 namespace abft::cpu::fft {
 inline namespace ABFT_TARGET_NS {
 
 template <class T, int L>
 struct CVec {
   typedef T V __attribute__((vector_size(sizeof(T) * 2 * L)));
+  /** The same register as 64-bit units (one complex float per unit). */
+  typedef long long Q __attribute__((vector_size(sizeof(T) * 2 * L)));
   static constexpr int lanes = L;
+  /** Two-register permutation of 64-bit units (indices >= units pick from b). GCC lowers
+   *  __builtin_shufflevector of two 512-bit registers to extract/insert chains; AVX-512
+   *  has the one instruction (vpermt2q). */
+  template <int... I>
+  static Q perm2(Q a, Q b) {
+#if defined(__AVX512F__)
+    if constexpr (sizeof(Q) == 64) {
+      alignas(64) static constexpr long long ix[8] = {I...};
+      const __m512i idx = _mm512_load_si512(ix);
+      return (Q)_mm512_permutex2var_epi64((__m512i)a, idx, (__m512i)b);
+    } else
+#endif
+      return __builtin_shufflevector(a, b, I...);
+  }
   static constexpr int width = 2 * L;  // scalars
 
   static V load(const T* p) {

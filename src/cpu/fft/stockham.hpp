@@ -106,6 +106,49 @@ inline void stage_p(const StageArgs<T>& g, const T* x, T* y, int64_t p1) {
         C::store(y + 2 * (R * (p + 2) + u), __builtin_shufflevector(t0, t2, 4, 5, 6, 7, 12, 13, 14, 15));
         C::store(y + 2 * (R * (p + 3) + u), __builtin_shufflevector(t1, t3, 4, 5, 6, 7, 12, 13, 14, 15));
       }
+    } else if constexpr (R > 0 && L == 8 && R % 4 == 0) {
+      // 8 complex lanes (AVX-512 float): complex values moved as 64-bit units. Per group
+      // of four results u..u+3, P_k holds lanes 2k and 2k+1 of them, in output order.
+      using Q = typename C::Q;  // the lanes as 64-bit units
+      static_assert(sizeof(Q) == 8 * sizeof(long long), "8 complex lanes of 64 bits");
+      auto quad = [&](int u, Q* P) {
+        const Q a0 = (Q)a[u], a1 = (Q)a[u + 1], a2 = (Q)a[u + 2], a3 = (Q)a[u + 3];
+        const Q t0 = C::template perm2<0, 8, 1, 9, 2, 10, 3, 11>(a0, a1);
+        const Q t1 = C::template perm2<4, 12, 5, 13, 6, 14, 7, 15>(a0, a1);
+        const Q t2 = C::template perm2<0, 8, 1, 9, 2, 10, 3, 11>(a2, a3);
+        const Q t3 = C::template perm2<4, 12, 5, 13, 6, 14, 7, 15>(a2, a3);
+        P[0] = C::template perm2<0, 1, 8, 9, 2, 3, 10, 11>(t0, t2);
+        P[1] = C::template perm2<4, 5, 12, 13, 6, 7, 14, 15>(t0, t2);
+        P[2] = C::template perm2<0, 1, 8, 9, 2, 3, 10, 11>(t1, t3);
+        P[3] = C::template perm2<4, 5, 12, 13, 6, 7, 14, 15>(t1, t3);
+      };
+      if constexpr (R % 8 == 0) {
+        for (int u = 0; u < R; u += 8) {
+          Q P[4], Pq[4];
+          quad(u, P);
+          quad(u + 4, Pq);
+          for (int k = 0; k < 4; ++k) {
+            C::store(y + 2 * (R * (p + 2 * k) + u), (V)C::template perm2<0, 1, 2, 3, 8, 9, 10, 11>(P[k], Pq[k]));
+            C::store(y + 2 * (R * (p + 2 * k + 1) + u),
+                     (V)C::template perm2<4, 5, 6, 7, 12, 13, 14, 15>(P[k], Pq[k]));
+          }
+        }
+      } else {
+        // R = 4 (mod 8): rows of four results, two lanes' rows per store (R == 4 only:
+        // otherwise the two rows are not adjacent).
+        if constexpr (R == 4) {
+          Q P[4];
+          quad(0, P);
+          for (int k = 0; k < 4; ++k) C::store(y + 2 * (R * (p + 2 * k)), (V)P[k]);
+        } else {
+          for (int u = 0; u < r; ++u) C::store(buf[u], a[u]);
+          for (int l = 0; l < L; ++l)
+            for (int u = 0; u < r; ++u) {
+              y[2 * (r * (p + l) + u)] = buf[u][2 * l];
+              y[2 * (r * (p + l) + u) + 1] = buf[u][2 * l + 1];
+            }
+        }
+      }
     } else {
       for (int u = 0; u < r; ++u) C::store(buf[u], a[u]);
       for (int l = 0; l < L; ++l) {
