@@ -22,6 +22,8 @@ struct CVec {
   typedef T V __attribute__((vector_size(sizeof(T) * 2 * L)));
   /** The same register as 64-bit units (one complex float per unit). */
   typedef long long Q __attribute__((vector_size(sizeof(T) * 2 * L)));
+  /** The lanes widened to double (the second level of the checks' sums). */
+  typedef double DV __attribute__((vector_size(sizeof(double) * 2 * L)));
   static constexpr int lanes = L;
   /** Two-register permutation of 64-bit units (indices >= units pick from b). GCC lowers
    *  __builtin_shufflevector of two 512-bit registers to extract/insert chains; AVX-512

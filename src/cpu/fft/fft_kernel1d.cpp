@@ -122,6 +122,26 @@ class Stockham final : public Kernel1d<T> {
       src = dst;
     }
   }
+  /** The first stage folds the input side of the check into its loads, the last stage
+   *  the output side into its stores (stage_first_csum / stage_last_cdot), where they can. */
+  void run_folded(const T* in, T* out, T* work, FoldedCheck<T>& fc) const override {
+    const int S = int(st_.size());
+    fc.in_done = fc.out_done = false;
+    if (S < 2) {
+      run(in, out, work, nullptr);
+      return;
+    }
+    T* wa = work;
+    const T* src = in;
+    for (int t = 0; t < S; ++t) {
+      T* dst = ((S - 1 - t) % 2 == 0) ? out : wa;
+      const StageArgs<T>& a = st_[size_t(t)].a;
+      if (t == 0 && fc.cdup) fc.in_done = K_.stage_first_csum(a, src, dst, fc.cdup, &fc.sum, &fc.csum, &fc.x2);
+      if (t == S - 1 && fc.rr) fc.out_done = K_.stage_last_cdot(a, src, dst, fc.rr, fc.ri, fc.R, &fc.out);
+      if (!(t == 0 && fc.in_done) && !(t == S - 1 && fc.out_done)) K_.stage(a, src, dst);
+      src = dst;
+    }
+  }
   int64_t work_scalars() const override { return 2 * this->n_; }
   /** Batched form: the stages with every stride times nb; the first stage's
    *  twiddles in the [p][u-1] layout of the strided stages (built on first

@@ -6,6 +6,7 @@
  */
 #pragma once
 #include <atomic>
+#include <complex>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -53,6 +54,19 @@ struct Table {
   }
 };
 
+/** A complex line's check weights handed to a kernel that can fold the check's sums into
+ *  its first and last stages (GUIDE §3 rule 6), and what it folded. */
+template <class T>
+struct FoldedCheck {
+  const T* cdup = nullptr;  ///< input side: (c_j, c_j) pairs of v_j = 1 + i sign c_j
+  const T* rr = nullptr;    ///< output side: the block table r (re pairs, then im pairs)
+  const T* ri = nullptr;
+  const double* R = nullptr;  ///< the block factors R_b
+  bool in_done = false, out_done = false;
+  std::complex<double> sum, csum, out;
+  double x2 = 0;
+};
+
 template <class T>
 class Kernel1d {
  public:
@@ -64,6 +78,12 @@ class Kernel1d {
    *  kept as the recomputation source); out must not overlap in. work holds
    *  work_scalars() scalars. */
   virtual void run(const T* in, T* out, T* work, StageHook<T>* hook) const = 0;
+  /** run() without a hook, folding what it can of the check into the stages; the
+   *  sides it leaves (in_done / out_done false) are the caller's separate passes. */
+  virtual void run_folded(const T* in, T* out, T* work, FoldedCheck<T>& fc) const {
+    run(in, out, work, nullptr);
+    fc.in_done = fc.out_done = false;
+  }
   /** nb signals interleaved element by element (element j of signal b at
    *  in[j nb + b]), out likewise; work holds batch_work_scalars(nb). The hook
    *  sees each stage's whole interleaved buffer (n nb values, stride 1).

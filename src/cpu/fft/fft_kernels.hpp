@@ -45,6 +45,16 @@ struct FftKernels {
   /** sum x_j, sum c_j x_j (c given as (c, c) pairs) and sum |x_j|^2. */
   void (*csum)(const T* cdup, const T* x, int64_t n, std::complex<double>* sum,
                std::complex<double>* csum, double* x2) = nullptr;
+  /** The first stage (s == 1) with csum's three sums of its input folded into its loads;
+   *  false (nothing done) where it cannot (a stage not vectorised over whole lanes, or a
+   *  radix without a specialised butterfly): the caller runs stage and csum. */
+  bool (*stage_first_csum)(const StageArgs<T>&, const T* x, T* y, const T* cdup, std::complex<double>* sum,
+                           std::complex<double>* csum, double* x2) = nullptr;
+  /** The last stage (m == 1) with cdot_sep's sum of its output folded into its stores,
+   *  the weights of a complex line's check (w_k = exp(sign i pi k / n)); false (nothing
+   *  done) where it cannot. */
+  bool (*stage_last_cdot)(const StageArgs<T>&, const T* x, T* y, const T* rr, const T* ri, const double* R,
+                          std::complex<double>* out) = nullptr;
   /** sum_j (wr_j + i wi_j) x_j over real scalars; with x2 non-null also sum x_j^2. */
   std::complex<double> (*rdot)(const T* wr, const T* wi, const T* x, int64_t ns, double* x2) = nullptr;
   void (*cmul)(T* y, const T* a, const T* b, int64_t n) = nullptr;

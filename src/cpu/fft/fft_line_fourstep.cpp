@@ -149,15 +149,35 @@ void LinePlan<T>::scatter_check_out_batch(const T* src, T* dst, int64_t dst_row,
 template <class T>
 void LinePlan<T>::run_unit(const T* src, T* dst, T* work, abft_policy pol, StageHook<T>* hook,
                            abft_report& rep, abft_status& st, std::mutex& repair_mu) const {
-  std::complex<double> cin;
+  std::complex<double> cin, cout;
   double x2 = 0;
-  if (pol != ABFT_POLICY_OFF) cin = check_in(src, &x2);
-  compute(src, dst, work, hook, pol, &rep, &st, &repair_mu);
-  if (hook) {
-    const bool real = kind_ == ABFT_FFT_C2R;
-    hook->at_output(dst, real ? out_scalars() : out_elems(), 0, 1, real);
+  if (pol != ABFT_POLICY_OFF && !hook && kind_ == ABFT_FFT_C2C && kernel_) {
+    // A complex Stockham unit folds the check's sums into its first and last stages
+    // (GUIDE §3 rule 6); with a hook (injection) the stage outputs may change after they
+    // are stored, so the sums are then taken by the separate passes below.
+    FoldedCheck<T> fc;
+    fc.cdup = v_.data.data();
+    fc.rr = w_.data.data();
+    fc.ri = fc.rr + 2 * kWeightBlock;
+    fc.R = Rb_.data.data();
+    kernel_->run_folded(src, dst, work, fc);  // src is only read: its side can follow
+    if (fc.in_done) {
+      cin = fc.sum + std::complex<double>(0.0, 1.0) * fc.csum;
+      x2 = fc.x2;
+    } else {
+      cin = check_in(src, &x2);
+    }
+    cout = fc.out_done ? fc.out : check_out(dst);
+  } else {
+    if (pol != ABFT_POLICY_OFF) cin = check_in(src, &x2);
+    compute(src, dst, work, hook, pol, &rep, &st, &repair_mu);
+    if (hook) {
+      const bool real = kind_ == ABFT_FFT_C2R;
+      hook->at_output(dst, real ? out_scalars() : out_elems(), 0, 1, real);
+    }
+    if (pol != ABFT_POLICY_OFF) cout = check_out(dst);
   }
-  if (pol == ABFT_POLICY_OFF || !judge(cin, x2, check_out(dst), rep)) return;
+  if (pol == ABFT_POLICY_OFF || !judge(cin, x2, cout, rep)) return;
   if (pol == ABFT_POLICY_DETECT) {
     st = core::worse_status(st, ABFT_STATUS_FAULT_DETECTED);
     return;

@@ -319,7 +319,11 @@ abft_status FftPlan<T>::execute(const void* in_v, void* out_v, abft_report* repo
   // injects, every execution of the plan takes the lock shared. Without injection no
   // lock is taken.
   bool tw_fault = false;
-  for (size_t i = 0; i < nf; ++i) tw_fault = tw_fault || cx.inj.faults[i].site == ABFT_SITE_FFT_TWIDDLE;
+  size_t nf_hook = 0;  // faults the stage hook applies (stage and output sites)
+  for (size_t i = 0; i < nf; ++i) {
+    tw_fault = tw_fault || cx.inj.faults[i].site == ABFT_SITE_FFT_TWIDDLE;
+    nf_hook += cx.inj.faults[i].site != ABFT_SITE_FFT_TWIDDLE;
+  }
   std::unique_lock<std::shared_mutex> tw_alone;
   std::shared_lock<std::shared_mutex> tw_shared;
   if (tw_fault) tw_alone = std::unique_lock<std::shared_mutex>(tables_mu_);
@@ -404,7 +408,7 @@ abft_status FftPlan<T>::execute(const void* in_v, void* out_v, abft_report* repo
         const int64_t unit = P.unit_base + li;
         UnitHook<T> hook;
         StageHook<T>* hp = nullptr;
-        if (nf) {
+        if (nf_hook) {  // twiddle faults are in the tables already: no hook, the folded checks
           hook.cx = &cx;
           hook.unit = unit;
           hook.kernel_n = L.kernel_n();

@@ -14,13 +14,162 @@
 #pragma once
 #include <complex>
 #include <cstdint>
+#include <array>
 #include <cstring>
+#include <type_traits>
 
 #include "cpu/fft/butterflies.hpp"
 #include "cpu/fft/fft_kernels.hpp"
 
 namespace abft::cpu::fft {
 inline namespace ABFT_TARGET_NS {
+
+/** No check folded into a stage (the plain transform). */
+struct NoAcc {
+  template <class V>
+  void in(V, int64_t) {}
+  void in_step(int) {}
+  template <class V>
+  void out(int, V) {}
+  void out_step(int64_t) {}
+};
+
+/** The input side of a complex check folded into the first stage (s == 1), from the
+ *  values it loads: sum x_j, sum c_j x_j and sum |x_j|^2 (csum_impl's sums). Every lane
+ *  sums at most 32 terms in T, then in double (fft_dot_coefficient). */
+template <class C, class T>
+struct InAcc {
+  using V = typename C::V;
+  using D = typename C::DV;
+  const T* cdup;  ///< (c_j, c_j) pairs
+  V s = C::zero(), c = C::zero(), q = C::zero();
+  D ds{}, dc{}, dq{};
+  int cnt = 0;
+  explicit InAcc(const T* cd) : cdup(cd) {}
+  /** x holds elements e .. e + L - 1. */
+  void in(V x, int64_t e) {
+    s += x;
+    c += x * C::load(cdup + 2 * e);
+    q += x * x;
+  }
+  /** After one step that added r terms to every lane. */
+  void in_step(int r) {
+    cnt += r;
+    if (cnt + r > 32) flush();
+  }
+  void flush() {
+    ds += __builtin_convertvector(s, D);
+    dc += __builtin_convertvector(c, D);
+    dq += __builtin_convertvector(q, D);
+    s = c = q = C::zero();
+    cnt = 0;
+  }
+  template <class V2>
+  void out(int, V2) {}
+  void out_step(int64_t) {}
+  void finish(std::complex<double>* sum, std::complex<double>* csum, double* x2) {
+    flush();
+    double sr = 0, si = 0, cr = 0, ci = 0, sq = 0;
+    for (int l = 0; l < C::lanes; ++l) {
+      sr += ds[2 * l];
+      si += ds[2 * l + 1];
+      cr += dc[2 * l];
+      ci += dc[2 * l + 1];
+      sq += dq[2 * l] + dq[2 * l + 1];
+    }
+    *sum = {sr, si};
+    *csum = {cr, ci};
+    *x2 = sq;
+  }
+};
+
+/** The output side of a complex check folded into the last stage (m == 1, stride
+ *  s = n / r, s a multiple of the lanes): output k = q + s u has the weight
+ *  w_k = exp(sign i pi k / n) = w_q e_u with e_u = exp(sign i pi u / r), and w_q = R_b r_j
+ *  (q = bB + j) as in cdot_sep_impl. Per vector of q: z = sum_u e_u y_{q + s u} from the
+ *  values the stage stores, then A += z (r_j, r_j), B += z (ri_j, ri_j); every lane sums
+ *  at most 16 such terms in T (a chain of at most r + 18 roundings), then in double,
+ *  where each block's sums are multiplied by R_b (docs/ABFT.md §9.3). */
+template <class C, class T>
+struct OutAcc {
+  using V = typename C::V;
+  using D = typename C::DV;
+  static constexpr int64_t B = kWeightBlock;
+  const T *rr, *ri;
+  const double* R;
+  V er[8], ei[8];
+  V z = C::zero(), A = C::zero(), Bv = C::zero();
+  D dA{}, dB{}, tot{};
+  int cnt = 0;
+  OutAcc(const T* rr_, const T* ri_, const double* R_, int r, int sign) : rr(rr_), ri(ri_), R(R_) {
+    const long double* e = half_turns(r);
+    for (int u = 0; u < r && u < 8; ++u) {
+      er[u] = C::splat(T(e[2 * u]));
+      ei[u] = C::altsign() * C::splat(T(sign * e[2 * u + 1]));
+    }
+  }
+  /** cos(pi u / r), sin(pi u / r) for u < r <= 8, computed once. */
+  static const long double* half_turns(int r) {
+    static const auto tab = [] {
+      std::array<std::array<long double, 16>, 9> t{};
+      const long double pi = 3.141592653589793238462643383279502884L;
+      for (int rr2 = 1; rr2 <= 8; ++rr2)
+        for (int u = 0; u < rr2; ++u) {
+          t[size_t(rr2)][size_t(2 * u)] = cosl(pi * u / rr2);
+          t[size_t(rr2)][size_t(2 * u + 1)] = sinl(pi * u / rr2);
+        }
+      return t;
+    }();
+    return tab[size_t(r)].data();
+  }
+  template <class V2>
+  void in(V2, int64_t) {}
+  void in_step(int) {}
+  void out(int u, V b) { z = u == 0 ? b : z + C::cmul_b(b, er[u], ei[u]); }
+  /** After the r outputs of the lanes q .. q + L - 1. */
+  void out_step(int64_t q) {
+    const int64_t j = q % B;
+    A += z * C::load(rr + 2 * j);
+    Bv += z * C::load(ri + 2 * j);
+    const bool end = j + C::lanes == B;
+    if (++cnt == 16 || end) flush();
+    if (end) close(q / B);
+  }
+  void flush() {
+    dA += __builtin_convertvector(A, D);
+    dB += __builtin_convertvector(Bv, D);
+    A = Bv = C::zero();
+    cnt = 0;
+  }
+  /** Block b's lane sums (A.re - B.im, A.im + B.re) times R_b, kept per lane. */
+  void close(int64_t b) {
+    D inner = dA;
+    for (int l = 0; l < C::lanes; ++l) {
+      inner[2 * l] -= dB[2 * l + 1];
+      inner[2 * l + 1] += dB[2 * l];
+    }
+    const double Rr = R[2 * b], Ri = R[2 * b + 1];
+    for (int l = 0; l < C::lanes; ++l) {
+      const double ir = inner[2 * l], ii = inner[2 * l + 1];
+      tot[2 * l] += Rr * ir - Ri * ii;
+      tot[2 * l + 1] += Rr * ii + Ri * ir;
+    }
+    dA = dB = D{};
+  }
+  /** s: the stage's stride (the number of q). */
+  std::complex<double> finish(int64_t s) {
+    if (s % B != 0) {
+      flush();
+      close(s / B);
+    }
+    double re = 0, im = 0;
+    for (int l = 0; l < C::lanes; ++l) {
+      re += tot[2 * l];
+      im += tot[2 * l + 1];
+    }
+    return {re, im};
+  }
+};
 
 template <class C, int R, class T>
 inline void bfly_dispatch(typename C::V* a, int r, typename C::V sp, const BflyConst<T>& k) {
@@ -34,8 +183,8 @@ inline void bfly_dispatch(typename C::V* a, int r, typename C::V sp, const BflyC
 }
 
 /** Stage over q (s >= lanes of C, or C scalar): twiddles [p][u-1]. q in [q0, q1). */
-template <class C, int R, class T>
-inline void stage_q(const StageArgs<T>& g, const T* x, T* y, int64_t q0, int64_t q1) {
+template <class C, int R, class T, class Acc = NoAcc>
+inline void stage_q(const StageArgs<T>& g, const T* x, T* y, int64_t q0, int64_t q1, Acc&& acc = Acc{}) {
   using V = typename C::V;
   const int r = R > 0 ? R : g.radix;
   const int64_t s = g.s, m = g.m;
@@ -58,10 +207,13 @@ inline void stage_q(const StageArgs<T>& g, const T* x, T* y, int64_t q0, int64_t
       for (int t = 0; t < r; ++t) a[t] = C::load(x + 2 * (q + s * (p + t * m)));
       bfly_dispatch<C, R, T>(a, r, sp, g.k);
       C::store(y + 2 * (q + s * (r * p)), a[0]);
+      acc.out(0, a[0]);
       for (int u = 1; u < r; ++u) {
         const V b = tw ? C::cmul_b(a[u], wr[u], wi[u]) : a[u];
         C::store(y + 2 * (q + s * (r * p + u)), b);
+        acc.out(u, b);
       }
+      acc.out_step(q);
     }
   }
 }
@@ -69,8 +221,8 @@ inline void stage_q(const StageArgs<T>& g, const T* x, T* y, int64_t q0, int64_t
 /** First stage (s == 1), vectorized over p in [0, p1) (p1 a multiple of the
  *  lanes); twiddles [u-1][p]; the r x L block of results is stored transposed
  *  (register shuffles for L = 2 and 4, a small buffer otherwise). */
-template <class C, int R, class T>
-inline void stage_p(const StageArgs<T>& g, const T* x, T* y, int64_t p1) {
+template <class C, int R, class T, class Acc = NoAcc>
+inline void stage_p(const StageArgs<T>& g, const T* x, T* y, int64_t p1, Acc&& acc = Acc{}) {
   using V = typename C::V;
   constexpr int L = C::lanes;
   const int r = R > 0 ? R : g.radix;
@@ -79,7 +231,11 @@ inline void stage_p(const StageArgs<T>& g, const T* x, T* y, int64_t p1) {
   V a[32];
   alignas(64) T buf[32][2 * L];
   for (int64_t p = 0; p < p1; p += L) {
-    for (int t = 0; t < r; ++t) a[t] = C::load(x + 2 * (p + t * m));
+    for (int t = 0; t < r; ++t) {
+      a[t] = C::load(x + 2 * (p + t * m));
+      acc.in(a[t], p + t * m);
+    }
+    acc.in_step(r);
     bfly_dispatch<C, R, T>(a, r, sp, g.k);
     if (g.tw) {
       const T* ti = g.tw + 2 * (r - 1) * m;
@@ -214,6 +370,44 @@ void stage_any(const StageArgs<T>& g, const T* x, T* y) {
     case 8: stage_r<C, S, 8, T>(g, x, y); break;
     default: stage_r<C, S, 0, T>(g, x, y); break;
   }
+}
+
+/** Radices whose stage has a specialised butterfly (the fused checks use only these). */
+inline bool fused_radix(int r) { return r == 2 || r == 3 || r == 4 || r == 5 || r == 8; }
+
+template <class C, class T, class F>
+inline void with_radix(int r, F f) {
+  switch (r) {
+    case 2: f(std::integral_constant<int, 2>{}); break;
+    case 3: f(std::integral_constant<int, 3>{}); break;
+    case 4: f(std::integral_constant<int, 4>{}); break;
+    case 5: f(std::integral_constant<int, 5>{}); break;
+    default: f(std::integral_constant<int, 8>{}); break;
+  }
+}
+
+/** stage_first_csum (fft_kernels.hpp): the first stage with csum_impl's sums folded in. */
+template <class C, class S, class T>
+bool stage_first_csum_impl(const StageArgs<T>& g, const T* x, T* y, const T* cdup, std::complex<double>* sum,
+                           std::complex<double>* csum, double* x2) {
+  constexpr int L = C::lanes;
+  if (L < 2 || g.s != 1 || g.m < L || g.m % L != 0 || !fused_radix(g.radix)) return false;
+  InAcc<C, T> acc(cdup);
+  with_radix<C, T>(g.radix, [&](auto R) { stage_p<C, decltype(R)::value, T>(g, x, y, g.m, acc); });
+  acc.finish(sum, csum, x2);
+  return true;
+}
+
+/** stage_last_cdot (fft_kernels.hpp): the last stage with cdot_sep_impl's sum folded in. */
+template <class C, class S, class T>
+bool stage_last_cdot_impl(const StageArgs<T>& g, const T* x, T* y, const T* rr, const T* ri, const double* R,
+                          std::complex<double>* out) {
+  constexpr int L = C::lanes;
+  if (L < 2 || g.m != 1 || g.s < L || g.s % L != 0 || !fused_radix(g.radix)) return false;
+  OutAcc<C, T> acc(rr, ri, R, g.radix, g.sign);
+  with_radix<C, T>(g.radix, [&](auto Rc) { stage_q<C, decltype(Rc)::value, T>(g, x, y, 0, g.s, acc); });
+  *out = acc.finish(g.s);
+  return true;
 }
 
 // ------------------------------------------------------------------ checks
@@ -561,6 +755,8 @@ FftKernels<T> make_kernels(const char* isa) {
   k.stage = &stage_any<C, S, T>;
   k.cdot_sep = &cdot_sep_impl<C, S, T>;
   k.csum = &csum_impl<C, S, T>;
+  k.stage_first_csum = &stage_first_csum_impl<C, S, T>;
+  k.stage_last_cdot = &stage_last_cdot_impl<C, S, T>;
   k.rdot = &rdot_impl<C, S, T>;
   k.cmul = &cmul_impl<C, S, T>;
   k.cmul_sum = &cmul_sum_impl<C, S, T>;

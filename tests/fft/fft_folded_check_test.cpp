@@ -1,0 +1,117 @@
+/** \file fft_folded_check_test.cpp
+ *  \brief The check sums a Stockham kernel folds into its first and last stages
+ *  (Kernel1d::run_folded; stockham.hpp InAcc / OutAcc) against the definitions, for every
+ *  kernel table this CPU runs (portable, AVX2, AVX-512), float and double, each radix the
+ *  fold handles: sum x_j, sum c_j x_j and sum |x_j|^2 of the input, and sum w_k y_k of the
+ *  output with w_k = exp(sign i pi k / n), all formed here in long double. The folded run
+ *  must also leave the transform bit for bit what the plain run gives, and for powers of
+ *  two the vector kernels must fold both sides (else the engine silently takes the
+ *  separate passes and this test would check nothing).
+ */
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <complex>
+#include <random>
+#include <vector>
+
+#include "abft/abft.h"
+#include "cpu/fft/fft_kernel1d.hpp"
+#include "cpu/fft/fft_math.hpp"
+
+namespace {
+
+using namespace abft::cpu::fft;
+using cld = std::complex<long double>;
+
+template <class T>
+void check_folded(abft_isa isa, int64_t n, int sign) {
+  const FftKernels<T>& K = fft_kernels<T>(isa);
+  auto ker = make_kernel<T>(n, sign, K, 1);
+  const int64_t B = kWeightBlock;
+  // The line's weights, as fft_line.cpp builds them: v_j = 1 + i c_j (c_j = sign cot phi_j)
+  // as (c, c) pairs; w_{bB+j} = R_b r_j with r as (re, re) then (im, im) pairs.
+  std::vector<T> cdup(size_t(2 * n)), r(size_t(4 * B));
+  std::vector<double> R(size_t(2 * ((n + B - 1) / B)));
+  for (int64_t j = 0; j < n; ++j) {
+    const cld c = root_ld(2 * j + 1, 4 * n, +1);
+    cdup[size_t(2 * j)] = cdup[size_t(2 * j + 1)] = T((long double)sign * c.real() / c.imag());
+  }
+  for (int64_t j = 0; j < B; ++j) {
+    const cld z = root_ld(j, 2 * n, sign);
+    r[size_t(2 * j)] = r[size_t(2 * j + 1)] = T(z.real());
+    r[size_t(2 * B + 2 * j)] = r[size_t(2 * B + 2 * j + 1)] = T(z.imag());
+  }
+  for (size_t b = 0; 2 * b < R.size(); ++b) {
+    const cld z = root_ld(int64_t(b) * B, 2 * n, sign);
+    R[2 * b] = double(z.real());
+    R[2 * b + 1] = double(z.imag());
+  }
+  std::mt19937_64 g(uint64_t(n) * 31 + sizeof(T) + uint64_t(isa));
+  std::uniform_real_distribution<double> d(-1, 1);
+  std::vector<T> x(size_t(2 * n)), y(size_t(2 * n)), y0(size_t(2 * n)), work(size_t(ker->work_scalars()));
+  for (auto& v : x) v = T(d(g));
+
+  ker->run(x.data(), y0.data(), work.data(), nullptr);
+  FoldedCheck<T> fc;
+  fc.cdup = cdup.data();
+  fc.rr = r.data();
+  fc.ri = r.data() + 2 * B;
+  fc.R = R.data();
+  ker->run_folded(x.data(), y.data(), work.data(), fc);
+  for (int64_t i = 0; i < 2 * n; ++i) ASSERT_EQ(y[size_t(i)], y0[size_t(i)]) << "scalar " << i;
+
+  const bool pow2 = (n & (n - 1)) == 0;
+  if (isa != ABFT_ISA_REFERENCE && pow2 && n >= 64) {
+    EXPECT_TRUE(fc.in_done) << "input side not folded";
+    EXPECT_TRUE(fc.out_done) << "output side not folded";
+  }
+  // The definitions in long double; tolerances: a few units of T's roundoff per term.
+  cld s = 0, cs = 0, out = 0;
+  long double x2 = 0, xa = 0, ya = 0;
+  for (int64_t j = 0; j < n; ++j) {
+    const cld xj(x[size_t(2 * j)], x[size_t(2 * j + 1)]);
+    const long double c = cdup[size_t(2 * j)];
+    s += xj;
+    cs += c * xj;
+    x2 += std::norm(xj);
+    xa += (1 + std::fabs(c)) * std::abs(xj);
+    const cld yk(y[size_t(2 * j)], y[size_t(2 * j + 1)]);
+    out += root_ld(j, 2 * n, sign) * yk;
+    ya += std::abs(yk);
+  }
+  const double u = sizeof(T) == 4 ? 6e-8 : 1.2e-16;
+  const double tol_in = 64 * u * double(xa), tol_out = 64 * u * double(ya);
+  if (fc.in_done) {
+    EXPECT_LE(std::abs(fc.sum - std::complex<double>(double(s.real()), double(s.imag()))), tol_in);
+    EXPECT_LE(std::abs(fc.csum - std::complex<double>(double(cs.real()), double(cs.imag()))), tol_in);
+    EXPECT_LE(std::fabs(fc.x2 - double(x2)), 64 * u * double(x2));
+  }
+  if (fc.out_done) {
+    EXPECT_LE(std::abs(fc.out - std::complex<double>(double(out.real()), double(out.imag()))), tol_out)
+        << "folded " << fc.out << " definition " << double(out.real()) << " " << double(out.imag());
+  }
+}
+
+class FftFoldedCheck : public ::testing::TestWithParam<int64_t> {};
+
+TEST_P(FftFoldedCheck, MatchesTheDefinitionsOnEveryIsa) {
+  const int64_t n = GetParam();
+  for (abft_isa isa : {ABFT_ISA_REFERENCE, ABFT_ISA_AVX2, ABFT_ISA_AVX512}) {
+    if (int(isa) > int(abft_cpu_isa())) continue;
+    for (int sign : {-1, +1}) {
+      SCOPED_TRACE(testing::Message() << "isa " << int(isa) << " sign " << sign);
+      check_folded<float>(isa, n, sign);
+      check_folded<double>(isa, n, sign);
+    }
+  }
+}
+
+// Powers of two (radices 8, 4, 2 at either end), the radix-3 and radix-5 butterflies,
+// strides below and above one weight block (64), and sizes the fold declines (odd
+// strides, a radix without a specialised butterfly: 7).
+INSTANTIATE_TEST_SUITE_P(Sizes, FftFoldedCheck,
+                         ::testing::Values(16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 16384, 24, 48, 96,
+                                           192, 384, 1000, 2160, 3125, 6561, 15, 21, 448, 1792));
+
+}  // namespace
