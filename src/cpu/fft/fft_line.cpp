@@ -120,7 +120,9 @@ void LinePlan<T>::build_weights_c2c() {
   bound_.E = kern_E();
   bound_.Y = std::sqrt(double(n));
   bound_.dot = cs::fft_dot_coefficient<T>(n);
-  bound_.dw = std::sqrt(2.0) * 2.0 * cs::unit_roundoff<T>() + 16.0 * cs::unit_roundoff<double>();
+  // The rounded r_j, and the rounded e_u of the sum folded into the last stage (docs/ABFT.md §9.2).
+  const double u = cs::unit_roundoff<T>();
+  bound_.dw = std::sqrt(2.0) * 2.0 * u * (1.0 + u) + 16.0 * cs::unit_roundoff<double>();
 }
 
 template <class T>
