@@ -561,15 +561,17 @@ void cmul_impl(T* y, const T* a, const T* b, int64_t n) {
  *  when dst is null) and, per signal, sum x, sum c_j x and sum |x|^2 are
  *  formed on the way, vectorized across the signals; each lane sums at most
  *  32 rows in T, then double. */
-template <class C, class S, class T>
-void gather_csum_batch_impl(const T* src, int64_t src_row, T* dst, const T* cdup, int64_t n, int64_t nb,
-                            std::complex<double>* sum, std::complex<double>* csum, double* x2) {
+template <class C, class S, class T, int NVC>
+void gather_csum_batch_n(const T* src, int64_t src_row, T* dst, const T* cdup, int64_t n, int64_t nb_,
+                         std::complex<double>* sum, std::complex<double>* csum, double* x2) {
   using V = typename C::V;
   constexpr int L = C::lanes;
   constexpr int64_t R = 32;
   constexpr int NV = 8;  // vectors per row handled in registers (nb <= 8 L)
+  // NVC > 0: nb is exactly NVC vectors, known here, so the accumulators stay in registers.
+  const int64_t nb = NVC > 0 ? int64_t(NVC) * L : nb_;
   for (int64_t b = 0; b < nb; ++b) { sum[b] = csum[b] = 0; x2[b] = 0; }
-  const int64_t nv = std::min<int64_t>(nb / L, NV);
+  const int64_t nv = NVC > 0 ? NVC : std::min<int64_t>(nb / L, NV);
   const int64_t bv = nv * L;  // signals handled by vectors; the rest scalar
   for (int64_t j0 = 0; j0 < n; j0 += R) {
     const int64_t j1 = std::min(n, j0 + R);
@@ -611,15 +613,16 @@ void gather_csum_batch_impl(const T* src, int64_t src_row, T* dst, const T* cdup
  *  in cdot_sep_impl (r as (re, re) then (im, im) pairs), fused with the copy
  *  that scatters them: row k (nb complex values at src + k * nb) goes to
  *  dst + k * dst_row (no copy when dst is null) and is summed on the way. */
-template <class C, class S, class T>
-void scatter_cdot_batch_impl(const T* src, T* dst, int64_t dst_row, const T* rr, const T* ri, const double* Rb,
-                             int64_t n, int64_t nb, std::complex<double>* out) {
+template <class C, class S, class T, int NVC>
+void scatter_cdot_batch_n(const T* src, T* dst, int64_t dst_row, const T* rr, const T* ri, const double* Rb,
+                          int64_t n, int64_t nb_, std::complex<double>* out) {
   using V = typename C::V;
   constexpr int L = C::lanes;
   constexpr int64_t B = kWeightBlock;
   constexpr int NV = 8;
+  const int64_t nb = NVC > 0 ? int64_t(NVC) * L : nb_;  // as in gather_csum_batch_n
   for (int64_t b = 0; b < nb; ++b) out[b] = 0;
-  const int64_t nv = std::min<int64_t>(nb / L, NV);
+  const int64_t nv = NVC > 0 ? NVC : std::min<int64_t>(nb / L, NV);
   const int64_t bv = nv * L;
   for (int64_t blk = 0; blk * B < n; ++blk) {
     const int64_t j1 = std::min<int64_t>(B, n - blk * B);
@@ -658,6 +661,27 @@ void scatter_cdot_batch_impl(const T* src, T* dst, int64_t dst_row, const T* rr,
     for (int64_t b = bv; b < nb; ++b)
       out[b] += std::complex<double>(Rr * tr[b] - Ri * ti[b], Rr * ti[b] + Ri * tr[b]);
   }
+}
+
+/** The batched check sides, with the common widths (1, 2, 4, 8 vectors per row) compiled
+ *  for their width. */
+template <class C, class S, class T>
+void gather_csum_batch_impl(const T* src, int64_t src_row, T* dst, const T* cdup, int64_t n, int64_t nb,
+                            std::complex<double>* sum, std::complex<double>* csum, double* x2) {
+  constexpr int L = C::lanes;
+  if (L > 1 && nb == L) return gather_csum_batch_n<C, S, T, 1>(src, src_row, dst, cdup, n, nb, sum, csum, x2);
+  if (L > 1 && nb == 2 * L) return gather_csum_batch_n<C, S, T, 2>(src, src_row, dst, cdup, n, nb, sum, csum, x2);
+  if (L > 1 && nb == 4 * L) return gather_csum_batch_n<C, S, T, 4>(src, src_row, dst, cdup, n, nb, sum, csum, x2);
+  gather_csum_batch_n<C, S, T, 0>(src, src_row, dst, cdup, n, nb, sum, csum, x2);
+}
+template <class C, class S, class T>
+void scatter_cdot_batch_impl(const T* src, T* dst, int64_t dst_row, const T* rr, const T* ri, const double* Rb,
+                             int64_t n, int64_t nb, std::complex<double>* out) {
+  constexpr int L = C::lanes;
+  if (L > 1 && nb == L) return scatter_cdot_batch_n<C, S, T, 1>(src, dst, dst_row, rr, ri, Rb, n, nb, out);
+  if (L > 1 && nb == 2 * L) return scatter_cdot_batch_n<C, S, T, 2>(src, dst, dst_row, rr, ri, Rb, n, nb, out);
+  if (L > 1 && nb == 4 * L) return scatter_cdot_batch_n<C, S, T, 4>(src, dst, dst_row, rr, ri, Rb, n, nb, out);
+  scatter_cdot_batch_n<C, S, T, 0>(src, dst, dst_row, rr, ri, Rb, n, nb, out);
 }
 
 template <class C, class S, class T>
