@@ -53,11 +53,8 @@ struct CVec {
     for (int i = 0; i < L; ++i) { v[2 * i] = re; v[2 * i + 1] = im; }
     return v;
   }
-  static V splat(T x) {
-    V v{};
-    for (int i = 0; i < 2 * L; ++i) v[i] = x;
-    return v;
-  }
+  /** x in every scalar (GCC widens a scalar operand: one broadcast). */
+  static V splat(T x) { return V{} + x; }
 
   template <std::size_t... I>
   static V swap_(V v, std::index_sequence<I...>) { return __builtin_shufflevector(v, v, (I ^ 1)...); }

@@ -96,6 +96,17 @@ class Stockham final : public Kernel1d<T> {
         });
         g.a.tw = g.tw.data.data();
       }
+      if (m == 1) {
+        // The last stage's factor of the output weights, e_u = exp(sign i pi u / r), for
+        // the check sum it may fold into its stores (stage_last_cdot).
+        g.half.resize(size_t(2 * r));
+        for (int u = 0; u < r; ++u) {
+          const auto z = root_ld(u, 2 * r, sign);
+          g.half[size_t(2 * u)] = T(z.real());
+          g.half[size_t(2 * u + 1)] = T(z.imag());
+        }
+        g.a.half = g.half.data();
+      }
       eps = cs::fft_compose(eps, cs::fft_stage_eta<T>(r, cs::fft_twiddle_mu<T>()));
       s *= r;
     }
@@ -197,7 +208,7 @@ class Stockham final : public Kernel1d<T> {
   struct Stage {
     StageArgs<T> a;
     Table<T> tw;
-    std::vector<T> gc, gs;
+    std::vector<T> gc, gs, half;
   };
   void build_tw0b() const {
     const StageArgs<T>& a = st_[0].a;

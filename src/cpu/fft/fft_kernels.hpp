@@ -33,6 +33,9 @@ struct StageArgs {
   /** Twiddles w^{p u}, u >= 1; null when m == 1. s == 1: (re, re) pairs
    *  [u-1][p], then (-im, im) pairs at offset 2 (r-1) m; else (re, im) [p][u-1]. */
   const T* tw = nullptr;
+  /** Last stage (m == 1): e_u = exp(sign i pi u / r) as (re, im) pairs, u < r, the
+   *  output weights' factor that stage_last_cdot applies. */
+  const T* half = nullptr;
   BflyConst<T> k;
 };
 

@@ -14,7 +14,6 @@
 #pragma once
 #include <complex>
 #include <cstdint>
-#include <array>
 #include <cstring>
 #include <type_traits>
 
@@ -26,13 +25,19 @@ inline namespace ABFT_TARGET_NS {
 
 /** No check folded into a stage (the plain transform). */
 struct NoAcc {
-  template <class V>
-  void in(V, int64_t) {}
-  void in_step(int) {}
-  template <class V>
-  void out(int, V) {}
-  void out_step(int64_t) {}
+  template <int R, class V>
+  void in(const V*, int64_t, int64_t) {}
+  template <int R, class V>
+  void out(const V*, int64_t) {}
 };
+
+/** f(Lo) + ... + f(Lo + N - 1) as a balanced tree (short dependency chains; depth
+ *  ceil(log2 N)), unrolled at compile time. */
+template <int Lo, int N, class F>
+inline auto tree_sum(F&& f) {
+  if constexpr (N == 1) return f(Lo);
+  else return tree_sum<Lo, N / 2>(f) + tree_sum<Lo + N / 2, N - N / 2>(f);
+}
 
 /** The input side of a complex check folded into the first stage (s == 1), from the
  *  values it loads: sum x_j, sum c_j x_j and sum |x_j|^2 (csum_impl's sums). Every lane
@@ -46,16 +51,16 @@ struct InAcc {
   D ds{}, dc{}, dq{};
   int cnt = 0;
   explicit InAcc(const T* cd) : cdup(cd) {}
-  /** x holds elements e .. e + L - 1. */
-  void in(V x, int64_t e) {
-    s += x;
-    c += x * C::load(cdup + 2 * e);
-    q += x * x;
-  }
-  /** After one step that added r terms to every lane. */
-  void in_step(int r) {
-    cnt += r;
-    if (cnt + r > 32) flush();
+  /** The r vectors a butterfly loaded: a[t] holds elements p + t m .. p + t m + L - 1.
+   *  Each sum adds a pairwise tree of the r terms, so its chain grows by one addition. */
+  template <int R>
+  void in(const V* a, int64_t p, int64_t m) {
+    static_assert(R > 0, "the fold takes the specialised radices only");
+    s += tree_sum<0, R>([&](int t) { return a[t]; });
+    c += tree_sum<0, R>([&](int t) { return a[t] * C::load(cdup + 2 * (p + t * m)); });
+    q += tree_sum<0, R>([&](int t) { return a[t] * a[t]; });
+    cnt += R;
+    if (cnt + R > 32) flush();
   }
   void flush() {
     ds += __builtin_convertvector(s, D);
@@ -64,9 +69,8 @@ struct InAcc {
     s = c = q = C::zero();
     cnt = 0;
   }
-  template <class V2>
-  void out(int, V2) {}
-  void out_step(int64_t) {}
+  template <int R, class V2>
+  void out(const V2*, int64_t) {}
   void finish(std::complex<double>* sum, std::complex<double>* csum, double* x2) {
     flush();
     double sr = 0, si = 0, cr = 0, ci = 0, sq = 0;
@@ -98,36 +102,24 @@ struct OutAcc {
   const T *rr, *ri;
   const double* R;
   V er[8], ei[8];
-  V z = C::zero(), A = C::zero(), Bv = C::zero();
+  V A = C::zero(), Bv = C::zero();
   D dA{}, dB{}, tot{};
   int cnt = 0;
-  OutAcc(const T* rr_, const T* ri_, const double* R_, int r, int sign) : rr(rr_), ri(ri_), R(R_) {
-    const long double* e = half_turns(r);
+  /** e: the stage's e_u as (re, im) pairs (StageArgs::half). */
+  OutAcc(const T* rr_, const T* ri_, const double* R_, const T* e, int r) : rr(rr_), ri(ri_), R(R_) {
     for (int u = 0; u < r && u < 8; ++u) {
-      er[u] = C::splat(T(e[2 * u]));
-      ei[u] = C::altsign() * C::splat(T(sign * e[2 * u + 1]));
+      er[u] = C::splat(e[2 * u]);
+      ei[u] = C::altsign() * C::splat(e[2 * u + 1]);
     }
   }
-  /** cos(pi u / r), sin(pi u / r) for u < r <= 8, computed once. */
-  static const long double* half_turns(int r) {
-    static const auto tab = [] {
-      std::array<std::array<long double, 16>, 9> t{};
-      const long double pi = 3.141592653589793238462643383279502884L;
-      for (int rr2 = 1; rr2 <= 8; ++rr2)
-        for (int u = 0; u < rr2; ++u) {
-          t[size_t(rr2)][size_t(2 * u)] = cosl(pi * u / rr2);
-          t[size_t(rr2)][size_t(2 * u + 1)] = sinl(pi * u / rr2);
-        }
-      return t;
-    }();
-    return tab[size_t(r)].data();
-  }
-  template <class V2>
-  void in(V2, int64_t) {}
-  void in_step(int) {}
-  void out(int u, V b) { z = u == 0 ? b : z + C::cmul_b(b, er[u], ei[u]); }
-  /** After the r outputs of the lanes q .. q + L - 1. */
-  void out_step(int64_t q) {
+  template <int R, class V2>
+  void in(const V2*, int64_t, int64_t) {}
+  /** The R values b[u] the stage stores for the lanes q .. q + L - 1 (output q + s u):
+   *  z = sum_u e_u b[u] as a balanced tree. */
+  template <int R>
+  void out(const V* b, int64_t q) {
+    static_assert(R > 0, "the fold takes the specialised radices only");
+    const V z = tree_sum<0, R>([&](int u) { return u == 0 ? b[0] : C::cmul_b(b[u], er[u], ei[u]); });
     const int64_t j = q % B;
     A += z * C::load(rr + 2 * j);
     Bv += z * C::load(ri + 2 * j);
@@ -207,13 +199,11 @@ inline void stage_q(const StageArgs<T>& g, const T* x, T* y, int64_t q0, int64_t
       for (int t = 0; t < r; ++t) a[t] = C::load(x + 2 * (q + s * (p + t * m)));
       bfly_dispatch<C, R, T>(a, r, sp, g.k);
       C::store(y + 2 * (q + s * (r * p)), a[0]);
-      acc.out(0, a[0]);
       for (int u = 1; u < r; ++u) {
-        const V b = tw ? C::cmul_b(a[u], wr[u], wi[u]) : a[u];
-        C::store(y + 2 * (q + s * (r * p + u)), b);
-        acc.out(u, b);
+        if (tw) a[u] = C::cmul_b(a[u], wr[u], wi[u]);
+        C::store(y + 2 * (q + s * (r * p + u)), a[u]);
       }
-      acc.out_step(q);
+      acc.template out<R>(a, q);
     }
   }
 }
@@ -231,11 +221,8 @@ inline void stage_p(const StageArgs<T>& g, const T* x, T* y, int64_t p1, Acc&& a
   V a[32];
   alignas(64) T buf[32][2 * L];
   for (int64_t p = 0; p < p1; p += L) {
-    for (int t = 0; t < r; ++t) {
-      a[t] = C::load(x + 2 * (p + t * m));
-      acc.in(a[t], p + t * m);
-    }
-    acc.in_step(r);
+    for (int t = 0; t < r; ++t) a[t] = C::load(x + 2 * (p + t * m));
+    acc.template in<R>(a, p, m);
     bfly_dispatch<C, R, T>(a, r, sp, g.k);
     if (g.tw) {
       const T* ti = g.tw + 2 * (r - 1) * m;
@@ -403,8 +390,8 @@ template <class C, class S, class T>
 bool stage_last_cdot_impl(const StageArgs<T>& g, const T* x, T* y, const T* rr, const T* ri, const double* R,
                           std::complex<double>* out) {
   constexpr int L = C::lanes;
-  if (L < 2 || g.m != 1 || g.s < L || g.s % L != 0 || !fused_radix(g.radix)) return false;
-  OutAcc<C, T> acc(rr, ri, R, g.radix, g.sign);
+  if (L < 2 || g.m != 1 || !g.half || g.s < L || g.s % L != 0 || !fused_radix(g.radix)) return false;
+  OutAcc<C, T> acc(rr, ri, R, g.half, g.radix);
   with_radix<C, T>(g.radix, [&](auto Rc) { stage_q<C, decltype(Rc)::value, T>(g, x, y, 0, g.s, acc); });
   *out = acc.finish(g.s);
   return true;
