@@ -47,26 +47,35 @@ struct InAcc {
   using V = typename C::V;
   using D = typename C::DV;
   const T* cdup;  ///< (c_j, c_j) pairs
-  V s = C::zero(), c = C::zero(), q = C::zero();
+  V s = C::zero(), c = C::zero(), q = C::zero(), c1 = C::zero(), q1 = C::zero();
   D ds{}, dc{}, dq{};
   int cnt = 0;
   explicit InAcc(const T* cd) : cdup(cd) {}
   /** The r vectors a butterfly loaded: a[t] holds elements p + t m .. p + t m + L - 1.
-   *  Each sum adds a pairwise tree of the r terms, so its chain grows by one addition. */
+   *  The plain sum adds a balanced tree of the r terms; the weighted sums and the squares
+   *  go into two accumulators each, alternately, one multiply-add per term. */
   template <int R>
   void in(const V* a, int64_t p, int64_t m) {
     static_assert(R > 0, "the fold takes the specialised radices only");
     s += tree_sum<0, R>([&](int t) { return a[t]; });
-    c += tree_sum<0, R>([&](int t) { return a[t] * C::load(cdup + 2 * (p + t * m)); });
-    q += tree_sum<0, R>([&](int t) { return a[t] * a[t]; });
+    for (int t = 0; t < R; ++t) {
+      const V w = C::load(cdup + 2 * (p + t * m));
+      if (t % 2 == 0) {
+        c += a[t] * w;
+        q += a[t] * a[t];
+      } else {
+        c1 += a[t] * w;
+        q1 += a[t] * a[t];
+      }
+    }
     cnt += R;
     if (cnt + R > 32) flush();
   }
   void flush() {
     ds += __builtin_convertvector(s, D);
-    dc += __builtin_convertvector(c, D);
-    dq += __builtin_convertvector(q, D);
-    s = c = q = C::zero();
+    dc += __builtin_convertvector(c, D) + __builtin_convertvector(c1, D);
+    dq += __builtin_convertvector(q, D) + __builtin_convertvector(q1, D);
+    s = c = q = c1 = q1 = C::zero();
     cnt = 0;
   }
   template <int R, class V2>
