@@ -219,6 +219,12 @@ void LinePlan<T>::column_block(const T* in, T* z, T* bin, T* bout, T* kw, int64_
                                std::mutex& repair_mu) const {
   const int64_t n1 = n1_, n2 = n2_;
   auto copy_rows = [nb](const T* src, int64_t src_row, T* dst, int64_t dst_row, int64_t rows) {
+    constexpr int64_t W = 16;  // the usual block (8 columns): a fixed-length copy the compiler vectorises
+    if (2 * nb == W) {
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t i = 0; i < W; ++i) dst[2 * r * dst_row + i] = src[2 * r * src_row + i];
+      return;
+    }
     for (int64_t r = 0; r < rows; ++r)
       for (int64_t i = 0; i < 2 * nb; ++i) dst[2 * r * dst_row + i] = src[2 * r * src_row + i];
   };
