@@ -109,7 +109,12 @@ abft_isa active_isa() {
 
 }  // namespace abft::cpu
 
-extern "C" abft_isa abft_cpu_isa(void) { return abft::cpu::active_isa(); }
+// As documented: the CPU's best ISA capped by ABFT_ISA, whatever abft_set_isa forced since
+// (that is active_isa(); a caller restoring the default passes this back to abft_set_isa).
+extern "C" abft_isa abft_cpu_isa(void) {
+  static const abft_isa isa = abft::cpu::cap_from_env(abft::cpu::hardware_isa());
+  return isa;
+}
 
 extern "C" abft_status abft_set_isa(abft_isa isa) {
   if (isa != ABFT_ISA_REFERENCE && isa != ABFT_ISA_AVX2 && isa != ABFT_ISA_AVX512)

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -383,11 +384,14 @@ double mean_of_last(const std::vector<double>& v, size_t n) {
 TEST(Trainer, LossFallsOnTheCorpus) {
   for (const char* name : {"gpt2-tiny", "llama-tiny"}) {
     SCOPED_TRACE(name);
-    const TrainRun r = train(name, 30, 3);
+    // 60 steps: the loss falls by about 1.0 (30 steps gave about 0.5, at the threshold, so an
+    // edit of the docs the corpus is made of could tip it).
+    const TrainRun r = train(name, 60, 3);
     const double first = r.loss.front();
     EXPECT_NEAR(first, std::log(64.0), 0.5);  // about uniform at initialization
     EXPECT_LT(mean_of_last(r.loss, 5), first - 0.5)
         << "first " << first << " last " << r.loss.back();
+    std::printf("[loss] %s first %.3f mean of last 5 %.3f\n", name, first, mean_of_last(r.loss, 5));
   }
 }
 
