@@ -417,7 +417,7 @@ std::unique_ptr<Kernel1d<T>> make_kernel(int64_t n, int sign, const FftKernels<T
       const int64_t n1 = fourstep_split(n);
       if (n1 > 0) return make_fourstep_kernel<T>(n, sign, K, threads);
     }
-    return std::make_unique<Stockham<T>>(n, sign, K, std::move(rad));
+    return std::make_unique<Stockham<T>>(n, sign, K, order_radices(std::move(rad), K.lanes));
   }
   return std::make_unique<Bluestein<T>>(n, sign, K, threads);
 }

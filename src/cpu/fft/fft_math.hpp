@@ -6,6 +6,7 @@
 #include <cmath>
 #include <complex>
 #include <cstdint>
+#include <algorithm>
 #include <vector>
 
 namespace abft::cpu::fft {
@@ -73,6 +74,20 @@ inline std::vector<int> factor_radices(int64_t n) {
   out = pw;
   out.insert(out.end(), odd.begin(), odd.end());
   return out;
+}
+
+/** The power-of-two radices of factor_radices reordered for a kernel with `lanes` complex
+ *  lanes: the first radix is the smallest one >= lanes (the second stage's stride is the
+ *  first radix, and a stride below the lanes would run that stage one element at a time),
+ *  the other powers follow in ascending order, the odd radices last as before. Measured on
+ *  AVX-512 (docs/PERFORMANCE.md, issue 4): 4x4x8x8 runs double transforms of 1024 ... 16384
+ *  and their folded checks faster than 8x8x4x4; eight float lanes need the 8 first. */
+inline std::vector<int> order_radices(std::vector<int> rad, int lanes) {
+  auto odd = std::stable_partition(rad.begin(), rad.end(), [](int r) { return (r & (r - 1)) == 0; });
+  std::sort(rad.begin(), odd);
+  auto first = std::find_if(rad.begin(), odd, [lanes](int r) { return r >= lanes; });
+  if (first != odd) std::rotate(rad.begin(), first, first + 1);
+  return rad;
 }
 
 /** Smallest 2^a 3^b 5^c >= n (a transform of this length has only fast radices). */
