@@ -101,8 +101,8 @@ struct InAcc {
  *  w_k = exp(sign i pi k / n) = w_q e_u with e_u = exp(sign i pi u / r), and w_q = R_b r_j
  *  (q = bB + j) as in cdot_sep_impl. Per vector of q: z = sum_u e_u y_{q + s u} from the
  *  values the stage stores, then A += z (r_j, r_j), B += z (ri_j, ri_j); every lane sums
- *  at most 16 such terms in T (a chain of at most r + 18 roundings), then in double,
- *  where each block's sums are multiplied by R_b (docs/ABFT.md §9.3). */
+ *  at most 16 such terms in T (a chain of at most r + 17 roundings), then in double,
+ *  where each block's sums are multiplied by R_b (docs/ABFT.md §9.2). */
 template <class C, class T>
 struct OutAcc {
   using V = typename C::V;
@@ -368,7 +368,7 @@ void stage_any(const StageArgs<T>& g, const T* x, T* y) {
   }
 }
 
-/** Radices whose stage has a specialised butterfly (the fused checks use only these). */
+/** Radices whose stage has a specialised butterfly (the folded checks take only these). */
 inline bool fused_radix(int r) { return r == 2 || r == 3 || r == 4 || r == 5 || r == 8; }
 
 template <class C, class T, class F>
