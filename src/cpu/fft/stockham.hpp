@@ -659,25 +659,29 @@ void scatter_cdot_batch_n(const T* src, T* dst, int64_t dst_row, const T* rr, co
   }
 }
 
-/** The batched check sides, with the common widths (1, 2, 4, 8 vectors per row) compiled
- *  for their width. */
+/** f(integral_constant<int, NVC>) for nb signals: NVC = nb / L for the common widths (1, 2,
+ *  4 vectors a row), compiled for their width; 0 (any width) otherwise. */
+template <int L, class F>
+inline void with_batch_width(int64_t nb, F&& f) {
+  if (L > 1 && nb == L) return f(std::integral_constant<int, 1>{});
+  if (L > 1 && nb == 2 * L) return f(std::integral_constant<int, 2>{});
+  if (L > 1 && nb == 4 * L) return f(std::integral_constant<int, 4>{});
+  f(std::integral_constant<int, 0>{});
+}
+
 template <class C, class S, class T>
 void gather_csum_batch_impl(const T* src, int64_t src_row, T* dst, const T* cdup, int64_t n, int64_t nb,
                             std::complex<double>* sum, std::complex<double>* csum, double* x2) {
-  constexpr int L = C::lanes;
-  if (L > 1 && nb == L) return gather_csum_batch_n<C, S, T, 1>(src, src_row, dst, cdup, n, nb, sum, csum, x2);
-  if (L > 1 && nb == 2 * L) return gather_csum_batch_n<C, S, T, 2>(src, src_row, dst, cdup, n, nb, sum, csum, x2);
-  if (L > 1 && nb == 4 * L) return gather_csum_batch_n<C, S, T, 4>(src, src_row, dst, cdup, n, nb, sum, csum, x2);
-  gather_csum_batch_n<C, S, T, 0>(src, src_row, dst, cdup, n, nb, sum, csum, x2);
+  with_batch_width<C::lanes>(nb, [&](auto w) {
+    gather_csum_batch_n<C, S, T, decltype(w)::value>(src, src_row, dst, cdup, n, nb, sum, csum, x2);
+  });
 }
 template <class C, class S, class T>
 void scatter_cdot_batch_impl(const T* src, T* dst, int64_t dst_row, const T* rr, const T* ri, const double* Rb,
                              int64_t n, int64_t nb, std::complex<double>* out) {
-  constexpr int L = C::lanes;
-  if (L > 1 && nb == L) return scatter_cdot_batch_n<C, S, T, 1>(src, dst, dst_row, rr, ri, Rb, n, nb, out);
-  if (L > 1 && nb == 2 * L) return scatter_cdot_batch_n<C, S, T, 2>(src, dst, dst_row, rr, ri, Rb, n, nb, out);
-  if (L > 1 && nb == 4 * L) return scatter_cdot_batch_n<C, S, T, 4>(src, dst, dst_row, rr, ri, Rb, n, nb, out);
-  scatter_cdot_batch_n<C, S, T, 0>(src, dst, dst_row, rr, ri, Rb, n, nb, out);
+  with_batch_width<C::lanes>(nb, [&](auto w) {
+    scatter_cdot_batch_n<C, S, T, decltype(w)::value>(src, dst, dst_row, rr, ri, Rb, n, nb, out);
+  });
 }
 
 template <class C, class S, class T>
