@@ -122,16 +122,10 @@ class Stockham final : public Kernel1d<T> {
       if (hook) hook->after_stage(0, out, 1, 0, 1, 1);
       return;
     }
-    // Ping-pong between out and one work buffer, ending in out: stage t
-    // writes out when S-1-t is even. `in` is only read (by stage 0).
-    T* wa = work;
-    const T* src = in;
-    for (int t = 0; t < S; ++t) {
-      T* dst = ((S - 1 - t) % 2 == 0) ? out : wa;
+    each_stage(in, out, work, [&](int t, const T* src, T* dst) {
       K_.stage(st_[size_t(t)].a, src, dst);
       if (hook) hook->after_stage(t, dst, n, 0, 1, 1);
-      src = dst;
-    }
+    });
   }
   /** The first stage folds the input side of the check into its loads, the last stage
    *  the output side into its stores (stage_first_csum / stage_last_cdot), where they can. */
@@ -142,16 +136,12 @@ class Stockham final : public Kernel1d<T> {
       run(in, out, work, nullptr);
       return;
     }
-    T* wa = work;
-    const T* src = in;
-    for (int t = 0; t < S; ++t) {
-      T* dst = ((S - 1 - t) % 2 == 0) ? out : wa;
+    each_stage(in, out, work, [&](int t, const T* src, T* dst) {
       const StageArgs<T>& a = st_[size_t(t)].a;
       if (t == 0 && fc.cdup) fc.in_done = K_.stage_first_csum(a, src, dst, fc.cdup, &fc.sum, &fc.csum, &fc.x2);
       if (t == S - 1 && fc.rr) fc.out_done = K_.stage_last_cdot(a, src, dst, fc.rr, fc.ri, fc.R, &fc.out);
       if (!(t == 0 && fc.in_done) && !(t == S - 1 && fc.out_done)) K_.stage(a, src, dst);
-      src = dst;
-    }
+    });
   }
   int64_t work_scalars() const override { return 2 * this->n_; }
   /** Batched form: the stages with every stride times nb; the first stage's
@@ -170,17 +160,13 @@ class Stockham final : public Kernel1d<T> {
       return true;
     }
     std::call_once(tw0b_once_, [this] { build_tw0b(); });
-    T* wa = work;
-    const T* src = in;
-    for (int t = 0; t < S; ++t) {
-      T* dst = ((S - 1 - t) % 2 == 0) ? out : wa;
+    each_stage(in, out, work, [&](int t, const T* src, T* dst) {
       StageArgs<T> a = st_[size_t(t)].a;
       a.s *= nb;
       if (t == 0 && a.tw) a.tw = tw0b_.data.data();
       K_.stage(a, src, dst);
       if (hook) hook->after_stage(t, dst, n * nb, 0, 1, 1);
-      src = dst;
-    }
+    });
     return true;
   }
   bool has_batch() const override { return true; }
@@ -210,6 +196,19 @@ class Stockham final : public Kernel1d<T> {
     Table<T> tw;
     std::vector<T> gc, gs, half;
   };
+  /** f(t, src, dst) for every stage t, ping-ponging between out and the work buffer so that
+   *  the last stage writes out (stage t writes out when S-1-t is even); `in` is only read,
+   *  by stage 0. */
+  template <class F>
+  void each_stage(const T* in, T* out, T* work, F&& f) const {
+    const int S = int(st_.size());
+    const T* src = in;
+    for (int t = 0; t < S; ++t) {
+      T* dst = ((S - 1 - t) % 2 == 0) ? out : work;
+      f(t, src, dst);
+      src = dst;
+    }
+  }
   void build_tw0b() const {
     const StageArgs<T>& a = st_[0].a;
     if (!a.tw) return;
