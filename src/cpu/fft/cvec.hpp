@@ -4,6 +4,7 @@
  *  builds of the FFT kernels, each translation unit compiled with its ISA flags.
  */
 #pragma once
+#include <complex>
 #include <cstddef>
 #include <cstring>
 #include <utility>
@@ -13,6 +14,12 @@
 #if defined(__AVX512F__)
 #include <immintrin.h>
 #endif
+
+// The widened lanes (DV) of an AVX2 float vector are 512 bits: GCC notes that returning
+// them would change the ABI without AVX-512. These functions are inline in one translation
+// unit per ISA and never cross an ABI boundary. (GCC emits the note when it instantiates
+// them, at the end of that unit: the setting holds for the whole unit, no pop.)
+#pragma GCC diagnostic ignored "-Wpsabi"
 
 namespace abft::cpu::fft {
 inline namespace ABFT_TARGET_NS {
@@ -84,6 +91,25 @@ struct CVec {
   static V cmul_b(V v, V wr, V wi_pat) { return v * wr + swap(v) * wi_pat; }
   /** Lane-wise complex product with per-lane twiddles w. */
   static V cmul(V v, V w) { return v * dupre(w) + swap(v) * (dupim(w) * altsign()); }
+
+  // ---- the lanes widened to double: the second level of the checks' sums
+  static DV widen(V v) { return __builtin_convertvector(v, DV); }
+  template <std::size_t... I>
+  static DV dswap_(DV v, std::index_sequence<I...>) { return __builtin_shufflevector(v, v, (I ^ 1)...); }
+  /** (re, im) -> (im, re) in every lane. */
+  static DV dswap(DV v) { return dswap_(v, std::make_index_sequence<2 * L>()); }
+  /** a + i b, lane by lane. */
+  static DV dplus_i(DV a, DV b) { return a + dswap(b) * widen(altsign()); }
+  /** v * (re + i im), lane by lane. */
+  static DV dcmul(DV v, double re, double im) { return v * re + dswap(v) * (widen(altsign()) * im); }
+  /** The sum over the lanes. */
+  static std::complex<double> dsum(DV v) {
+    double d[2 * L];
+    std::memcpy(d, &v, sizeof d);
+    double re = 0, im = 0;
+    for (int i = 0; i < L; ++i) { re += d[2 * i]; im += d[2 * i + 1]; }
+    return {re, im};
+  }
 };
 
 }  // namespace ABFT_TARGET_NS

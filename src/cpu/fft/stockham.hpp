@@ -40,69 +40,73 @@ inline auto tree_sum(F&& f) {
 }
 
 /** The input side of a complex check folded into the first stage (s == 1), from the
- *  values it loads: sum x_j, sum c_j x_j and sum |x_j|^2 (csum_impl's sums). Every lane
- *  sums at most 32 terms in T, then in double (fft_dot_coefficient). */
+ *  values it loads: sum x_j, sum c_j x_j and sum |x_j|^2 (csum_impl's sums). No lane of
+ *  an accumulator takes a chain of more than 32 roundings in T before it is added in
+ *  double (fft_dot_coefficient). */
 template <class C, class T>
 struct InAcc {
   using V = typename C::V;
   using D = typename C::DV;
+  /** Accumulators per weighted sum: with 32 vector registers (AVX-512) four, so that a
+   *  radix-8 butterfly adds two terms to each (the chains of multiply-adds set the pace
+   *  otherwise); two with 16. */
+  static constexpr int NA = sizeof(V) == 64 ? 4 : 2;
   const T* cdup;  ///< (c_j, c_j) pairs
-  V s = C::zero(), c = C::zero(), q = C::zero(), c1 = C::zero(), q1 = C::zero();
+  V s = C::zero(), c[NA], q[NA];
   D ds{}, dc{}, dq{};
-  int cnt = 0;
-  explicit InAcc(const T* cd) : cdup(cd) {}
+  int cnt = 0;  ///< butterflies since the last flush
+  explicit InAcc(const T* cd) : cdup(cd) {
+    for (int i = 0; i < NA; ++i) c[i] = q[i] = C::zero();
+  }
   /** The r vectors a butterfly loaded: a[t] holds elements p + t m .. p + t m + L - 1.
    *  The plain sum adds a balanced tree of the r terms; the weighted sums and the squares
-   *  go into two accumulators each, alternately, one multiply-add per term. */
+   *  go round NA accumulators each, one multiply-add per term. */
   template <int R>
   void in(const V* a, int64_t p, int64_t m) {
     static_assert(R > 0, "the fold takes the specialised radices only");
     s += tree_sum<0, R>([&](int t) { return a[t]; });
     for (int t = 0; t < R; ++t) {
-      const V w = C::load(cdup + 2 * (p + t * m));
-      if (t % 2 == 0) {
-        c += a[t] * w;
-        q += a[t] * a[t];
-      } else {
-        c1 += a[t] * w;
-        q1 += a[t] * a[t];
-      }
+      c[t % NA] += a[t] * C::load(cdup + 2 * (p + t * m));
+      q[t % NA] += a[t] * a[t];
     }
-    cnt += R;
-    if (cnt + R > 32) flush();
+    // A butterfly adds ceil(R / NA) terms to each weighted accumulator, and one term of
+    // tree depth ceil(log2 R) to the plain sum: flush before a chain would pass 32.
+    constexpr int per = (R + NA - 1) / NA, depth = R > 4 ? 3 : R > 2 ? 2 : 1;
+    constexpr int most = (32 / per < 32 - depth) ? 32 / per : 32 - depth;
+    if (++cnt == most) flush();
   }
   void flush() {
-    ds += __builtin_convertvector(s, D);
-    dc += __builtin_convertvector(c, D) + __builtin_convertvector(c1, D);
-    dq += __builtin_convertvector(q, D) + __builtin_convertvector(q1, D);
-    s = c = q = c1 = q1 = C::zero();
+    ds += C::widen(s);
+    for (int i = 0; i < NA; ++i) {
+      dc += C::widen(c[i]);
+      dq += C::widen(q[i]);
+      c[i] = q[i] = C::zero();
+    }
+    s = C::zero();
     cnt = 0;
   }
   template <int R, class V2>
   void out(const V2*, int64_t) {}
   void finish(std::complex<double>* sum, std::complex<double>* csum, double* x2) {
     flush();
-    double sr = 0, si = 0, cr = 0, ci = 0, sq = 0;
-    for (int l = 0; l < C::lanes; ++l) {
-      sr += ds[2 * l];
-      si += ds[2 * l + 1];
-      cr += dc[2 * l];
-      ci += dc[2 * l + 1];
-      sq += dq[2 * l] + dq[2 * l + 1];
-    }
-    *sum = {sr, si};
-    *csum = {cr, ci};
-    *x2 = sq;
+    *sum = C::dsum(ds);
+    *csum = C::dsum(dc);
+    const std::complex<double> q2 = C::dsum(dq);
+    *x2 = q2.real() + q2.imag();
   }
 };
 
 /** The output side of a complex check folded into the last stage (m == 1, stride
  *  s = n / r, s a multiple of the lanes): output k = q + s u has the weight
  *  w_k = exp(sign i pi k / n) = w_q e_u with e_u = exp(sign i pi u / r), and w_q = R_b r_j
- *  (q = bB + j) as in cdot_sep_impl. Per vector of q: z = sum_u e_u y_{q + s u} from the
- *  values the stage stores, then A += z (r_j, r_j), B += z (ri_j, ri_j); every lane sums
- *  at most 16 such terms in T (a chain of at most r + 17 roundings), then in double,
- *  where each block's sums are multiplied by R_b (docs/ABFT.md §9.2). */
+ *  (q = bB + j) as in cdot_sep_impl. Per vector of q, z = sum_u e_u y_{q + s u} = P + i Q
+ *  with the real parts and imaginary parts of e_u as real factors, paired by the symmetry
+ *  e_{r-u} = -conj(e_u):
+ *      P = y_0 + sum_{0<u<r/2} Re e_u (y_u - y_{r-u}),
+ *      Q = sum_{0<u<r/2} Im e_u (y_u + y_{r-u}) + [r even] sign y_{r/2}
+ *  (Re e_{r/2} = 0 exactly), then z (r_j + i ri_j) goes into four accumulators
+ *  (rr P, -ri Q, rr Q, ri P) flushed to double every 16 vectors of q and at each block's
+ *  end, where R_b is applied: a chain of at most 5 + 16 roundings (docs/ABFT.md §9.2). */
 template <class C, class T>
 struct OutAcc {
   using V = typename C::V;
@@ -110,65 +114,63 @@ struct OutAcc {
   static constexpr int64_t B = kWeightBlock;
   const T *rr, *ri;
   const double* R;
-  V er[8], ei[8];
-  V A = C::zero(), Bv = C::zero();
+  V er[4], ei[4], mid;
+  V X1 = C::zero(), X2 = C::zero(), Y1 = C::zero(), Y2 = C::zero();
   D dA{}, dB{}, tot{};
-  int cnt = 0;
-  /** e: the stage's e_u as (re, im) pairs (StageArgs::half). */
+  int cnt = 0;      ///< vectors of q since the last flush
+  int64_t j = 0;    ///< q within its weight block (q = blk B + j): out() takes q = 0, L, 2L, ...
+  int64_t blk = 0;
+  /** e: the stage's e_u as (re, im) pairs (StageArgs::half), r <= 8. */
   OutAcc(const T* rr_, const T* ri_, const double* R_, const T* e, int r) : rr(rr_), ri(ri_), R(R_) {
-    for (int u = 0; u < r && u < 8; ++u) {
+    for (int u = 1; 2 * u < r && u < 4; ++u) {
       er[u] = C::splat(e[2 * u]);
-      ei[u] = C::altsign() * C::splat(e[2 * u + 1]);
+      ei[u] = C::splat(e[2 * u + 1]);
     }
+    mid = C::splat(r % 2 == 0 && e[r + 1] < 0 ? T(-1) : T(1));
   }
   template <int R, class V2>
   void in(const V2*, int64_t, int64_t) {}
-  /** The R values b[u] the stage stores for the lanes q .. q + L - 1 (output q + s u):
-   *  z = sum_u e_u b[u] as a balanced tree. */
+  /** The R values b[u] the stage stores for the lanes q .. q + L - 1 (output q + s u). */
   template <int R>
-  void out(const V* b, int64_t q) {
-    static_assert(R > 0, "the fold takes the specialised radices only");
-    const V z = tree_sum<0, R>([&](int u) { return u == 0 ? b[0] : C::cmul_b(b[u], er[u], ei[u]); });
-    const int64_t j = q % B;
-    A += z * C::load(rr + 2 * j);
-    Bv += z * C::load(ri + 2 * j);
-    const bool end = j + C::lanes == B;
-    if (++cnt == 16 || end) flush();
-    if (end) close(q / B);
+  void out(const V* b, int64_t) {
+    static_assert(R > 0 && R <= 8, "the fold takes the specialised radices only");
+    V P = b[0], Q = C::zero();
+    for (int u = 1; 2 * u < R; ++u) {
+      P += er[u] * (b[u] - b[R - u]);
+      Q += ei[u] * (b[u] + b[R - u]);
+    }
+    if constexpr (R % 2 == 0) Q += mid * b[R / 2];
+    const V wr = C::load(rr + 2 * j), wi = C::load(ri + 2 * j);
+    X1 += wr * P;
+    X2 -= wi * Q;
+    Y1 += wr * Q;
+    Y2 += wi * P;
+    j += C::lanes;
+    if (j == B) {
+      flush();
+      close(blk++);
+      j = 0;
+    } else if (++cnt == 16) {
+      flush();
+    }
   }
   void flush() {
-    dA += __builtin_convertvector(A, D);
-    dB += __builtin_convertvector(Bv, D);
-    A = Bv = C::zero();
+    dA += C::widen(X1) + C::widen(X2);
+    dB += C::widen(Y1) + C::widen(Y2);
+    X1 = X2 = Y1 = Y2 = C::zero();
     cnt = 0;
   }
-  /** Block b's lane sums (A.re - B.im, A.im + B.re) times R_b, kept per lane. */
+  /** Block b's lane sums X + i Y times R_b, per lane. */
   void close(int64_t b) {
-    D inner = dA;
-    for (int l = 0; l < C::lanes; ++l) {
-      inner[2 * l] -= dB[2 * l + 1];
-      inner[2 * l + 1] += dB[2 * l];
-    }
-    const double Rr = R[2 * b], Ri = R[2 * b + 1];
-    for (int l = 0; l < C::lanes; ++l) {
-      const double ir = inner[2 * l], ii = inner[2 * l + 1];
-      tot[2 * l] += Rr * ir - Ri * ii;
-      tot[2 * l + 1] += Rr * ii + Ri * ir;
-    }
+    tot += C::dcmul(C::dplus_i(dA, dB), R[2 * b], R[2 * b + 1]);
     dA = dB = D{};
   }
-  /** s: the stage's stride (the number of q). */
-  std::complex<double> finish(int64_t s) {
-    if (s % B != 0) {
+  std::complex<double> finish() {
+    if (j != 0) {
       flush();
-      close(s / B);
+      close(blk);
     }
-    double re = 0, im = 0;
-    for (int l = 0; l < C::lanes; ++l) {
-      re += tot[2 * l];
-      im += tot[2 * l + 1];
-    }
-    return {re, im};
+    return C::dsum(tot);
   }
 };
 
@@ -382,9 +384,12 @@ inline void with_radix(int r, F f) {
   }
 }
 
-/** stage_first_csum (fft_kernels.hpp): the first stage with csum_impl's sums folded in. */
+/** stage_first_csum (fft_kernels.hpp): the first stage with csum_impl's sums folded in.
+ *  Flattened: with the stage inlined the accumulators are locals the compiler keeps in
+ *  registers (through a reference they would be reloaded after every store of the stage,
+ *  which may alias them). */
 template <class C, class S, class T>
-bool stage_first_csum_impl(const StageArgs<T>& g, const T* x, T* y, const T* cdup, std::complex<double>* sum,
+__attribute__((flatten)) bool stage_first_csum_impl(const StageArgs<T>& g, const T* x, T* y, const T* cdup, std::complex<double>* sum,
                            std::complex<double>* csum, double* x2) {
   constexpr int L = C::lanes;
   if (L < 2 || g.s != 1 || g.m < L || g.m % L != 0 || !fused_radix(g.radix)) return false;
@@ -394,15 +399,16 @@ bool stage_first_csum_impl(const StageArgs<T>& g, const T* x, T* y, const T* cdu
   return true;
 }
 
-/** stage_last_cdot (fft_kernels.hpp): the last stage with cdot_sep_impl's sum folded in. */
+/** stage_last_cdot (fft_kernels.hpp): the last stage with cdot_sep_impl's sum folded in
+ *  (flattened like stage_first_csum_impl). */
 template <class C, class S, class T>
-bool stage_last_cdot_impl(const StageArgs<T>& g, const T* x, T* y, const T* rr, const T* ri, const double* R,
+__attribute__((flatten)) bool stage_last_cdot_impl(const StageArgs<T>& g, const T* x, T* y, const T* rr, const T* ri, const double* R,
                           std::complex<double>* out) {
   constexpr int L = C::lanes;
   if (L < 2 || g.m != 1 || !g.half || g.s < L || g.s % L != 0 || !fused_radix(g.radix)) return false;
   OutAcc<C, T> acc(rr, ri, R, g.half, g.radix);
   with_radix<C, T>(g.radix, [&](auto Rc) { stage_q<C, decltype(Rc)::value, T>(g, x, y, 0, g.s, acc); });
-  *out = acc.finish(g.s);
+  *out = acc.finish();
   return true;
 }
 
@@ -410,14 +416,6 @@ bool stage_last_cdot_impl(const StageArgs<T>& g, const T* x, T* y, const T* rr, 
 /** Block length per lane of the dot products: partial sums in T over at most
  *  64 terms, then in double (fft_dot_coefficient). */
 constexpr int64_t kDotBlock = 64;
-
-template <class C>
-inline void reduce_pairs(typename C::V v, double& re, double& im) {
-  for (int l = 0; l < C::lanes; ++l) {
-    re += double(v[2 * l]);
-    im += double(v[2 * l + 1]);
-  }
-}
 
 /** Output side of a complex check: sum_k w_k y_k with block-separable weights
  *  w_{bB + j} = R_b r_j (B = kWeightBlock): the inner sums use the small
@@ -433,7 +431,7 @@ std::complex<double> cdot_sep_impl(const T* rr, const T* ri, const double* R, co
   constexpr int L = C::lanes;
   constexpr int64_t B = kWeightBlock;
   static_assert(B % (2 * L) == 0, "weight block must hold whole vector pairs");
-  double re = 0, im = 0;
+  typename C::DV tot{};
   int64_t b = 0;
   for (; (b + 1) * B <= n; ++b) {
     const T* yb = y + 2 * b * B;
@@ -445,13 +443,10 @@ std::complex<double> cdot_sep_impl(const T* rr, const T* ri, const double* R, co
       a1 += y1 * C::load(rr + 2 * (j + L));
       b1 += y1 * C::load(ri + 2 * (j + L));
     }
-    double ar = 0, ai = 0, br = 0, bi = 0;
-    reduce_pairs<C>(a0 + a1, ar, ai);
-    reduce_pairs<C>(b0 + b1, br, bi);
-    const double ir = ar - bi, ii = ai + br;
-    re += R[2 * b] * ir - R[2 * b + 1] * ii;
-    im += R[2 * b] * ii + R[2 * b + 1] * ir;
+    tot += C::dcmul(C::dplus_i(C::widen(a0 + a1), C::widen(b0 + b1)), R[2 * b], R[2 * b + 1]);
   }
+  const std::complex<double> sum = C::dsum(tot);
+  double re = sum.real(), im = sum.imag();
   if (b * B < n) {
     double ir = 0, ii = 0;
     for (int64_t j = 0; b * B + j < n; ++j) {
@@ -474,7 +469,7 @@ void csum_impl(const T* cdup, const T* x, int64_t n, std::complex<double>* sum,
   using V = typename C::V;
   constexpr int L = C::lanes;
   constexpr int U = 2;
-  double sr = 0, si = 0, cr = 0, ci = 0, sq = 0;
+  typename C::DV ds{}, dc{}, dq{};
   int64_t k = 0;
   while (k + U * L <= n) {
     const int64_t end = std::min<int64_t>(n - (n - k) % (U * L), k + kDotBlock * L);
@@ -488,11 +483,12 @@ void csum_impl(const T* cdup, const T* x, int64_t n, std::complex<double>* sum,
         c[u] += xv * C::load(cdup + o);
         q[u] += xv * xv;
       }
-    reduce_pairs<C>(a[0] + a[1], sr, si);
-    reduce_pairs<C>(c[0] + c[1], cr, ci);
-    const V qq = q[0] + q[1];
-    for (int l = 0; l < 2 * L; ++l) sq += double(qq[l]);
+    ds += C::widen(a[0] + a[1]);
+    dc += C::widen(c[0] + c[1]);
+    dq += C::widen(q[0] + q[1]);
   }
+  const std::complex<double> s0 = C::dsum(ds), c0 = C::dsum(dc), q0 = C::dsum(dq);
+  double sr = s0.real(), si = s0.imag(), cr = c0.real(), ci = c0.imag(), sq = q0.real() + q0.imag();
   for (; k < n; ++k) {
     const double xr = x[2 * k], xi = x[2 * k + 1], cc = cdup[2 * k];
     sr += xr;
@@ -513,6 +509,7 @@ std::complex<double> rdot_impl(const T* wr, const T* wi, const T* x, int64_t ns,
   constexpr int W = C::width;
   constexpr int U = 2;
   double re = 0, im = 0, sq = 0;
+  typename C::DV dr{}, di{}, dq{};
   int64_t j = 0;
   const bool want_sq = x2 != nullptr;
   while (j + U * W <= ns) {
@@ -526,12 +523,14 @@ std::complex<double> rdot_impl(const T* wr, const T* wi, const T* x, int64_t ns,
         ai[u] += xv * C::load(wi + j + u * W);
         if (want_sq) q[u] += xv * xv;
       }
-    const V r = ar[0] + ar[1], i2 = ai[0] + ai[1], qq = q[0] + q[1];
-    for (int l = 0; l < W; ++l) {
-      re += double(r[l]);
-      im += double(i2[l]);
-      sq += double(qq[l]);
-    }
+    dr += C::widen(ar[0] + ar[1]);
+    di += C::widen(ai[0] + ai[1]);
+    if (want_sq) dq += C::widen(q[0] + q[1]);
+  }
+  for (int l = 0; l < W; ++l) {
+    re += dr[l];
+    im += di[l];
+    sq += dq[l];
   }
   for (; j < ns; ++j) {
     re += double(wr[j]) * double(x[j]);
