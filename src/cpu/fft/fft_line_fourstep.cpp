@@ -367,13 +367,7 @@ void LinePlan<T>::run_fourstep(const T* in, T* out, T* work, abft_policy pol, St
         h.ostr = n1;
         row_->run_unit(xr, bout + 2 * b * n2, kw, pol, hook ? &h : nullptr, rep, st, repair_mu);
       }
-      for (int64_t k2 = 0; k2 < n2; ++k2) {
-        T* dst = out + 2 * (k0 + n1 * k2);
-        for (int64_t b = 0; b < nb; ++b) {
-          dst[2 * b] = bout[2 * (b * n2 + k2)];
-          dst[2 * b + 1] = bout[2 * (b * n2 + k2) + 1];
-        }
-      }
+      K_.transpose_rows(bout, n2, nb, out + 2 * k0, n1);
     }
     std::lock_guard<std::mutex> g(merge);
     core::add_report(rep_total, rep);

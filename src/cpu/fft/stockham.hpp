@@ -185,6 +185,51 @@ inline void bfly_dispatch(typename C::V* a, int r, typename C::V sp, const BflyC
   else B::template rgen<T>(a, r, sp, k);
 }
 
+/** In-register transpose of an L x L block of complex values: on return a[k] holds lane k
+ *  of the L inputs (lane l of a[k] is the former lane k of a[l]). Register shuffles for
+ *  L = 2 and 4; for 8 lanes (AVX-512 float) the complex values move as 64-bit units
+ *  through two-register permutes. */
+template <class C>
+inline void transpose_lanes(typename C::V* a) {
+  using V = typename C::V;
+  constexpr int L = C::lanes;
+  if constexpr (L == 2) {
+    const V t0 = __builtin_shufflevector(a[0], a[1], 0, 1, 4, 5);
+    const V t1 = __builtin_shufflevector(a[0], a[1], 2, 3, 6, 7);
+    a[0] = t0;
+    a[1] = t1;
+  } else if constexpr (L == 4) {
+    const V t0 = __builtin_shufflevector(a[0], a[1], 0, 1, 8, 9, 4, 5, 12, 13);
+    const V t1 = __builtin_shufflevector(a[0], a[1], 2, 3, 10, 11, 6, 7, 14, 15);
+    const V t2 = __builtin_shufflevector(a[2], a[3], 0, 1, 8, 9, 4, 5, 12, 13);
+    const V t3 = __builtin_shufflevector(a[2], a[3], 2, 3, 10, 11, 6, 7, 14, 15);
+    a[0] = __builtin_shufflevector(t0, t2, 0, 1, 2, 3, 8, 9, 10, 11);
+    a[1] = __builtin_shufflevector(t1, t3, 0, 1, 2, 3, 8, 9, 10, 11);
+    a[2] = __builtin_shufflevector(t0, t2, 4, 5, 6, 7, 12, 13, 14, 15);
+    a[3] = __builtin_shufflevector(t1, t3, 4, 5, 6, 7, 12, 13, 14, 15);
+  } else if constexpr (L == 8) {
+    using Q = typename C::Q;  // the lanes as 64-bit units
+    static_assert(sizeof(Q) == 8 * sizeof(long long), "8 complex lanes of 64 bits");
+    // Per group of four inputs g, P_g[k] holds lanes 2k and 2k+1 of them, in output order.
+    Q P[2][4];
+    for (int g = 0; g < 2; ++g) {
+      const Q a0 = (Q)a[4 * g], a1 = (Q)a[4 * g + 1], a2 = (Q)a[4 * g + 2], a3 = (Q)a[4 * g + 3];
+      const Q t0 = C::template perm2<0, 8, 1, 9, 2, 10, 3, 11>(a0, a1);
+      const Q t1 = C::template perm2<4, 12, 5, 13, 6, 14, 7, 15>(a0, a1);
+      const Q t2 = C::template perm2<0, 8, 1, 9, 2, 10, 3, 11>(a2, a3);
+      const Q t3 = C::template perm2<4, 12, 5, 13, 6, 14, 7, 15>(a2, a3);
+      P[g][0] = C::template perm2<0, 1, 8, 9, 2, 3, 10, 11>(t0, t2);
+      P[g][1] = C::template perm2<4, 5, 12, 13, 6, 7, 14, 15>(t0, t2);
+      P[g][2] = C::template perm2<0, 1, 8, 9, 2, 3, 10, 11>(t1, t3);
+      P[g][3] = C::template perm2<4, 5, 12, 13, 6, 7, 14, 15>(t1, t3);
+    }
+    for (int k = 0; k < 4; ++k) {
+      a[2 * k] = (V)C::template perm2<0, 1, 2, 3, 8, 9, 10, 11>(P[0][k], P[1][k]);
+      a[2 * k + 1] = (V)C::template perm2<4, 5, 6, 7, 12, 13, 14, 15>(P[0][k], P[1][k]);
+    }
+  }
+}
+
 /** Stage over q (s >= lanes of C, or C scalar): twiddles [p][u-1]. q in [q0, q1). */
 template <class C, int R, class T, class Acc = NoAcc>
 inline void stage_q(const StageArgs<T>& g, const T* x, T* y, int64_t q0, int64_t q1, Acc&& acc = Acc{}) {
@@ -242,67 +287,25 @@ inline void stage_p(const StageArgs<T>& g, const T* x, T* y, int64_t p1, Acc&& a
         a[u] = C::cmul_b(a[u], C::load(g.tw + o), C::load(ti + o));
       }
     }
-    if constexpr (R > 0 && L == 2 && R % 2 == 0) {
-      // 2x2 blocks of complex values: (u, u+1) of lane 0, then of lane 1
-      for (int u = 0; u < R; u += 2) {
-        C::store(y + 2 * (R * p + u), __builtin_shufflevector(a[u], a[u + 1], 0, 1, 4, 5));
-        C::store(y + 2 * (R * (p + 1) + u), __builtin_shufflevector(a[u], a[u + 1], 2, 3, 6, 7));
+    if constexpr (R > 0 && L > 1 && R % L == 0) {
+      // L x L blocks: results u .. u+L-1 of lanes p .. p+L-1, stored as rows of the lanes
+      for (int u = 0; u < R; u += L) {
+        transpose_lanes<C>(a + u);
+        for (int l = 0; l < L; ++l) C::store(y + 2 * (R * (p + l) + u), a[u + l]);
       }
-    } else if constexpr (R > 0 && L == 4 && R % 4 == 0) {
-      // 4x4 blocks of complex values in two shuffle rounds
-      for (int u = 0; u < R; u += 4) {
-        const V t0 = __builtin_shufflevector(a[u], a[u + 1], 0, 1, 8, 9, 4, 5, 12, 13);
-        const V t1 = __builtin_shufflevector(a[u], a[u + 1], 2, 3, 10, 11, 6, 7, 14, 15);
-        const V t2 = __builtin_shufflevector(a[u + 2], a[u + 3], 0, 1, 8, 9, 4, 5, 12, 13);
-        const V t3 = __builtin_shufflevector(a[u + 2], a[u + 3], 2, 3, 10, 11, 6, 7, 14, 15);
-        C::store(y + 2 * (R * p + u), __builtin_shufflevector(t0, t2, 0, 1, 2, 3, 8, 9, 10, 11));
-        C::store(y + 2 * (R * (p + 1) + u), __builtin_shufflevector(t1, t3, 0, 1, 2, 3, 8, 9, 10, 11));
-        C::store(y + 2 * (R * (p + 2) + u), __builtin_shufflevector(t0, t2, 4, 5, 6, 7, 12, 13, 14, 15));
-        C::store(y + 2 * (R * (p + 3) + u), __builtin_shufflevector(t1, t3, 4, 5, 6, 7, 12, 13, 14, 15));
-      }
-    } else if constexpr (R > 0 && L == 8 && R % 4 == 0) {
-      // 8 complex lanes (AVX-512 float): complex values moved as 64-bit units. Per group
-      // of four results u..u+3, P_k holds lanes 2k and 2k+1 of them, in output order.
-      using Q = typename C::Q;  // the lanes as 64-bit units
-      static_assert(sizeof(Q) == 8 * sizeof(long long), "8 complex lanes of 64 bits");
-      auto quad = [&](int u, Q* P) {
-        const Q a0 = (Q)a[u], a1 = (Q)a[u + 1], a2 = (Q)a[u + 2], a3 = (Q)a[u + 3];
-        const Q t0 = C::template perm2<0, 8, 1, 9, 2, 10, 3, 11>(a0, a1);
-        const Q t1 = C::template perm2<4, 12, 5, 13, 6, 14, 7, 15>(a0, a1);
-        const Q t2 = C::template perm2<0, 8, 1, 9, 2, 10, 3, 11>(a2, a3);
-        const Q t3 = C::template perm2<4, 12, 5, 13, 6, 14, 7, 15>(a2, a3);
-        P[0] = C::template perm2<0, 1, 8, 9, 2, 3, 10, 11>(t0, t2);
-        P[1] = C::template perm2<4, 5, 12, 13, 6, 7, 14, 15>(t0, t2);
-        P[2] = C::template perm2<0, 1, 8, 9, 2, 3, 10, 11>(t1, t3);
-        P[3] = C::template perm2<4, 5, 12, 13, 6, 7, 14, 15>(t1, t3);
-      };
-      if constexpr (R % 8 == 0) {
-        for (int u = 0; u < R; u += 8) {
-          Q P[4], Pq[4];
-          quad(u, P);
-          quad(u + 4, Pq);
-          for (int k = 0; k < 4; ++k) {
-            C::store(y + 2 * (R * (p + 2 * k) + u), (V)C::template perm2<0, 1, 2, 3, 8, 9, 10, 11>(P[k], Pq[k]));
-            C::store(y + 2 * (R * (p + 2 * k + 1) + u),
-                     (V)C::template perm2<4, 5, 6, 7, 12, 13, 14, 15>(P[k], Pq[k]));
-          }
-        }
-      } else {
-        // R = 4 (mod 8): rows of four results, two lanes' rows per store (R == 4 only:
-        // otherwise the two rows are not adjacent).
-        if constexpr (R == 4) {
-          Q P[4];
-          quad(0, P);
-          for (int k = 0; k < 4; ++k) C::store(y + 2 * (R * (p + 2 * k)), (V)P[k]);
-        } else {
-          for (int u = 0; u < r; ++u) C::store(buf[u], a[u]);
-          for (int l = 0; l < L; ++l)
-            for (int u = 0; u < r; ++u) {
-              y[2 * (r * (p + l) + u)] = buf[u][2 * l];
-              y[2 * (r * (p + l) + u) + 1] = buf[u][2 * l + 1];
-            }
-        }
-      }
+    } else if constexpr (R == 4 && L == 8) {
+      // rows of four results, two lanes' rows per store (adjacent, since R == 4): the
+      // first half of an 8 x 8 transpose whose other four inputs are not needed
+      using Q = typename C::Q;
+      const Q a0 = (Q)a[0], a1 = (Q)a[1], a2 = (Q)a[2], a3 = (Q)a[3];
+      const Q t0 = C::template perm2<0, 8, 1, 9, 2, 10, 3, 11>(a0, a1);
+      const Q t1 = C::template perm2<4, 12, 5, 13, 6, 14, 7, 15>(a0, a1);
+      const Q t2 = C::template perm2<0, 8, 1, 9, 2, 10, 3, 11>(a2, a3);
+      const Q t3 = C::template perm2<4, 12, 5, 13, 6, 14, 7, 15>(a2, a3);
+      C::store(y + 2 * (R * p), (V)C::template perm2<0, 1, 8, 9, 2, 3, 10, 11>(t0, t2));
+      C::store(y + 2 * (R * (p + 2)), (V)C::template perm2<4, 5, 12, 13, 6, 7, 14, 15>(t0, t2));
+      C::store(y + 2 * (R * (p + 4)), (V)C::template perm2<0, 1, 8, 9, 2, 3, 10, 11>(t1, t3));
+      C::store(y + 2 * (R * (p + 6)), (V)C::template perm2<4, 5, 12, 13, 6, 7, 14, 15>(t1, t3));
     } else {
       for (int u = 0; u < r; ++u) C::store(buf[u], a[u]);
       for (int l = 0; l < L; ++l) {
@@ -772,6 +775,28 @@ void c2r_twist_impl(const T* X, const T* w, T* Z, int64_t h) {
   });
 }
 
+/** transpose_rows (fft_kernels.hpp): dst[k ds + b] = src[b n + k], b < nb, k < n; L x L
+ *  blocks in registers where nb is a multiple of the lanes, the rest one element at a time. */
+template <class C, class S, class T>
+void transpose_rows_impl(const T* src, int64_t n, int64_t nb, T* dst, int64_t ds) {
+  using V = typename C::V;
+  constexpr int L = C::lanes;
+  int64_t k = 0;
+  if (L > 1 && nb % L == 0)
+    for (; k + L <= n; k += L)
+      for (int64_t g = 0; g < nb; g += L) {
+        V a[L];
+        for (int l = 0; l < L; ++l) a[l] = C::load(src + 2 * ((g + l) * n + k));
+        transpose_lanes<C>(a);
+        for (int l = 0; l < L; ++l) C::store(dst + 2 * ((k + l) * ds + g), a[l]);
+      }
+  for (; k < n; ++k)
+    for (int64_t b = 0; b < nb; ++b) {
+      dst[2 * (k * ds + b)] = src[2 * (b * n + k)];
+      dst[2 * (k * ds + b) + 1] = src[2 * (b * n + k) + 1];
+    }
+}
+
 template <class C, class S, class T>
 FftKernels<T> make_kernels(const char* isa) {
   FftKernels<T> k;
@@ -788,6 +813,7 @@ FftKernels<T> make_kernels(const char* isa) {
   k.r2c_twist = &r2c_twist_impl<C, S, T>;
   k.r2c_twist_inplace = &r2c_twist_inplace_impl<C, S, T>;
   k.c2r_twist = &c2r_twist_impl<C, S, T>;
+  k.transpose_rows = &transpose_rows_impl<C, S, T>;
   k.lanes = C::lanes;
   k.isa = isa;
   return k;
