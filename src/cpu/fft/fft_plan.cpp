@@ -294,7 +294,7 @@ abft_status FftPlan<T>::execute(const void* in_v, void* out_v, abft_report* repo
   ExecContext cx;
   cx.policy = core::resolve_policy(h, policy);
   const abft_kernel kid = sizeof(T) == 4 ? ABFT_KERNEL_SFFT : ABFT_KERNEL_DFFT;
-  {
+  if (h && (h->injector || h->hook)) {  // the call's shape, for the injector only
     abft_call_info ci{};
     ci.kernel = kid;
     ci.m = lines_total_;
@@ -385,8 +385,9 @@ abft_status FftPlan<T>::execute(const void* in_v, void* out_v, abft_report* repo
     const bool contig_out = P.line_os == (cout ? 2 : 1);
     // Lines [l0, l1) on the calling thread; the report and status are merged by the caller.
     auto run_lines = [&](int64_t l0, int64_t l1, abft_report& rep, abft_status& st) {
-      T* xin = scratch<T>(size_t(nsi), 0);
-      T* yout = scratch<T>(size_t(nso), 1);
+      // the copies only where a line is strided (or the transform in place)
+      T* xin = (!contig_in || same) ? scratch<T>(size_t(nsi), 0) : nullptr;
+      T* yout = contig_out ? nullptr : scratch<T>(size_t(nso), 1);
       T* work = scratch<T>(size_t(L.work_scalars()), 2);
       for (int64_t li = l0; li < l1; ++li) {
         int64_t io, oo;
