@@ -335,8 +335,11 @@ void LinePlan<T>::run_fourstep(const T* in, T* out, T* work, abft_policy pol, St
         const int64_t k1 = k0 + b;
         T* xr = bin + 2 * b * n2;
         const T* twr = tw4_.data.data() + 2 * k1 * n2;
-        const uint64_t ws = K_.cmul_sum(xr, z + 2 * k1 * n2, twr, n2);
-        if (pol != ABFT_POLICY_OFF && ws != row_sum_[size_t(k1)]) {
+        // Unprotected: the product alone; protected: with the twiddles' fingerprint.
+        const bool fp = pol != ABFT_POLICY_OFF;
+        if (!fp) K_.cmul(xr, z + 2 * k1 * n2, twr, n2);
+        const uint64_t ws = fp ? K_.cmul_sum(xr, z + 2 * k1 * n2, twr, n2) : 0;
+        if (fp && ws != row_sum_[size_t(k1)]) {
           // A twiddle of this row changed since plan time (exact test, no threshold).
           ++rep.checks;
           ++rep.detected;

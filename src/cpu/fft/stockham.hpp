@@ -691,17 +691,19 @@ uint64_t cmul_sum_impl(T* y, const T* a, const T* b, int64_t n) {
   using V = typename C::V;
   constexpr int L = C::lanes;
   constexpr int NW = int(sizeof(V) / sizeof(uint64_t));  // 64-bit words per vector
-  uint64_t acc[NW] = {};
+  typedef uint64_t U __attribute__((vector_size(sizeof(V))));
+  U acc{};  // the words summed lane-wise (wrapping), one integer add per vector
   int64_t k = 0;
   for (; k + L <= n; k += L) {
     const V bv = C::load(b + 2 * k);
-    uint64_t w[NW];
-    std::memcpy(w, &bv, sizeof w);
-    for (int i = 0; i < NW; ++i) acc[i] += w[i];
+    U w;
+    std::memcpy(&w, &bv, sizeof w);
+    acc += w;
     C::store(y + 2 * k, C::cmul(C::load(a + 2 * k), bv));
   }
-  uint64_t s = 0;
-  for (int i = 0; i < NW; ++i) s += acc[i];
+  uint64_t words[NW], s = 0;
+  std::memcpy(words, &acc, sizeof words);
+  for (int i = 0; i < NW; ++i) s += words[i];
   for (; k < n; ++k) {
     uint64_t w[2 * sizeof(T) / sizeof(uint64_t)];
     std::memcpy(w, b + 2 * k, sizeof w);
