@@ -82,7 +82,7 @@ struct FftKernels {
    *  Z_k = (x + y) + i w_k (x - y) (k = 0 is the caller's). */
   void (*c2r_twist)(const T* X, const T* w, T* Z, int64_t h) = nullptr;
   /** dst[k ds + b] = src[b n + k] for b < nb, k < n (complex elements): nb rows of n
-   *  stored as nb consecutive elements of n rows ds apart (a four-step row pass's output). */
+   *  stored as nb consecutive elements of n rows ds apart (a four-step pass's blocked output). */
   void (*transpose_rows)(const T* src, int64_t n, int64_t nb, T* dst, int64_t ds) = nullptr;
   int lanes = 1;
   const char* isa = "reference";

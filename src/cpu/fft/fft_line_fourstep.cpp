@@ -320,13 +320,7 @@ void LinePlan<T>::run_fourstep(const T* in, T* out, T* work, abft_policy pol, St
         h.sstr = n2;
         col_->run_unit(bin + 2 * b * n1, bout + 2 * b * n1, kw, pol, hook ? &h : nullptr, rep, st, repair_mu);
       }
-      for (int64_t k1 = 0; k1 < n1; ++k1) {
-        T* dst = z + 2 * (k1 * n2 + j0);
-        for (int64_t b = 0; b < nb; ++b) {
-          dst[2 * b] = bout[2 * (b * n1 + k1)];
-          dst[2 * b + 1] = bout[2 * (b * n1 + k1) + 1];
-        }
-      }
+      K_.transpose_rows(bout, n1, nb, z + 2 * j0, n2);
     }
 #pragma omp for schedule(static)
     for (int64_t rb = 0; rb < nrb; ++rb) {
