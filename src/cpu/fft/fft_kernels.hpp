@@ -39,6 +39,22 @@ struct StageArgs {
   BflyConst<T> k;
 };
 
+/** The output side of a real line's check folded into the R2C split step: the split
+ *  writes bins k in [1, h) and adds sum_k w_k y_k of the values it computed, with the
+ *  complex line's weights w_k = exp(sign i pi k / n) (n = 2h) written as
+ *      w_k = e1 R_b r_j           (k - 1 = bB + j, B = kWeightBlock),
+ *  e1 = w_1, the block table r and factors R_b of cdot_sep. A block of L bins from the
+ *  back (h - 1 - k' - l, l < L, with the front block at k' + 1) has the weights
+ *  e_{h-1} conj(R_b r_j) (k' + l = bB + j, e_{h-1} = w_{h-1}): the same loads of r. */
+template <class T>
+struct SplitCheck {
+  const T* rr = nullptr;  ///< block table r: (re, re) pairs, then (im, im) pairs at rr + 2B
+  const T* ri = nullptr;
+  const double* R = nullptr;  ///< R_b as (re, im), for the blocks of k - 1 < h
+  std::complex<double> e1, eh1;  ///< w_1 and w_{h-1}
+  std::complex<double> sum;      ///< out: sum_{k=1}^{h-1} w_k y_k
+};
+
 template <class T>
 struct FftKernels {
   void (*stage)(const StageArgs<T>&, const T* x, T* y) = nullptr;
@@ -73,13 +89,12 @@ struct FftKernels {
                              int64_t n, int64_t nb, std::complex<double>* out) = nullptr;
   /** The real transform's split step, bins k in [1, h) of a length-2h R2C from the
    *  half-length complex spectrum Z: y_k = ((a + b) - i w_k (a - b)) / 2 with
-   *  a = Z_k, b = conj Z_{h-k} (bins 0 and h are the caller's). */
-  void (*r2c_twist)(const T* Z, const T* w, T* y, int64_t h) = nullptr;
-  /** r2c_twist in place (y = Z), bins k and h - k computed together from the pair
-   *  (Z_k, Z_{h-k}) they share, for k in [1, h). */
-  void (*r2c_twist_inplace)(T* Z, const T* w, int64_t h) = nullptr;
+   *  a = Z_k, b = conj Z_{h-k} (bins 0 and h are the caller's); the bins k and h - k
+   *  from the pair (Z_k, Z_{h-k}) they share. y may be Z. With chk non-null it also forms
+   *  the check's weighted sum of the y_k it computed (SplitCheck). */
+  void (*r2c_twist)(const T* Z, const T* w, T* y, int64_t h, SplitCheck<T>* chk) = nullptr;
   /** Its inverse for C2R, k in [1, h): with x = X_k, y = conj X_{h-k},
-   *  Z_k = (x + y) + i w_k (x - y) (k = 0 is the caller's). */
+   *  Z_k = (x + y) + i w_k (x - y) (k = 0 is the caller's), by pairs likewise. */
   void (*c2r_twist)(const T* X, const T* w, T* Z, int64_t h) = nullptr;
   /** dst[k ds + b] = src[b n + k] for b < nb, k < n (complex elements): nb rows of n
    *  stored as nb consecutive elements of n rows ds apart (a four-step pass's blocked output). */

@@ -43,6 +43,8 @@ LinePlan<T>::LinePlan(abft_fft_kind kind, int64_t n, int sign, const FftKernels<
     kernel_ = make_kernel<T>(kn, sign, K, threads);
   if (half_) {
     const int64_t h = n / 2;
+    split_e1_ = root<double>(1, 2 * n, sign);
+    split_eh1_ = root<double>(h - 1, 2 * n, sign);
     twist_.make(size_t(2 * h), [=](T* w) {
       for (int64_t k = 0; k < h; ++k) {
         const auto z = root<T>(k, n, sign);
@@ -151,6 +153,28 @@ void LinePlan<T>::build_weights_r2c() {
   double vn = 0;
   for (int64_t j = 0; j < n; ++j)
     vn += double(v_.data[size_t(j)]) * v_.data[size_t(j)] + double(v_.data[size_t(n + j)]) * v_.data[size_t(n + j)];
+  if (half_) {
+    // For even n, q^h1 = s i (-1)^j exp(s i 2 phi_j) and (1 + s i cot phi) exp(s i 2 phi) =
+    // -1 + s i cot phi, so with c_j = s cot phi_j
+    //   4 v_j = (3 + s (-1)^j c_j) + i (3 c_j + s (-1)^j):
+    // sum v_j x_j needs only sum x_j, sum (-1)^j x_j, sum c_j x_j and sum (-1)^j c_j x_j, which
+    // the complex input fold gives from the packed z_j = x_2j + i x_2j+1 with (c_2j, c_2j+1)
+    // pairs (compute_r2c_checked). Its rounding is at most g sum (1 + |c_j|) |x_j| against
+    // g sum (|Re v_j| + |Im v_j|) |x_j| for the direct sum, so the bound takes
+    // ||v||_2 >= ||(1 + |c_j|) / sqrt 2||_2 (docs/ABFT.md §9.2).
+    rc_.make(size_t(n), [=](T* c) {
+      for (int64_t j = 0; j < n; ++j) {
+        const auto z = root_ld(2 * j + 1, 4 * n, +1);
+        c[j] = T((long double)s * z.real() / z.imag());
+      }
+    });
+    double vf = 0;
+    for (int64_t j = 0; j < n; ++j) {
+      const double a = 1.0 + std::fabs(double(rc_.data[size_t(j)]));
+      vf += 0.5 * a * a;
+    }
+    vn = std::max(vn, vf);
+  }
   const double u = cs::unit_roundoff<T>(), mu = cs::fft_twiddle_mu<T>();
   const double eta_tw = 2.0 * (mu + std::sqrt(2.0) * cs::gamma(6.0, u) * (1.0 + mu));
   bound_.w_norm = std::sqrt(double(h1) + 0.25 * double(n - h1));
@@ -295,8 +319,7 @@ void LinePlan<T>::compute(const T* in, T* out, T* work, StageHook<T>* hook, abft
       T* Z = in == out ? work : out;
       kern_run(in, Z, in == out ? work + 2 * h : work, hook, pol, rep, st, mu);
       const T z0r = Z[0], z0i = Z[1];
-      if (Z == out) K_.r2c_twist_inplace(out, tw, h);
-      else K_.r2c_twist(Z, tw, out, h);
+      K_.r2c_twist(Z, tw, out, h, nullptr);
       out[0] = z0r + z0i;
       out[1] = T(0);
       out[2 * h] = z0r - z0i;
@@ -356,19 +379,65 @@ std::complex<double> LinePlan<T>::check_out(const T* out) const {
   const T* w = w_.data.data();
   switch (kind_) {
     case ABFT_FFT_C2C: return K_.cdot_sep(w, w + 2 * kWeightBlock, Rb_.data.data(), out, n_);
-    case ABFT_FFT_R2C: {
-      // S = sum_{k<h1} w_k y_k plus half the mirror, sum_{1<=k<=n-h1} w_{n-k} conj(y_k)
-      // = -conj(sum_{1<=k<=n-h1} w_k y_k) since w_{n-k} = -conj(w_k): S minus half the conjugate
-      // of S without k = 0 (w_0 = 1) and, for even n, k = n/2 (w_{n/2} = s i). No extra products.
-      const std::complex<double> S = K_.cdot_sep(w, w + 2 * kWeightBlock, Rb_.data.data(), out, h1_);
-      std::complex<double> P = S - std::complex<double>(double(out[0]), double(out[1]));
-      if (n_ % 2 == 0)
-        P -= std::complex<double>(0.0, double(sign_)) *
-             std::complex<double>(double(out[2 * (n_ / 2)]), double(out[2 * (n_ / 2) + 1]));
-      return S - 0.5 * std::conj(P);
-    }
+    case ABFT_FFT_R2C: return r2c_mirror(K_.cdot_sep(w, w + 2 * kWeightBlock, Rb_.data.data(), out, h1_), out);
     default: return K_.rdot(w, w + n_, out, n_, nullptr);
   }
+}
+
+template <class T>
+std::complex<double> LinePlan<T>::r2c_mirror(std::complex<double> S, const T* out) const {
+  // S = sum_{k<h1} w_k y_k plus half the mirror, sum_{1<=k<=n-h1} w_{n-k} conj(y_k)
+  // = -conj(sum_{1<=k<=n-h1} w_k y_k) since w_{n-k} = -conj(w_k): S minus half the conjugate
+  // of S without k = 0 (w_0 = 1) and, for even n, k = n/2 (w_{n/2} = s i). No extra products.
+  std::complex<double> P = S - std::complex<double>(double(out[0]), double(out[1]));
+  if (n_ % 2 == 0)
+    P -= std::complex<double>(0.0, double(sign_)) *
+         std::complex<double>(double(out[2 * (n_ / 2)]), double(out[2 * (n_ / 2) + 1]));
+  return S - 0.5 * std::conj(P);
+}
+
+template <class T>
+void LinePlan<T>::compute_r2c_checked(const T* in, T* out, T* work, abft_policy pol, abft_report& rep,
+                                      abft_status& st, std::mutex& mu, std::complex<double>* cin, double* x2,
+                                      std::complex<double>* cout, bool* in_folded) const {
+  const int64_t n = n_, h = n / 2;
+  // As compute(): out of place the half-length spectrum goes into out and is split there.
+  T* Z = in == out ? work : out;
+  T* kw = in == out ? work + 2 * h : work;
+  bool folded = false;
+  if (kernel_) {
+    FoldedCheck<T> fc;
+    fc.cdup = rc_.data.data();
+    kernel_->run_folded(in, Z, kw, fc);
+    if ((folded = fc.in_done)) {
+      // fc.sum = sum z_j = (sum x_even) + i (sum x_odd), fc.csum the same with c_j (rc_).
+      const double A = fc.sum.real() + fc.sum.imag(), Aa = fc.sum.real() - fc.sum.imag();
+      const double C = fc.csum.real() + fc.csum.imag(), Ca = fc.csum.real() - fc.csum.imag();
+      const double s = double(sign_);
+      *cin = std::complex<double>(0.25 * (3.0 * A + s * Ca), 0.25 * (3.0 * C + s * Aa));
+      *x2 = fc.x2;
+    }
+  } else {
+    kern_run(in, Z, kw, nullptr, pol, &rep, &st, &mu);
+  }
+  if (!folded) *cin = check_in(in, x2);  // before the split, which may overwrite in
+  if (in_folded) *in_folded = folded;
+  SplitCheck<T> sc;
+  sc.rr = w_.data.data();
+  sc.ri = sc.rr + 2 * kWeightBlock;
+  sc.R = Rb_.data.data();
+  sc.e1 = split_e1_;
+  sc.eh1 = split_eh1_;
+  const T z0r = Z[0], z0i = Z[1];
+  K_.r2c_twist(Z, twist_.data.data(), out, h, &sc);
+  out[0] = z0r + z0i;
+  out[1] = T(0);
+  out[2 * h] = z0r - z0i;
+  out[2 * h + 1] = T(0);
+  // w_0 = 1, w_h = exp(s i pi / 2) = s i
+  const std::complex<double> S = sc.sum + std::complex<double>(double(out[0]), 0.0) +
+                                 std::complex<double>(0.0, double(sign_)) * double(out[2 * h]);
+  *cout = r2c_mirror(S, out);
 }
 
 template <class T>
@@ -386,6 +455,7 @@ void LinePlan<T>::refresh_tables() const {
   const_cast<Table<T>&>(twist_).refresh();
   const_cast<Table<T>&>(w_).refresh();
   const_cast<Table<T>&>(v_).refresh();
+  const_cast<Table<T>&>(rc_).refresh();
   const_cast<Table<double>&>(Rb_).refresh();
 }
 

@@ -85,6 +85,16 @@ class LinePlan {
   void compute(const T* in, T* out, T* work, StageHook<T>* hook, abft_policy pol = ABFT_POLICY_OFF,
                abft_report* rep = nullptr, abft_status* st = nullptr, std::mutex* mu = nullptr) const;
 
+  /** An even R2C line's transform with its check's sums folded in (no hook: the sums are
+   *  of the values computed): the input side into the half-length kernel's first stage
+   *  when it is a Stockham kernel that folds (*in_folded says whether it did; else a
+   *  separate pass), the output side into the split step. *cin, *x2 and *cout are what
+   *  check_in and check_out give, up to rounding within the bound (docs/ABFT.md §9.2). */
+  void compute_r2c_checked(const T* in, T* out, T* work, abft_policy pol, abft_report& rep, abft_status& st,
+                           std::mutex& mu, std::complex<double>* cin, double* x2, std::complex<double>* cout,
+                           bool* in_folded = nullptr) const;
+  bool r2c_foldable() const { return kind_ == ABFT_FFT_R2C && half_; }
+
   /** Input side of the check: sum_j v_j x_j, and ||x||_2^2 in *x2. */
   std::complex<double> check_in(const T* in, double* x2) const;
   /** Output side of the check: sum_k w_k y_k. */
@@ -119,6 +129,8 @@ class LinePlan {
   void build_weights_c2c();
   void build_weights_r2c();
   void build_weights_c2r();
+  /** The R2C output check from S = sum_{k<h1} w_k y_k: the mirror at half weight. */
+  std::complex<double> r2c_mirror(std::complex<double> S, const T* out) const;
 
   abft_fft_kind kind_;
   int64_t n_, h1_;  // h1 = n/2 + 1
@@ -132,6 +144,10 @@ class LinePlan {
   // w_{bB+j} = R_b r_j; v_ holds (c_j, c_j) pairs, v_j = 1 + i c_j. Real
   // sides: real and imaginary parts of the weights as two blocks.
   Table<T> w_, v_;
+  // Even R2C lines: c_j = sign cot phi_j, j < n, the input weights' factor that the folded
+  // input side takes as (c_2j, c_2j+1) pairs of the packed complex input (fft_line.cpp).
+  Table<T> rc_;
+  std::complex<double> split_e1_, split_eh1_;  // SplitCheck's w_1 and w_{h-1} (even R2C lines)
   Table<double> Rb_;
   checksum::FftUnitBound bound_;
   double abs_ = 0;

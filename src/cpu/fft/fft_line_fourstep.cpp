@@ -171,6 +171,8 @@ void LinePlan<T>::run_unit(const T* src, T* dst, T* work, abft_policy pol, Stage
       cin = check_in(src, &x2);
     }
     cout = fc.out_done ? fc.out : check_out(dst);
+  } else if (pol != ABFT_POLICY_OFF && !hook && r2c_foldable()) {
+    compute_r2c_checked(src, dst, work, pol, rep, st, repair_mu, &cin, &x2, &cout);
   } else {
     if (pol != ABFT_POLICY_OFF) cin = check_in(src, &x2);
     compute(src, dst, work, hook, pol, &rep, &st, &repair_mu);

@@ -713,68 +713,161 @@ uint64_t cmul_sum_impl(T* y, const T* a, const T* b, int64_t n) {
   return s;
 }
 
-/** The r2c split of a vector of bins: X = ((a + b) - i w (a - b)) / 2 from a = Z_k and
- *  b = conj Z_{h-k} (-i t = swap(t) (1, -1)). */
-template <class D, class T>
-inline typename D::V r2c_split(typename D::V a, typename D::V b, typename D::V w) {
-  const auto conj = D::bcast(T(1), T(-1));
-  return ((a + b) + D::swap(D::cmul(a - b, w)) * conj) * D::splat(T(0.5));
+/** SplitCheck's sum inside the split step (fft_kernels.hpp). Per block of B bins (k - 1 =
+ *  bB + j): A += y (r_re, r_re) and Bv += y (r_im, r_im) for the front vectors, the same for
+ *  the back ones; at a block's end the lanes are widened to double, w y = A + i Bv and
+ *  conj(w) y = A - i Bv are formed there and multiplied by R_b and conj R_b. A lane sums at
+ *  most B / L products in T (fft_dot_coefficient), as in cdot_sep. */
+template <class C, class T, bool Back>
+struct SplitAcc {
+  using V = typename C::V;
+  using D = typename C::DV;
+  static constexpr int64_t B = kWeightBlock;
+  /** Bins between flushes to double: the block, or 32 per lane where one lane would take
+   *  more (the scalar kernels), flushed into the block's double sums d*. */
+  static constexpr int64_t F = 32 * C::lanes < B ? 32 * C::lanes : B;
+  const SplitCheck<T>* chk;  ///< null: no check (nothing here is used)
+  V fa = C::zero(), fb = C::zero(), ba = C::zero(), bb = C::zero();
+  D da{}, db{}, dba{}, dbb{}, tf{}, tb{};
+  int64_t j = 0, blk = 0;
+  explicit SplitAcc(const SplitCheck<T>* c) : chk(c) {}
+  /** The front vector (bins k' + 1 + l) and, with Back, the back one (bins h - 1 - k' - l),
+   *  for the next k' (0, L, 2L, ...). */
+  void add(V yf, V yb, const T* rr, const T* ri) {
+    const V wr = C::load(rr + 2 * j), wi = C::load(ri + 2 * j);
+    fa += yf * wr;
+    fb += yf * wi;
+    if constexpr (Back) {
+      ba += yb * wr;
+      bb += yb * wi;
+    }
+    j += C::lanes;
+    if constexpr (F < B)
+      if (j % F == 0 && j != B) flush();
+    if (j == B) close();
+  }
+  void flush() {
+    da += C::widen(fa);
+    db += C::widen(fb);
+    if constexpr (Back) {
+      dba += C::widen(ba);
+      dbb += C::widen(bb);
+    }
+    fa = fb = ba = bb = C::zero();
+  }
+  /** The block's sums times R_b (front) and conj R_b (back): w y = A + i Bv, conj(w) y =
+   *  A - i Bv with A = sum y r_re, Bv = sum y r_im lane by lane. */
+  void close() {
+    const double Rr = chk->R[2 * blk], Ri = chk->R[2 * blk + 1];
+    if constexpr (F < B) {
+      flush();
+      tf += C::dcmul(C::dplus_i(da, db), Rr, Ri);
+      if constexpr (Back) tb += C::dcmul(C::dplus_i(dba, -dbb), Rr, -Ri);
+      da = db = dba = dbb = D{};
+    } else {
+      tf += C::dcmul(C::dplus_i(C::widen(fa), C::widen(fb)), Rr, Ri);
+      if constexpr (Back) tb += C::dcmul(C::dplus_i(C::widen(ba), -C::widen(bb)), Rr, -Ri);
+      fa = fb = ba = bb = C::zero();
+    }
+    j = 0;
+    ++blk;
+  }
+  /** The vector part's sum; the scalar bins go through split_term. */
+  std::complex<double> finish() {
+    if (j != 0) close();
+    return cmul_d(chk->e1, C::dsum(tf)) + cmul_d(chk->eh1, C::dsum(tb));
+  }
+  /** a b without the library's NaN recovery (the check judges non-finite sums itself). */
+  static std::complex<double> cmul_d(std::complex<double> a, std::complex<double> b) {
+    return {a.real() * b.real() - a.imag() * b.imag(), a.real() * b.imag() + a.imag() * b.real()};
+  }
+};
+
+/** SplitCheck's sum over the middle bins the vector loop leaves (fewer than 2L + 2, so in
+ *  at most two weight blocks), in double: per block sum r_j y_k, then times e1 R_b. */
+template <class T>
+struct SplitMid {
+  const SplitCheck<T>* chk;
+  int64_t b0 = -1;
+  std::complex<double> acc[2] = {};
+  bool used[2] = {false, false};
+  void add(int64_t k, const T* y) {
+    const int64_t b = (k - 1) / kWeightBlock, j = (k - 1) % kWeightBlock;
+    if (b0 < 0) b0 = b;
+    const double rr = chk->rr[2 * j], ri = chk->ri[2 * j], yr = y[0], yi = y[1];
+    acc[b - b0] += std::complex<double>(rr * yr - ri * yi, rr * yi + ri * yr);
+    used[b - b0] = true;
+  }
+  std::complex<double> finish() const {
+    using A = SplitAcc<CVec<T, 1>, T, false>;
+    std::complex<double> t = 0;
+    for (int i = 0; i < 2; ++i)
+      if (used[i]) t += A::cmul_d(std::complex<double>(chk->R[2 * (b0 + i)], chk->R[2 * (b0 + i) + 1]), acc[i]);
+    return A::cmul_d(chk->e1, t);
+  }
+};
+
+/** One vector of bin pairs of the real transforms' split steps: a holds bins k + l of the
+ *  input, bm bins h - k - l (lane l). With b = conj(bm), s = a + b, d = a - b and
+ *  P = -i w_k d = dupim(w) d + dupre(w) (1, -1) swap(d), and w_{h-k} = -conj(w_k):
+ *    R2C: y_k = (s + P) / 2,  y_{h-k} = conj(s - P) / 2;
+ *    C2R: Z_k = s - P,        Z_{h-k} = conj(s + P);
+ *  xa gets the front bins, xb the back ones (lane l: bin h - k - l). */
+template <class D, class T, bool R2C>
+inline void split_pair(typename D::V a, typename D::V bm, typename D::V w, typename D::V& xa, typename D::V& xb) {
+  const auto cj = D::bcast(T(1), T(-1));
+  const auto s = a + bm * cj, d = a - bm * cj;
+  const auto P = D::dupim(w) * d + (D::dupre(w) * cj) * D::swap(d);
+  if constexpr (R2C) {
+    const auto half = D::splat(T(0.5));
+    xa = (s + P) * half;
+    xb = (s - P) * (half * cj);
+  } else {
+    xa = s - P;
+    xb = (s + P) * cj;
+  }
 }
 
-/** Bins k in [1, h): C::lanes at a time through f(C{}, k), the rest through f(S{}, k). */
-template <class C, class S, class F>
-inline void each_bin(int64_t h, F f) {
-  int64_t k = 1;
-  for (; k + C::lanes <= h; k += C::lanes) f(C{}, k);
-  for (; k < h; ++k) f(S{}, k);
-}
-
-/** r2c_twist (fft_kernels.hpp): the mirrored bins loaded as one vector and reversed. */
-template <class C, class S, class T>
-void r2c_twist_impl(const T* Z, const T* w, T* y, int64_t h) {
-  each_bin<C, S>(h, [&](auto Cv, int64_t k) {
-    using D = decltype(Cv);
-    const auto b = D::rev(D::load(Z + 2 * (h - k - D::lanes + 1))) * D::bcast(T(1), T(-1));
-    D::store(y + 2 * k, r2c_split<D, T>(D::load(Z + 2 * k), b, D::load(w + 2 * k)));
-  });
-}
-
-/** r2c_twist_inplace (fft_kernels.hpp): L bins from the front and their L mirrors from
- *  the back per step, until the two blocks would meet; the middle one pair at a time. */
-template <class C, class S, class T>
-void r2c_twist_inplace_impl(T* Z, const T* w, int64_t h) {
+/** The split steps (r2c_twist, c2r_twist in fft_kernels.hpp) on the pairs (k, h - k): L bins
+ *  from the front and their L mirrors from the back per step, until the two blocks would
+ *  meet; the middle one pair at a time. y may be Z (each step reads its bins before it
+ *  writes them). With Chk, SplitCheck's sum of the R2C bins computed. */
+template <class C, class S, class T, bool R2C, bool Chk>
+void split_pairs_run(const T* Z, const T* w, T* y, int64_t h, SplitCheck<T>* chk) {
   constexpr int L = C::lanes;
+  SplitAcc<C, T, true> acc(chk);
+  const T* rr = Chk ? chk->rr : nullptr;  // read once: the stores below may alias *chk
+  const T* ri = Chk ? chk->ri : nullptr;
+  SplitMid<T> mid{chk};
   int64_t k = 1;
   for (; k + L <= h - k - L + 1; k += L) {
     const int64_t m = h - k - L + 1;  // the mirrored block [m, m + L) holds h-k-L+1 .. h-k
-    const auto conj = C::bcast(T(1), T(-1));
-    const auto a = C::load(Z + 2 * k);
-    const auto b = C::rev(C::load(Z + 2 * m));  // lane l: Z_{h-k-l}
-    const auto xa = r2c_split<C, T>(a, b * conj, C::load(w + 2 * k));
-    const auto xb = r2c_split<C, T>(b, a * conj, C::rev(C::load(w + 2 * m)));
-    C::store(Z + 2 * k, xa);
-    C::store(Z + 2 * m, C::rev(xb));
+    typename C::V xa, xb;
+    split_pair<C, T, R2C>(C::load(Z + 2 * k), C::rev(C::load(Z + 2 * m)), C::load(w + 2 * k), xa, xb);
+    C::store(y + 2 * k, xa);
+    C::store(y + 2 * m, C::rev(xb));
+    if constexpr (Chk) acc.add(xa, xb, rr, ri);
   }
-  const auto conj = S::bcast(T(1), T(-1));
   for (; k <= h - k; ++k) {
-    const auto a = S::load(Z + 2 * k), b = S::load(Z + 2 * (h - k));
-    const auto xa = r2c_split<S, T>(a, b * conj, S::load(w + 2 * k));
-    const auto xb = r2c_split<S, T>(b, a * conj, S::load(w + 2 * (h - k)));
-    S::store(Z + 2 * k, xa);
-    if (h - k != k) S::store(Z + 2 * (h - k), xb);
+    typename S::V xa, xb;
+    split_pair<S, T, R2C>(S::load(Z + 2 * k), S::load(Z + 2 * (h - k)), S::load(w + 2 * k), xa, xb);
+    S::store(y + 2 * k, xa);
+    if constexpr (Chk) mid.add(k, y + 2 * k);
+    if (h - k != k) {
+      S::store(y + 2 * (h - k), xb);
+      if constexpr (Chk) mid.add(h - k, y + 2 * (h - k));
+    }
   }
+  if constexpr (Chk) chk->sum = acc.finish() + mid.finish();
 }
-
-/** c2r_twist (fft_kernels.hpp): Z_k = (x + y) + i w (x - y), i p = swap(p) (-1, 1). */
+template <class C, class S, class T>
+void r2c_twist_impl(const T* Z, const T* w, T* y, int64_t h, SplitCheck<T>* chk) {
+  if (chk) split_pairs_run<C, S, T, true, true>(Z, w, y, h, chk);
+  else split_pairs_run<C, S, T, true, false>(Z, w, y, h, chk);
+}
 template <class C, class S, class T>
 void c2r_twist_impl(const T* X, const T* w, T* Z, int64_t h) {
-  each_bin<C, S>(h, [&](auto Cv, int64_t k) {
-    using D = decltype(Cv);
-    const auto x = D::load(X + 2 * k);
-    const auto y = D::rev(D::load(X + 2 * (h - k - D::lanes + 1))) * D::bcast(T(1), T(-1));
-    const auto p = D::cmul(x - y, D::load(w + 2 * k));
-    D::store(Z + 2 * k, (x + y) + D::swap(p) * D::altsign());
-  });
+  split_pairs_run<C, S, T, false, false>(X, w, Z, h, nullptr);
 }
 
 /** transpose_rows (fft_kernels.hpp): dst[k ds + b] = src[b n + k], b < nb, k < n; L x L
@@ -813,7 +906,6 @@ FftKernels<T> make_kernels(const char* isa) {
   k.gather_csum_batch = &gather_csum_batch_impl<C, S, T>;
   k.scatter_cdot_batch = &scatter_cdot_batch_impl<C, S, T>;
   k.r2c_twist = &r2c_twist_impl<C, S, T>;
-  k.r2c_twist_inplace = &r2c_twist_inplace_impl<C, S, T>;
   k.c2r_twist = &c2r_twist_impl<C, S, T>;
   k.transpose_rows = &transpose_rows_impl<C, S, T>;
   k.lanes = C::lanes;
