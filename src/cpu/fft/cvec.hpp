@@ -11,7 +11,7 @@
 
 #include "abft/checksum/host_device.hpp"
 
-#if defined(__AVX512F__)
+#if defined(__AVX2__) || defined(__AVX512F__)
 #include <immintrin.h>
 #endif
 
@@ -55,13 +55,42 @@ struct CVec {
   }
   static void store(T* p, V v) { std::memcpy(p, &v, sizeof v); }
   static V zero() { return V{}; }
+  /** The complex number at p (two T) in every lane: one broadcast load (GCC's lowering of
+   *  the equivalent shuffle goes through the stack). */
+  static V bcast2(const T* p) {
+#if defined(__AVX512F__)
+    if constexpr (sizeof(V) == 64 && sizeof(T) == 8) {
+      return (V)_mm512_maskz_broadcast_f64x2(0xFF, _mm_loadu_pd(reinterpret_cast<const double*>(p)));
+    } else if constexpr (sizeof(V) == 64 && sizeof(T) == 4) {
+      double d;
+      std::memcpy(&d, p, 8);
+      return (V)_mm512_set1_pd(d);
+    } else
+#endif
+#if defined(__AVX2__)
+    if constexpr (sizeof(V) == 32 && sizeof(T) == 8) {
+      return (V)_mm256_broadcast_pd(reinterpret_cast<const __m128d*>(p));
+    } else if constexpr (sizeof(V) == 32 && sizeof(T) == 4) {
+      return (V)_mm256_broadcast_sd(reinterpret_cast<const double*>(p));
+    } else
+#endif
+    {
+      V v;
+      for (int i = 0; i < L; ++i) { v[2 * i] = p[0]; v[2 * i + 1] = p[1]; }
+      return v;
+    }
+  }
   static V bcast(T re, T im) {
     V v{};
     for (int i = 0; i < L; ++i) { v[2 * i] = re; v[2 * i + 1] = im; }
     return v;
   }
   /** x in every scalar (GCC widens a scalar operand: one broadcast). */
-  static V splat(T x) { return V{} + x; }
+  static V splat(T x) {
+    V v;
+    for (int i = 0; i < 2 * L; ++i) v[i] = x;  // a broadcast (V{} + x would add +0.0 first)
+    return v;
+  }
 
   template <std::size_t... I>
   static V swap_(V v, std::index_sequence<I...>) { return __builtin_shufflevector(v, v, (I ^ 1)...); }

@@ -36,6 +36,15 @@ struct MappedHook final : StageHook<T> {
 
 
 // ------------------------------------------------------------------ Stockham
+/** A twiddle of a strided stage (s > 1, stage_q) at index idx of its [p][u-1] table:
+ *  (re, re, -im, im), so that the stage loads it as two broadcasts. */
+template <class T>
+void put_strided_twiddle(T* w, int64_t idx, std::complex<T> z) {
+  w[4 * idx] = w[4 * idx + 1] = z.real();
+  w[4 * idx + 2] = -z.imag();
+  w[4 * idx + 3] = z.imag();
+}
+
 template <class T>
 class Stockham final : public Kernel1d<T> {
  public:
@@ -76,8 +85,8 @@ class Stockham final : public Kernel1d<T> {
         const bool first = (s == 1);
         // First stage (vectorized over p): (re, re) pairs then (-im, im)
         // pairs, [u-1][p], so a lane-wise product needs one shuffle. Other
-        // stages: (re, im) [p][u-1], broadcast per butterfly.
-        g.tw.make(size_t((first ? 4 : 2) * (r - 1) * m), [=](T* w) {
+        // stages: (re, re, -im, im) [p][u-1], two broadcast loads per twiddle.
+        g.tw.make(size_t(4 * (r - 1) * m), [=](T* w) {
           const int64_t half = 2 * (r - 1) * m;
           for (int64_t p = 0; p < m; ++p)
             for (int u = 1; u < r; ++u) {
@@ -88,9 +97,7 @@ class Stockham final : public Kernel1d<T> {
                 w[half + 2 * idx] = -z.imag();
                 w[half + 2 * idx + 1] = z.imag();
               } else {
-                const int64_t idx = p * (r - 1) + (u - 1);
-                w[2 * idx] = z.real();
-                w[2 * idx + 1] = z.imag();
+                put_strided_twiddle(w, p * (r - 1) + (u - 1), z);
               }
             }
         });
@@ -215,13 +222,9 @@ class Stockham final : public Kernel1d<T> {
     const int r = a.radix;
     const int64_t m = a.m;
     const int sign = this->sign_;
-    tw0b_.make(size_t(2 * (r - 1) * m), [=](T* w) {
+    tw0b_.make(size_t(4 * (r - 1) * m), [=](T* w) {
       for (int64_t p = 0; p < m; ++p)
-        for (int u = 1; u < r; ++u) {
-          const auto z = root<T>(p * u, int64_t(r) * m, sign);
-          w[2 * (p * (r - 1) + (u - 1))] = z.real();
-          w[2 * (p * (r - 1) + (u - 1)) + 1] = z.imag();
-        }
+        for (int u = 1; u < r; ++u) put_strided_twiddle(w, p * (r - 1) + (u - 1), root<T>(p * u, int64_t(r) * m, sign));
     });
   }
   const FftKernels<T>& K_;

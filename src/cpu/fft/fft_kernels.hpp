@@ -31,7 +31,7 @@ struct StageArgs {
   int64_t s = 1;          ///< stride: product of the earlier radices
   int64_t m = 1;          ///< butterflies per sub-problem
   /** Twiddles w^{p u}, u >= 1; null when m == 1. s == 1: (re, re) pairs
-   *  [u-1][p], then (-im, im) pairs at offset 2 (r-1) m; else (re, im) [p][u-1]. */
+   *  [u-1][p], then (-im, im) pairs at offset 2 (r-1) m; else (re, re, -im, im) [p][u-1]. */
   const T* tw = nullptr;
   /** Last stage (m == 1): e_u = exp(sign i pi u / r) as (re, im) pairs, u < r, the
    *  output weights' factor that stage_last_cdot applies. */

@@ -242,13 +242,17 @@ inline void stage_q(const StageArgs<T>& g, const T* x, T* y, int64_t q0, int64_t
     V wr[32], wi[32];
     const bool tw = g.tw && p > 0;
     if (tw) {
-      const T* t = (s == 1) ? nullptr : g.tw + 2 * (p * (r - 1));
-      for (int u = 1; u < r; ++u) {
-        T re, im;
-        if (t) { re = t[2 * (u - 1)]; im = t[2 * (u - 1) + 1]; }
-        else { re = g.tw[2 * ((u - 1) * m + p)]; im = g.tw[2 * (r - 1) * m + 2 * ((u - 1) * m + p) + 1]; }
-        wr[u] = C::splat(re);
-        wi[u] = C::altsign() * C::splat(im);
+      if (s > 1) {  // (re, re, -im, im) per twiddle: two broadcast loads, no shuffle
+        const T* t = g.tw + 4 * (p * (r - 1));
+        for (int u = 1; u < r; ++u) {
+          wr[u] = C::bcast2(t + 4 * (u - 1));
+          wi[u] = C::bcast2(t + 4 * (u - 1) + 2);
+        }
+      } else {  // the first stage's layout, one butterfly at a time
+        for (int u = 1; u < r; ++u) {
+          wr[u] = C::splat(g.tw[2 * ((u - 1) * m + p)]);
+          wi[u] = C::altsign() * C::splat(g.tw[2 * (r - 1) * m + 2 * ((u - 1) * m + p) + 1]);
+        }
       }
     }
     for (int64_t q = q0; q + C::lanes <= q1; q += C::lanes) {
