@@ -23,6 +23,8 @@ struct BflyConst {
 
 /** Block length of the separable output weights (a multiple of 2 x any lane count). */
 constexpr int64_t kWeightBlock = 64;
+/** Chunk of the four-step row twiddles (cmul_tw2; a multiple of any lane count). */
+constexpr int64_t kTwiddleChunk = 64;
 
 template <class T>
 struct StageArgs {
@@ -77,9 +79,10 @@ struct FftKernels {
   /** sum_j (wr_j + i wi_j) x_j over real scalars; with x2 non-null also sum x_j^2. */
   std::complex<double> (*rdot)(const T* wr, const T* wi, const T* x, int64_t ns, double* x2) = nullptr;
   void (*cmul)(T* y, const T* a, const T* b, int64_t n) = nullptr;
-  /** y = a * b like cmul, returning the wrapping sum of b's 64-bit words
-   *  (an exact fingerprint of the twiddles it read). */
-  uint64_t (*cmul_sum)(T* y, const T* a, const T* b, int64_t n) = nullptr;
+  /** y_k = (a_k A_{k mod C}) B_{k / C}, C = kTwiddleChunk, k < n: a row of four-step
+   *  twiddles w^{k} as the product of a chunk table A (C values, (re, re) pairs then
+   *  (-im, im) pairs at A + 2C) and a chunk factor B ((re, im) per chunk). */
+  void (*cmul_tw2)(T* y, const T* a, const T* A, const T* B, int64_t n) = nullptr;
   /** csum and cdot_sep for nb signals interleaved element by element, fused
    *  with the copies that gather them from rows of a larger array (src_row
    *  complex elements apart) and scatter them back; a null dst copies nothing. */

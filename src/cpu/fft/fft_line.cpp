@@ -445,7 +445,8 @@ void LinePlan<T>::refresh_tables() const {
   if (fourstep_) {
     col_->refresh_tables();
     row_->refresh_tables();
-    tw4_.refresh();
+    tw4a_.refresh();
+    tw4b_.refresh();
     return;
   }
   std::vector<Table<T>*> tabs;

@@ -118,6 +118,8 @@ class LinePlan {
 
  private:
   void init_fourstep(int64_t n1, int threads);
+  /** Exact word sum of the four-step twiddle tables' row k1 (A and B). */
+  uint64_t twiddle_row_sum(int64_t k1) const;
   /** Four-step column pass on columns [j0, j0 + nb), batched and checked. */
   void column_block(const T* in, T* z, T* bin, T* bout, T* kw, int64_t j0, int64_t nb, abft_policy pol,
                     StageHook<T>* hook, abft_report& rep, abft_status& st, std::mutex& repair_mu) const;
@@ -153,15 +155,18 @@ class LinePlan {
   double abs_ = 0;
 
   // Four-step mode (kernel_ is null): sub-unit lines, the twiddles
-  // w_n^{j2 k1} by rows k1, and each row's exact word sum.
+  // w_n^{j2 k1} by rows k1 (two small tables), and each row's exact word sum.
   bool fourstep_ = false;
   int64_t n1_ = 0, n2_ = 0;
   std::unique_ptr<LinePlan<T>> col_, row_;
   double E_fs_ = 0;  // error of the whole four-step transform (for enclosing real lines)
   // Real lines whose complex part is above the four-step threshold.
   std::unique_ptr<LinePlan<T>> sub_;
-  mutable Table<T> tw4_;
-  std::vector<uint64_t> row_sum_;
+  // w_n^{k1 j2} = A_{k1}[j2 mod C] B_{k1}[j2 / C] (C = kTwiddleChunk, cmul_tw2): per row k1
+  // the chunk table A (4C scalars, split layout) and the chunk factors B (nB complex).
+  mutable Table<T> tw4a_, tw4b_;
+  int64_t nB_ = 0;
+  std::vector<uint64_t> row_sum_;  // exact word sum of row k1 of A and B together
   std::atomic<int> threads_{1};
 };
 

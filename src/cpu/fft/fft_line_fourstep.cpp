@@ -48,13 +48,20 @@ struct SubHook final : StageHook<T> {
 template <class T>
 uint64_t word_sum(const T* p, int64_t n) {
   const int64_t words = n * int64_t(2 * sizeof(T)) / 8;
-  uint64_t s = 0;
-  for (int64_t i = 0; i < words; ++i) {
-    uint64_t w;
-    std::memcpy(&w, reinterpret_cast<const unsigned char*>(p) + 8 * i, 8);
-    s += w;
+  const unsigned char* b = reinterpret_cast<const unsigned char*>(p);
+  const unsigned char* e = b + 8 * words;
+  uint64_t s[4] = {0, 0, 0, 0};  // four chains (wrapping sums: the order does not matter)
+  for (; e - b >= 32; b += 32) {
+    uint64_t w[4];
+    std::memcpy(w, b, 32);
+    for (int l = 0; l < 4; ++l) s[l] += w[l];
   }
-  return s;
+  for (; b < e; b += 8) {
+    uint64_t w;
+    std::memcpy(&w, b, 8);
+    s[0] += w;
+  }
+  return s[0] + s[1] + s[2] + s[3];
 }
 
 }  // namespace
@@ -68,24 +75,46 @@ void LinePlan<T>::init_fourstep(int64_t n1, int threads) {
   row_ = std::make_unique<LinePlan<T>>(ABFT_FFT_C2C, n2_, sign_, K_, 1, false);
   const int64_t n = n_, N1 = n1_, N2 = n2_;
   const int s = sign_;
-  tw4_.make(size_t(2 * n), [=](T* w) {
+  constexpr int64_t C = kTwiddleChunk;
+  const int64_t nB = (N2 + C - 1) / C;
+  nB_ = nB;
+  tw4a_.make(size_t(4 * C * N1), [=](T* w) {
+    for (int64_t k1 = 0; k1 < N1; ++k1) {
+      T* a = w + 4 * C * k1;
+      for (int64_t j = 0; j < C; ++j) {
+        const auto z = root<T>((k1 * j) % n, n, s);
+        a[2 * j] = a[2 * j + 1] = z.real();
+        a[2 * C + 2 * j] = -z.imag();
+        a[2 * C + 2 * j + 1] = z.imag();
+      }
+    }
+  });
+  tw4b_.make(size_t(2 * nB * N1), [=](T* w) {
     for (int64_t k1 = 0; k1 < N1; ++k1)
-      for (int64_t j2 = 0; j2 < N2; ++j2) {
-        const auto z = root<T>(j2 * k1, n, s);
-        w[2 * (k1 * N2 + j2)] = z.real();
-        w[2 * (k1 * N2 + j2) + 1] = z.imag();
+      for (int64_t i = 0; i < nB; ++i) {
+        const auto z = root<T>((k1 * C * i) % n, n, s);
+        w[2 * (k1 * nB + i)] = z.real();
+        w[2 * (k1 * nB + i) + 1] = z.imag();
       }
   });
   {
+    // Each twiddle is applied as two products with correctly rounded factors (cmul_tw2).
     namespace cs = abft::checksum;
     const double u = cs::unit_roundoff<T>(), mu = cs::fft_twiddle_mu<T>();
-    const double eta_tw = mu + std::sqrt(2.0) * cs::gamma(2.0, u) * (1.0 + mu);
+    const double eta1 = mu + std::sqrt(2.0) * cs::gamma(2.0, u) * (1.0 + mu);
+    const double eta_tw = cs::fft_compose(eta1, eta1);
     const double e1 = col_->kern_E() / std::sqrt(double(N1)), e2 = row_->kern_E() / std::sqrt(double(N2));
     E_fs_ = cs::fft_compose(cs::fft_compose(e1, eta_tw), e2) * std::sqrt(double(n));
   }
   row_sum_.resize(size_t(N1));
-  for (int64_t k1 = 0; k1 < N1; ++k1) row_sum_[size_t(k1)] = word_sum(tw4_.data.data() + 2 * k1 * N2, N2);
+  for (int64_t k1 = 0; k1 < N1; ++k1) row_sum_[size_t(k1)] = twiddle_row_sum(k1);
   threads_.store(threads, std::memory_order_relaxed);
+}
+
+template <class T>
+uint64_t LinePlan<T>::twiddle_row_sum(int64_t k1) const {
+  constexpr int64_t C = kTwiddleChunk;
+  return word_sum(tw4a_.data.data() + 4 * C * k1, 2 * C) + word_sum(tw4b_.data.data() + 2 * nB_ * k1, nB_);
 }
 
 template <class T>
@@ -99,7 +128,8 @@ void LinePlan<T>::kernel_tables(std::vector<Table<T>*>& out) {
     return;
   }
   col_->kernel_tables(out);
-  out.push_back(&tw4_);
+  out.push_back(&tw4a_);
+  out.push_back(&tw4b_);
   row_->kernel_tables(out);
 }
 
@@ -330,12 +360,10 @@ void LinePlan<T>::run_fourstep(const T* in, T* out, T* work, abft_policy pol, St
       for (int64_t b = 0; b < nb; ++b) {
         const int64_t k1 = k0 + b;
         T* xr = bin + 2 * b * n2;
-        const T* twr = tw4_.data.data() + 2 * k1 * n2;
-        // Unprotected: the product alone; protected: with the twiddles' fingerprint.
-        const bool fp = pol != ABFT_POLICY_OFF;
-        if (!fp) K_.cmul(xr, z + 2 * k1 * n2, twr, n2);
-        const uint64_t ws = fp ? K_.cmul_sum(xr, z + 2 * k1 * n2, twr, n2) : 0;
-        if (fp && ws != row_sum_[size_t(k1)]) {
+        const T* Ar = tw4a_.data.data() + 4 * kTwiddleChunk * k1;
+        const T* Br = tw4b_.data.data() + 2 * nB_ * k1;
+        // Protected: the row's twiddle tables checked by their exact word sum first.
+        if (pol != ABFT_POLICY_OFF && twiddle_row_sum(k1) != row_sum_[size_t(k1)]) {
           // A twiddle of this row changed since plan time (exact test, no threshold).
           ++rep.checks;
           ++rep.detected;
@@ -344,11 +372,11 @@ void LinePlan<T>::run_fourstep(const T* in, T* out, T* work, abft_policy pol, St
           } else {
             {
               std::lock_guard<std::mutex> g(repair_mu);
-              tw4_.refresh();
+              tw4a_.refresh();
+              tw4b_.refresh();
             }
-            const uint64_t ws2 = K_.cmul_sum(xr, z + 2 * k1 * n2, twr, n2);
             ++rep.recomputed;
-            if (ws2 == row_sum_[size_t(k1)]) {
+            if (twiddle_row_sum(k1) == row_sum_[size_t(k1)]) {
               ++rep.corrected;
             } else {
               ++rep.uncorrectable;
@@ -356,6 +384,7 @@ void LinePlan<T>::run_fourstep(const T* in, T* out, T* work, abft_policy pol, St
             }
           }
         }
+        K_.cmul_tw2(xr, z + 2 * k1 * n2, Ar, Br, n2);
         SubHook<T> h;
         h.inner = hook;
         h.stage_offset = S1;

@@ -690,31 +690,29 @@ void scatter_cdot_batch_impl(const T* src, T* dst, int64_t dst_row, const T* rr,
   });
 }
 
+/** cmul_tw2 (fft_kernels.hpp): per chunk of C elements one broadcast factor B_i, the chunk
+ *  table A loaded as lane vectors in the split layout: two products of one shuffle each. */
 template <class C, class S, class T>
-uint64_t cmul_sum_impl(T* y, const T* a, const T* b, int64_t n) {
-  using V = typename C::V;
+void cmul_tw2_impl(T* y, const T* a, const T* A, const T* B, int64_t n) {
   constexpr int L = C::lanes;
-  constexpr int NW = int(sizeof(V) / sizeof(uint64_t));  // 64-bit words per vector
-  typedef uint64_t U __attribute__((vector_size(sizeof(V))));
-  U acc{};  // the words summed lane-wise (wrapping), one integer add per vector
+  constexpr int64_t K = kTwiddleChunk;
+  static_assert(K % L == 0, "a chunk holds whole vectors");
+  const T* Ai = A + 2 * K;
   int64_t k = 0;
-  for (; k + L <= n; k += L) {
-    const V bv = C::load(b + 2 * k);
-    U w;
-    std::memcpy(&w, &bv, sizeof w);
-    acc += w;
-    C::store(y + 2 * k, C::cmul(C::load(a + 2 * k), bv));
+  for (int64_t i = 0; k < n; ++i) {
+    const int64_t end = k + K < n ? k + K : n;
+    const typename C::V br = C::splat(B[2 * i]), bi = C::altsign() * C::splat(B[2 * i + 1]);
+    int64_t j = 0;
+    for (; k + L <= end; k += L, j += L) {
+      const auto v = C::cmul_b(C::load(a + 2 * k), C::load(A + 2 * j), C::load(Ai + 2 * j));
+      C::store(y + 2 * k, C::cmul_b(v, br, bi));
+    }
+    const typename S::V sbr = S::splat(B[2 * i]), sbi = S::altsign() * S::splat(B[2 * i + 1]);
+    for (; k < end; ++k, ++j) {
+      const auto v = S::cmul_b(S::load(a + 2 * k), S::load(A + 2 * j), S::load(Ai + 2 * j));
+      S::store(y + 2 * k, S::cmul_b(v, sbr, sbi));
+    }
   }
-  uint64_t words[NW], s = 0;
-  std::memcpy(words, &acc, sizeof words);
-  for (int i = 0; i < NW; ++i) s += words[i];
-  for (; k < n; ++k) {
-    uint64_t w[2 * sizeof(T) / sizeof(uint64_t)];
-    std::memcpy(w, b + 2 * k, sizeof w);
-    for (uint64_t x : w) s += x;
-    S::store(y + 2 * k, S::cmul(S::load(a + 2 * k), S::load(b + 2 * k)));
-  }
-  return s;
 }
 
 /** SplitCheck's sum inside the split step (fft_kernels.hpp). Per block of B bins (k - 1 =
@@ -906,7 +904,7 @@ FftKernels<T> make_kernels(const char* isa) {
   k.stage_last_cdot = &stage_last_cdot_impl<C, S, T>;
   k.rdot = &rdot_impl<C, S, T>;
   k.cmul = &cmul_impl<C, S, T>;
-  k.cmul_sum = &cmul_sum_impl<C, S, T>;
+  k.cmul_tw2 = &cmul_tw2_impl<C, S, T>;
   k.gather_csum_batch = &gather_csum_batch_impl<C, S, T>;
   k.scatter_cdot_batch = &scatter_cdot_batch_impl<C, S, T>;
   k.r2c_twist = &r2c_twist_impl<C, S, T>;
