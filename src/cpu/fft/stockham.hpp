@@ -832,7 +832,8 @@ inline void split_pair(typename D::V a, typename D::V bm, typename D::V w, typen
 
 /** The split steps (r2c_twist, c2r_twist in fft_kernels.hpp) on the pairs (k, h - k): L bins
  *  from the front and their L mirrors from the back per step, until the two blocks would
- *  meet; the middle one pair at a time. y may be Z (each step reads its bins before it
+ *  meet; then one step whose blocks overlap if at least L bins are left, else the middle one
+ *  pair at a time. y may be Z (each step reads its bins before it
  *  writes them). With Chk, SplitCheck's sum of the R2C bins computed. */
 template <class C, class S, class T, bool R2C, bool Chk>
 void split_pairs_run(const T* Z, const T* w, T* y, int64_t h, SplitCheck<T>* chk) {
@@ -849,6 +850,23 @@ void split_pairs_run(const T* Z, const T* w, T* y, int64_t h, SplitCheck<T>* chk
     C::store(y + 2 * k, xa);
     C::store(y + 2 * m, C::rev(xb));
     if constexpr (Chk) acc.add(xa, xb, rr, ri);
+  }
+  if (const int64_t c = h - 2 * k + 1; L > 1 && c >= L) {
+    // c < 2L bins left in the middle, at least L: one more step whose two blocks overlap.
+    // A bin in both gets the same value from either side (the twiddles satisfy
+    // w_{h-k} = -conj(w_k) exactly, and split_pair's arithmetic is symmetric under it), so
+    // storing it twice is harmless; the check counts it once, from the back block (stored
+    // last), by dropping the front lanes l >= c - L.
+    const int64_t m = h - k - L + 1;
+    typename C::V xa, xb;
+    split_pair<C, T, R2C>(C::load(Z + 2 * k), C::rev(C::load(Z + 2 * m)), C::load(w + 2 * k), xa, xb);
+    C::store(y + 2 * k, xa);
+    C::store(y + 2 * m, C::rev(xb));
+    if constexpr (Chk) {
+      for (int64_t l = c - L; l < L; ++l) xa[2 * l] = xa[2 * l + 1] = T(0);
+      acc.add(xa, xb, rr, ri);
+    }
+    k += L;
   }
   for (; k <= h - k; ++k) {
     typename S::V xa, xb;
