@@ -130,7 +130,7 @@ int64_t fourstep_threshold(int threads);
 template <class T>
 int64_t fourstep_split_for(int64_t n, int threads);
 
-/** One thread's scratch buffer `slot` (0..7) of at least `scalars` elements:
+/** One thread's scratch buffer `slot` (0..7) of at least `scalars` elements, 64-byte aligned:
  *  0..1 the unchecked kernels, 2..3 four-step lines, 5..7 the plan's lines. */
 template <class T>
 T* fft_tls_buffer(size_t scalars, int slot);
