@@ -392,12 +392,10 @@ template <class T>
 T* fft_tls_buffer(size_t scalars, int slot) {
   // 64-byte aligned: a 512-bit access to a 16-byte aligned buffer splits across two cache
   // lines three times in four.
-  constexpr size_t pad = 64 / sizeof(T);
-  thread_local std::vector<T> bufs[8];
-  std::vector<T>& b = bufs[slot];
-  if (b.size() < scalars + pad) b.resize(scalars + pad);
-  const uintptr_t a = reinterpret_cast<uintptr_t>(b.data());
-  return b.data() + ((64 - a % 64) % 64) / sizeof(T);
+  thread_local std::vector<T, CacheLineAllocator<T>> bufs[8];
+  auto& b = bufs[slot];
+  if (b.size() < scalars) b.resize(scalars);
+  return b.data();
 }
 template float* fft_tls_buffer<float>(size_t, int);
 template double* fft_tls_buffer<double>(size_t, int);
