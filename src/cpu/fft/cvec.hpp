@@ -86,10 +86,20 @@ struct CVec {
     return v;
   }
   /** x in every scalar (GCC widens a scalar operand: one broadcast). */
+  /** x in every scalar: one broadcast (V{} + x would add +0.0 first; an element loop
+   *  becomes masked partial broadcasts). */
   static V splat(T x) {
-    V v;
-    for (int i = 0; i < 2 * L; ++i) v[i] = x;  // a broadcast (V{} + x would add +0.0 first)
-    return v;
+#if defined(__AVX512F__)
+    if constexpr (sizeof(V) == 64 && sizeof(T) == 8) return (V)_mm512_set1_pd(x);
+    else if constexpr (sizeof(V) == 64 && sizeof(T) == 4) return (V)_mm512_set1_ps(x);
+    else
+#endif
+#if defined(__AVX2__)
+    if constexpr (sizeof(V) == 32 && sizeof(T) == 8) return (V)_mm256_set1_pd(x);
+    else if constexpr (sizeof(V) == 32 && sizeof(T) == 4) return (V)_mm256_set1_ps(x);
+    else
+#endif
+      return V{} + x;
   }
 
   template <std::size_t... I>

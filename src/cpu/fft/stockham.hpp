@@ -575,21 +575,37 @@ void gather_csum_batch_n(const T* src, int64_t src_row, T* dst, const T* cdup, i
   for (int64_t b = 0; b < nb; ++b) { sum[b] = csum[b] = 0; x2[b] = 0; }
   const int64_t nv = NVC > 0 ? NVC : std::min<int64_t>(nb / L, NV);
   const int64_t bv = nv * L;  // signals handled by vectors; the rest scalar
+  // Independent accumulator sets for consecutive rows: with one or two vectors a row, one set
+  // would make every row wait for the previous row's additions (a chain of adds per row).
+  constexpr int U = NVC == 1 ? 4 : NVC == 2 ? 2 : 1;
   for (int64_t j0 = 0; j0 < n; j0 += R) {
     const int64_t j1 = std::min(n, j0 + R);
-    V a[NV], c[NV], q[NV];
-    for (int v = 0; v < NV; ++v) a[v] = c[v] = q[v] = C::zero();
-    for (int64_t j = j0; j < j1; ++j) {
+    V a[U][NV], c[U][NV], q[U][NV];
+    for (int u = 0; u < U; ++u)
+      for (int v = 0; v < NV; ++v) a[u][v] = c[u][v] = q[u][v] = C::zero();
+    auto row = [&](int64_t j, int u) {
       const T* sr = src + 2 * j * src_row;
       T* dr = dst ? dst + 2 * j * nb : nullptr;
       const V cj = C::splat(cdup[2 * j]);
       for (int64_t v = 0; v < nv; ++v) {
         const V xv = C::load(sr + 2 * v * L);
         if (dst) C::store(dr + 2 * v * L, xv);
-        a[v] += xv;
-        c[v] += xv * cj;
-        q[v] += xv * xv;
+        a[u][v] += xv;
+        c[u][v] += xv * cj;
+        q[u][v] += xv * xv;
       }
+    };
+    int64_t jv = j0;
+    if constexpr (U > 1) {
+      for (; jv + U <= j1; jv += U) {
+#pragma GCC unroll 4
+        for (int u = 0; u < U; ++u) row(jv + u, u);
+      }
+    }
+    for (; jv < j1; ++jv) row(jv, 0);
+    for (int64_t j = j0; j < j1 && bv < nb; ++j) {
+      const T* sr = src + 2 * j * src_row;
+      T* dr = dst ? dst + 2 * j * nb : nullptr;
       for (int64_t b = bv; b < nb; ++b) {
         const T xr = sr[2 * b], xi = sr[2 * b + 1];
         if (dst) {
@@ -601,13 +617,14 @@ void gather_csum_batch_n(const T* src, int64_t src_row, T* dst, const T* cdup, i
         x2[b] += double(xr) * xr + double(xi) * xi;
       }
     }
-    for (int64_t v = 0; v < nv; ++v)
-      for (int l = 0; l < L; ++l) {
-        const int64_t b = v * L + l;
-        sum[b] += std::complex<double>(a[v][2 * l], a[v][2 * l + 1]);
-        csum[b] += std::complex<double>(c[v][2 * l], c[v][2 * l + 1]);
-        x2[b] += double(q[v][2 * l]) + double(q[v][2 * l + 1]);
-      }
+    for (int u = 0; u < U; ++u)
+      for (int64_t v = 0; v < nv; ++v)
+        for (int l = 0; l < L; ++l) {
+          const int64_t b = v * L + l;
+          sum[b] += std::complex<double>(a[u][v][2 * l], a[u][v][2 * l + 1]);
+          csum[b] += std::complex<double>(c[u][v][2 * l], c[u][v][2 * l + 1]);
+          x2[b] += double(q[u][v][2 * l]) + double(q[u][v][2 * l + 1]);
+        }
   }
 }
 
@@ -626,13 +643,15 @@ void scatter_cdot_batch_n(const T* src, T* dst, int64_t dst_row, const T* rr, co
   for (int64_t b = 0; b < nb; ++b) out[b] = 0;
   const int64_t nv = NVC > 0 ? NVC : std::min<int64_t>(nb / L, NV);
   const int64_t bv = nv * L;
+  constexpr int U = NVC == 1 ? 4 : NVC == 2 ? 2 : 1;  // as in gather_csum_batch_n
   for (int64_t blk = 0; blk * B < n; ++blk) {
     const int64_t j1 = std::min<int64_t>(B, n - blk * B);
-    V a[NV], c[NV];
-    for (int v = 0; v < NV; ++v) a[v] = c[v] = C::zero();
+    V a[U][NV], c[U][NV];
+    for (int u = 0; u < U; ++u)
+      for (int v = 0; v < NV; ++v) a[u][v] = c[u][v] = C::zero();
     double tr[64], ti[64];
     for (int64_t b = bv; b < nb; ++b) tr[b] = ti[b] = 0;
-    for (int64_t j = 0; j < j1; ++j) {
+    auto row = [&](int64_t j, int u) {
       const int64_t k = blk * B + j;
       const T* sr = src + 2 * k * nb;
       T* dr = dst ? dst + 2 * k * dst_row : nullptr;
@@ -640,9 +659,22 @@ void scatter_cdot_batch_n(const T* src, T* dst, int64_t dst_row, const T* rr, co
       for (int64_t v = 0; v < nv; ++v) {
         const V yv = C::load(sr + 2 * v * L);
         if (dst) C::store(dr + 2 * v * L, yv);
-        a[v] += yv * wr;
-        c[v] += yv * wi;
+        a[u][v] += yv * wr;
+        c[u][v] += yv * wi;
       }
+    };
+    int64_t jv = 0;
+    if constexpr (U > 1) {
+      for (; jv + U <= j1; jv += U) {
+#pragma GCC unroll 4
+        for (int u = 0; u < U; ++u) row(jv + u, u);
+      }
+    }
+    for (; jv < j1; ++jv) row(jv, 0);
+    for (int64_t j = 0; j < j1 && bv < nb; ++j) {
+      const int64_t k = blk * B + j;
+      const T* sr = src + 2 * k * nb;
+      T* dr = dst ? dst + 2 * k * dst_row : nullptr;
       for (int64_t b = bv; b < nb; ++b) {
         const T yr = sr[2 * b], yi = sr[2 * b + 1];
         if (dst) {
@@ -656,8 +688,11 @@ void scatter_cdot_batch_n(const T* src, T* dst, int64_t dst_row, const T* rr, co
     const double Rr = Rb[2 * blk], Ri = Rb[2 * blk + 1];
     for (int64_t v = 0; v < nv; ++v)
       for (int l = 0; l < L; ++l) {
-        const double ir = double(a[v][2 * l]) - double(c[v][2 * l + 1]);
-        const double ii = double(a[v][2 * l + 1]) + double(c[v][2 * l]);
+        double ir = 0, ii = 0;
+        for (int u = 0; u < U; ++u) {
+          ir += double(a[u][v][2 * l]) - double(c[u][v][2 * l + 1]);
+          ii += double(a[u][v][2 * l + 1]) + double(c[u][v][2 * l]);
+        }
         out[v * L + l] += std::complex<double>(Rr * ir - Ri * ii, Rr * ii + Ri * ir);
       }
     for (int64_t b = bv; b < nb; ++b)
