@@ -750,6 +750,11 @@ void cmul_tw2_impl(T* y, const T* a, const T* A, const T* B, int64_t n) {
   }
 }
 
+/** a b without the library's NaN recovery (the check judges non-finite sums itself). */
+inline std::complex<double> cmul_d(std::complex<double> a, std::complex<double> b) {
+  return {a.real() * b.real() - a.imag() * b.imag(), a.real() * b.imag() + a.imag() * b.real()};
+}
+
 /** SplitCheck's sum inside the split step (fft_kernels.hpp). Per block of B bins (k - 1 =
  *  bB + j): A += y (r_re, r_re) and Bv += y (r_im, r_im) for the front vectors, the same for
  *  the back ones; at a block's end the lanes are widened to double, w y = A + i Bv and
@@ -809,19 +814,15 @@ struct SplitAcc {
     j = 0;
     ++blk;
   }
-  /** The vector part's sum; the scalar bins go through split_term. */
+  /** The vector part's sum; the middle bins go through SplitMid. */
   std::complex<double> finish() {
     if (j != 0) close();
     return cmul_d(chk->e1, C::dsum(tf)) + cmul_d(chk->eh1, C::dsum(tb));
   }
-  /** a b without the library's NaN recovery (the check judges non-finite sums itself). */
-  static std::complex<double> cmul_d(std::complex<double> a, std::complex<double> b) {
-    return {a.real() * b.real() - a.imag() * b.imag(), a.real() * b.imag() + a.imag() * b.real()};
-  }
 };
 
-/** SplitCheck's sum over the middle bins the vector loop leaves (fewer than 2L + 2, so in
- *  at most two weight blocks), in double: per block sum r_j y_k, then times e1 R_b. */
+/** SplitCheck's sum over the middle bins the vector loop leaves (fewer than L, so in at
+ *  most two weight blocks), in double: per block sum r_j y_k, then times e1 R_b. */
 template <class T>
 struct SplitMid {
   const SplitCheck<T>* chk;
@@ -836,11 +837,10 @@ struct SplitMid {
     used[b - b0] = true;
   }
   std::complex<double> finish() const {
-    using A = SplitAcc<CVec<T, 1>, T, false>;
     std::complex<double> t = 0;
     for (int i = 0; i < 2; ++i)
-      if (used[i]) t += A::cmul_d(std::complex<double>(chk->R[2 * (b0 + i)], chk->R[2 * (b0 + i) + 1]), acc[i]);
-    return A::cmul_d(chk->e1, t);
+      if (used[i]) t += cmul_d(std::complex<double>(chk->R[2 * (b0 + i)], chk->R[2 * (b0 + i) + 1]), acc[i]);
+    return cmul_d(chk->e1, t);
   }
 };
 
@@ -866,10 +866,10 @@ inline void split_pair(typename D::V a, typename D::V bm, typename D::V w, typen
 }
 
 /** The split steps (r2c_twist, c2r_twist in fft_kernels.hpp) on the pairs (k, h - k): L bins
- *  from the front and their L mirrors from the back per step, until the two blocks would
- *  meet; then one step whose blocks overlap if at least L bins are left, else the middle one
- *  pair at a time. y may be Z (each step reads its bins before it
- *  writes them). With Chk, SplitCheck's sum of the R2C bins computed. */
+ *  from the front and their L mirrors from the back per step while at least L bins are
+ *  left (the last such step's blocks may overlap), the fewer than L left one pair at a time.
+ *  y may be Z (each step reads its bins before it writes them). With Chk, SplitCheck's sum
+ *  of the R2C bins computed. */
 template <class C, class S, class T, bool R2C, bool Chk>
 void split_pairs_run(const T* Z, const T* w, T* y, int64_t h, SplitCheck<T>* chk) {
   constexpr int L = C::lanes;
@@ -878,21 +878,13 @@ void split_pairs_run(const T* Z, const T* w, T* y, int64_t h, SplitCheck<T>* chk
   const T* ri = Chk ? chk->ri : nullptr;
   SplitMid<T> mid{chk};
   int64_t k = 1;
-  for (; k + L <= h - k - L + 1; k += L) {
+  for (int64_t c; (c = h - 2 * k + 1) >= L; k += L) {
+    // c bins are left in the middle. When c < 2L this last step's two blocks overlap: a bin
+    // in both gets the same value from either side (the twiddles satisfy w_{h-k} = -conj(w_k)
+    // exactly, and split_pair's arithmetic is symmetric under it), so storing it twice is
+    // harmless, and the check counts it once, from the back block (stored last), by dropping
+    // the front lanes l >= c - L.
     const int64_t m = h - k - L + 1;  // the mirrored block [m, m + L) holds h-k-L+1 .. h-k
-    typename C::V xa, xb;
-    split_pair<C, T, R2C>(C::load(Z + 2 * k), C::rev(C::load(Z + 2 * m)), C::load(w + 2 * k), xa, xb);
-    C::store(y + 2 * k, xa);
-    C::store(y + 2 * m, C::rev(xb));
-    if constexpr (Chk) acc.add(xa, xb, rr, ri);
-  }
-  if (const int64_t c = h - 2 * k + 1; L > 1 && c >= L) {
-    // c < 2L bins left in the middle, at least L: one more step whose two blocks overlap.
-    // A bin in both gets the same value from either side (the twiddles satisfy
-    // w_{h-k} = -conj(w_k) exactly, and split_pair's arithmetic is symmetric under it), so
-    // storing it twice is harmless; the check counts it once, from the back block (stored
-    // last), by dropping the front lanes l >= c - L.
-    const int64_t m = h - k - L + 1;
     typename C::V xa, xb;
     split_pair<C, T, R2C>(C::load(Z + 2 * k), C::rev(C::load(Z + 2 * m)), C::load(w + 2 * k), xa, xb);
     C::store(y + 2 * k, xa);
@@ -901,7 +893,6 @@ void split_pairs_run(const T* Z, const T* w, T* y, int64_t h, SplitCheck<T>* chk
       for (int64_t l = c - L; l < L; ++l) xa[2 * l] = xa[2 * l + 1] = T(0);
       acc.add(xa, xb, rr, ri);
     }
-    k += L;
   }
   for (; k <= h - k; ++k) {
     typename S::V xa, xb;
