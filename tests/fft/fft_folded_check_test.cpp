@@ -176,10 +176,11 @@ TEST(FftR2CFoldedCheck, TwistTableIsExactlySymmetric) {
 }
 
 // Split steps with and without a scalar middle, one and many weight blocks, a partial last
-// block, kernels that fold the input side and ones that do not (radix 7, Bluestein: 2 * 1009).
+// block, kernels that fold the input side and ones that do not (radix 7, Bluestein: 2 * 1009,
+// and 2^20, whose double half-length line is a four-step line checked per sub-transform).
 INSTANTIATE_TEST_SUITE_P(Sizes, FftR2CFoldedCheck,
                          ::testing::Values(2, 4, 6, 8, 14, 16, 18, 32, 34, 64, 130, 128, 256, 1024, 2048, 4096,
-                                           1000, 2 * 1009, 6 * 1792, 65536));
+                                           1000, 2 * 1009, 6 * 1792, 65536, 1 << 20));
 
 class FftFoldedCheck : public ::testing::TestWithParam<int64_t> {};
 
