@@ -183,7 +183,10 @@ abft_status run_gemm(Problem<T>& P, const KernelSet<T>& ks, abft_report& rep) {
   static const int64_t env_mc = env_block("ABFT_GEMM_MC");
   static const int64_t env_kc = env_block("ABFT_GEMM_KC");
   static const int64_t env_nc = env_block("ABFT_GEMM_NC");
-  const int64_t kc = std::min<int64_t>(env_kc ? env_kc : ks.kc, K);
+  // kc is balanced over the passes K needs: K = 1024 at kc = 768 runs two passes of 512
+  // rather than 768 + 256 (the C tile is loaded and stored once per pass either way).
+  const int64_t kc_max = env_kc ? env_kc : ks.kc;
+  const int64_t kc = std::min({K, kc_max, round_up(ceil_div(K, ceil_div(K, kc_max)), 16)});
   const int64_t mcx = env_mc ? env_mc : ks.mc;
   const int64_t nc = std::min<int64_t>(round_up(env_nc ? env_nc : ks.nc, nr), round_up(N, nr));
   const int64_t nchunk_max = ceil_div(kc, kChunk);

@@ -26,8 +26,11 @@ inline double abs_value(double x) { return __builtin_fabs(x); }
 
 /** Pack rows [i0, i0+mb) x k-range [pc, pc+kb) of A_int into MR-row panels.
  *  With sums != nullptr also forms, per p, v[p] = fl_T(sum_i a_ip) (summed in
- *  double) and va[p] = sum_i |a_ip| (the checksum encoding of the block). */
-template <class T>
+ *  double) and va[p] = sum_i |a_ip| (the checksum encoding of the block).
+ *  S is the ISA's SIMD traits: a full panel whose rows are contiguous in k (A_int row-major,
+ *  the NN case of either layout) is packed S::W values of k at a time by S::pack_a_group,
+ *  a register transpose with the sums on the loaded rows; the rest takes the loops below. */
+template <class T, class S>
 void pack_a(const Problem<T>& P, int mr, int64_t i0, int64_t mb, int64_t pc, int64_t kb, T* ap,
             T* v, double* vsum, double* va) {
   const bool sums = v != nullptr;
@@ -37,13 +40,20 @@ void pack_a(const Problem<T>& P, int mr, int64_t i0, int64_t mb, int64_t pc, int
     T* dst = ap + r0 * kb;  // panel r0/mr holds mr*kb values
     const int64_t rows = (mb - r0 < mr ? mb - r0 : int64_t(mr));
     if (P.csa == 1) {
+      const T* src = P.A + (i0 + r0) * P.rsa + pc;
+      int64_t p0 = 0;
+      if constexpr (S::kPackRows > 0)
+        if (mr == S::kPackRows && rows == mr)
+          for (; p0 + S::W <= kb; p0 += S::W)
+            S::pack_a_group(src + p0, P.rsa, dst + p0 * mr, sums ? vsum + p0 : nullptr,
+                            sums ? va + p0 : nullptr);
       for (int64_t r = 0; r < rows; ++r) {
-        const T* src = P.A + (i0 + r0 + r) * P.rsa + pc;
-        for (int64_t p = 0; p < kb; ++p) dst[p * mr + r] = src[p];
+        const T* s = src + r * P.rsa;
+        for (int64_t p = p0; p < kb; ++p) dst[p * mr + r] = s[p];
         if (sums)
-          for (int64_t p = 0; p < kb; ++p) {
-            vsum[p] += static_cast<double>(src[p]);
-            va[p] += abs_value(static_cast<double>(src[p]));
+          for (int64_t p = p0; p < kb; ++p) {
+            vsum[p] += static_cast<double>(s[p]);
+            va[p] += abs_value(static_cast<double>(s[p]));
           }
       }
     } else {

@@ -29,8 +29,16 @@ void ukr_tile(int64_t kb, const typename S::T* __restrict a, const typename S::T
   for (int i = 0; i < MR; ++i)
 #pragma GCC unroll 4
     for (int v = 0; v < NV; ++v) acc[i][v] = S::zero();
+  // Every cache line of the tile's rows, also when a row starts off a line boundary (C from
+  // malloc is 16-byte aligned: a 128-byte row then spans three lines). The lines arrive while
+  // the k loop runs; a row that misses here stalls the epilogue for a memory latency.
 #pragma GCC unroll 16
-  for (int i = 0; i < MR; ++i) S::prefetch(c + i * ldc);
+  for (int i = 0; i < MR; ++i) {
+    const char* row = reinterpret_cast<const char*>(c + i * ldc);
+#pragma GCC unroll 4
+    for (int b = 0; b < NR * int(sizeof(typename S::T)); b += 64) S::prefetch(row + b);
+    S::prefetch(row + NR * sizeof(typename S::T) - 1);
+  }
 
 #pragma GCC unroll 4
   for (int64_t p = 0; p < kb; ++p) {
@@ -144,7 +152,7 @@ constexpr KernelSet<typename S::T> make_kernel_set(abft_isa isa, int mc, int kc,
                                   nc,
                                   &ukr_tile<S, MR, NV>,
                                   &colref_sliver<S, NV>,
-                                  &pack_a<typename S::T>,
+                                  &pack_a<typename S::T, S>,
                                   &pack_b<typename S::T, NV * S::W>,
                                   &add_magnitudes<typename S::T>,
                                   &checksum::fingerprint<typename S::T>,

@@ -3,6 +3,7 @@
  */
 #pragma once
 #include <cmath>
+#include <cstdint>
 
 namespace abft::cpu::gemm {
 
@@ -22,7 +23,10 @@ struct SimdScalar {
   static V add(V a, V b) { return a + b; }
   static V abs(V a) { return std::fabs(a); }
   static void acc_add(double* d, V v) { *d += static_cast<double>(v); }
-  static void prefetch(const T*) {}
+  static void prefetch(const void*) {}
+  /// No vector packing step: pack_a takes its generic loops (kPackRows = 0).
+  static constexpr int kPackRows = 0;
+  static void pack_a_group(const T*, int64_t, T*, double*, double*) {}
 };
 
 }  // namespace abft::cpu::gemm
