@@ -1,12 +1,19 @@
 /** \file fingerprint_isa_test.cpp
- *  \brief The shared checksum::fingerprint as built for AVX2 (explicit 256-bit zero-extensions)
+ *  \brief The shared checksum::fingerprint as built for AVX2 (explicit 256-bit zero-extensions;
+ *  fingerprint_isa512_test.cpp builds this file for AVX-512, the eight lanes in one register)
  *  gives exactly the sums of its definition, written out here word by word, on every length,
  *  alignment and content; a fingerprint fed step by step (as packing feeds it) equals the one of
  *  the whole buffer; single and paired word changes always move it; and the GEMM's B packing,
  *  which fingerprints and sums a full panel in the copy's pass, gives the same panel, |B| chunk
  *  sums and fingerprint as the definitions (plain and complex-expanded B, partial panels).
  */
+#if defined(ABFT_FP_TEST_AVX512)
+#define ABFT_TARGET_NS avx512_test
+#define ABFT_FP_TEST_CPU "avx512f"
+#else
 #define ABFT_TARGET_NS avx2_test
+#define ABFT_FP_TEST_CPU "avx2"
+#endif
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -41,7 +48,7 @@ Fingerprint by_definition(const void* buf, int64_t nw) {
 
 template <class T>
 void same_sums() {
-  if (!__builtin_cpu_supports("avx2")) GTEST_SKIP() << "CPU lacks AVX2";
+  if (!__builtin_cpu_supports(ABFT_FP_TEST_CPU)) GTEST_SKIP() << "CPU lacks " ABFT_FP_TEST_CPU;
   std::mt19937_64 g(7);
   for (int n = 0; n < 300; ++n)
     for (int rep = 0; rep < 4; ++rep) {
@@ -59,6 +66,19 @@ void same_sums() {
       int64_t t = 0;
       for (; t + 8 <= nw; t += 8) lanes.step(w + 4 * t);
       ASSERT_EQ(lanes.finish(w + 4 * t, nw - t), b) << "n " << n;
+      // Four steps at a time mixed with single steps (step4 has its own arithmetic where the
+      // lanes are one register): the same state again.
+      abft::checksum::FingerprintLanes mixed;
+      t = 0;
+      for (int k = 0; t + 8 <= nw; ++k)
+        if (k % 3 != 1 && t + 32 <= nw) {
+          mixed.step4(w + 4 * t);
+          t += 32;
+        } else {
+          mixed.step(w + 4 * t);
+          t += 8;
+        }
+      ASSERT_EQ(mixed.finish(w + 4 * t, nw - t), b) << "n " << n;
     }
 }
 
@@ -66,7 +86,7 @@ TEST(FingerprintIsa, Avx2MatchesDefinition_f32) { same_sums<float>(); }
 TEST(FingerprintIsa, Avx2MatchesDefinition_f64) { same_sums<double>(); }
 
 TEST(FingerprintIsa, SingleAndPairedFlipsAlwaysMoveIt) {
-  if (!__builtin_cpu_supports("avx2")) GTEST_SKIP() << "CPU lacks AVX2";
+  if (!__builtin_cpu_supports(ABFT_FP_TEST_CPU)) GTEST_SKIP() << "CPU lacks " ABFT_FP_TEST_CPU;
   std::vector<uint32_t> v(67);
   std::mt19937_64 g(11);
   for (uint32_t& x : v) x = uint32_t(g());
@@ -89,7 +109,7 @@ TEST(FingerprintIsa, SingleAndPairedFlipsAlwaysMoveIt) {
 
 template <class T, int NR>
 void packing_encodes(bool complex_b) {
-  if (!__builtin_cpu_supports("avx2")) GTEST_SKIP() << "CPU lacks AVX2";
+  if (!__builtin_cpu_supports(ABFT_FP_TEST_CPU)) GTEST_SKIP() << "CPU lacks " ABFT_FP_TEST_CPU;
   namespace g = abft::cpu::gemm;
   const int64_t K = 75, N = 3 * NR + 5;  // a k step that is not whole chunks; a partial panel
   std::mt19937_64 rng(5);

@@ -394,6 +394,9 @@ abft_status run_gemm(Problem<T>& P, const KernelSet<T>& ks, abft_report& rep) {
           for (int64_t j0 = 0; j0 < nb; j0 += nr) {
             const int64_t nr_e = std::min<int64_t>(nr, nb - j0);
             const T* bsl = bp + (j0 / nr) * kb * nr;
+            // The sliver's column reference rides in its first plain tile where the kernel
+            // set can (ukr_ref); otherwise colref reads the sliver once more below.
+            bool ref_pending = checks;
             for (int64_t r0 = 0; r0 < mb; r0 += mr) {
               const int64_t mr_e = std::min<int64_t>(mr, mb - r0);
               const T* asl = ap + (r0 / mr) * kb * mr;
@@ -418,14 +421,19 @@ abft_status run_gemm(Problem<T>& P, const KernelSet<T>& ks, abft_report& rep) {
                 tile_acc.clear();
                 tile_out.clear();
               }
-              if (!special)
+              if (!special && ref_pending && ks.ukr_ref && nr_e == nr) {
+                e.v = v;
+                e.ref = s.ref + j0;
+                ks.ukr_ref(kb, asl, bsl, c, P.ldc, e);
+                ref_pending = false;
+              } else if (!special)
                 ks.ukr(kb, asl, bsl, c, P.ldc, e);
               else
                 generic_tile(ks, kb, asl, bsl, c, P.ldc, mr_e, nr_e, e, pc, i0 + r0, jc + j0,
                              tile_acc, tile_out);
             }
             if (checks) {
-              ks.colref(kb, nr_e, v, bsl, static_cast<double>(P.alpha), s.ref + j0);
+              if (ref_pending) ks.colref(kb, nr_e, v, bsl, static_cast<double>(P.alpha), s.ref + j0);
               // Memory faults in the packed B copy: a fault persists, so one re-check after
               // the last use of a sliver by any partition sees every change that any use
               // could have seen. The partition that uses it last (its last row block)

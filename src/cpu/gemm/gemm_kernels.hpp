@@ -29,6 +29,10 @@ struct Epi {
   double* c0sum = nullptr;  ///< per-column arrays at the tile's first column
   double* c0abs = nullptr;
   double* obs = nullptr;
+  /// ukr_ref only: the checksum row v of the A block (one value per p) and the sliver's
+  /// reference sums, ref[j] += alpha * sum_p v[p] Bp[p][j] (what colref computes).
+  const T* v = nullptr;
+  double* ref = nullptr;
 };
 
 /** One ISA's GEMM kernels and blocking. Internal problems are row-major:
@@ -42,6 +46,10 @@ struct KernelSet {
   int mc, kc, nc;  ///< cache blocking (mc % mr == 0, nc % nr == 0)
   /// Full MR x NR tile: C = alpha*Ap*Bp (+ beta*C when kLoadC), plus the flags' side effects.
   void (*ukr)(int64_t kb, const T* a, const T* b, T* c, int64_t ldc, const Epi<T>& e);
+  /// The same tile that also forms the sliver's column reference from the B vectors it loads
+  /// anyway (e.v, e.ref), or nullptr where the registers do not allow it (the driver then
+  /// calls colref after the sliver's tiles).
+  void (*ukr_ref)(int64_t kb, const T* a, const T* b, T* c, int64_t ldc, const Epi<T>& e);
   /// Column reference of one packed NR-column sliver: ref[j] += alpha * sum_p v[p]*Bp[p][j], j < ncols.
   void (*colref)(int64_t kb, int64_t ncols, const T* v, const T* bp, double alpha, double* ref);
   /// Packing with checksum encoding (gemm_pack.hpp), compiled for this ISA.

@@ -159,8 +159,11 @@ void pack_b_full_panel(const T* src0, int64_t rsb, int64_t kb, T* dst, T* babs, 
         if (kCopy) std::memcpy(d + v * L, &x, sizeof x);
         if (babs) acc[v] += (V)((VU)x & magnitude);
       }
-      if (fp)
-        for (int v = 0; v < NV; ++v) lanes.step(d + v * L);  // a vector is one step
+      if (fp) {  // a vector is one step
+        int v = 0;
+        for (; v + 4 <= NV; v += 4) lanes.step4(d + v * L);
+        for (; v < NV; ++v) lanes.step(d + v * L);
+      }
     }
     if (babs)
       for (int v = 0; v < NV; ++v)

@@ -16,12 +16,12 @@
 namespace abft::cpu::gemm {
 
 const KernelSet<float>* kernels_avx512_f32() {
-  static const auto ks = make_kernel_set<Avx512F32, 12, 2>(ABFT_ISA_AVX512, 144, 768, 4096,
+  static const auto ks = make_kernel_set<Avx512F32, 12, 2, true>(ABFT_ISA_AVX512, 144, 768, 4096,
                                                           "avx512 12x32 mc=144 kc=768 nc=4096");
   return &ks;
 }
 const KernelSet<double>* kernels_avx512_f64() {
-  static const auto ks = make_kernel_set<Avx512F64, 12, 2>(ABFT_ISA_AVX512, 72, 768, 2048,
+  static const auto ks = make_kernel_set<Avx512F64, 12, 2, true>(ABFT_ISA_AVX512, 72, 768, 2048,
                                                           "avx512 12x16 mc=72 kc=768 nc=2048");
   return &ks;
 }

@@ -18,13 +18,22 @@
 namespace abft::cpu::gemm {
 inline namespace ABFT_TARGET_NS {
 
-template <class S, int MR, int NV>
+/** kRef: also ref[j] += alpha * sum_p v[p] b[p][j] over the tile's NR columns, from the B
+ *  vectors the loop loads anyway (NV more accumulators and one broadcast per p, no load of B):
+ *  the column reference of the sliver at a fraction of colref_sliver's cost, which reads the
+ *  sliver again. One FMA chain per vector in k order, kb <= kc terms: inside the bound's
+ *  gamma(kc + 1) for the reference (docs/ABFT.md section 2). */
+template <class S, int MR, int NV, bool kRef = false>
 void ukr_tile(int64_t kb, const typename S::T* __restrict a, const typename S::T* __restrict b,
               typename S::T* __restrict c, int64_t ldc, const Epi<typename S::T>& e) {
   using V = typename S::V;
   constexpr int W = S::W;
   constexpr int NR = NV * W;
   V acc[MR][NV];
+  V rf[NV];
+  const typename S::T* __restrict vp = e.v;
+#pragma GCC unroll 4
+  for (int v = 0; v < NV; ++v) rf[v] = S::zero();
 #pragma GCC unroll 16
   for (int i = 0; i < MR; ++i)
 #pragma GCC unroll 4
@@ -51,8 +60,20 @@ void ukr_tile(int64_t kb, const typename S::T* __restrict a, const typename S::T
 #pragma GCC unroll 4
       for (int v = 0; v < NV; ++v) acc[i][v] = S::fma(ai, bv[v], acc[i][v]);
     }
+    if constexpr (kRef) {
+      const V vv = S::set1(vp[p]);
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) rf[v] = S::fma(vv, bv[v], rf[v]);
+    }
     a += MR;
     b += NR;
+  }
+  if constexpr (kRef) {
+    alignas(64) typename S::T tmp[NR];
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) S::storeu(tmp + v * W, rf[v]);
+    const double al = static_cast<double>(e.alpha);
+    for (int j = 0; j < NR; ++j) e.ref[j] += al * static_cast<double>(tmp[j]);
   }
 
   const unsigned fl = e.flags;
@@ -140,8 +161,9 @@ void colref_sliver(int64_t kb, int64_t ncols, const typename S::T* __restrict v,
   for (int64_t j = 0; j < ncols; ++j) ref[j] += alpha * static_cast<double>(tmp[j]);
 }
 
-/** Fill a KernelSet for traits S. */
-template <class S, int MR, int NV>
+/** Fill a KernelSet for traits S. kFuseRef: the tile has the registers for the column
+ *  reference's NV accumulators (AVX-512's 32; AVX2's 16 hold only the tile). */
+template <class S, int MR, int NV, bool kFuseRef = false>
 constexpr KernelSet<typename S::T> make_kernel_set(abft_isa isa, int mc, int kc, int nc,
                                                    const char* desc) {
   return KernelSet<typename S::T>{isa,
@@ -151,6 +173,7 @@ constexpr KernelSet<typename S::T> make_kernel_set(abft_isa isa, int mc, int kc,
                                   kc,
                                   nc,
                                   &ukr_tile<S, MR, NV>,
+                                  kFuseRef ? &ukr_tile<S, MR, NV, true> : nullptr,
                                   &colref_sliver<S, NV>,
                                   &pack_a<typename S::T, S>,
                                   &pack_b<typename S::T, NV * S::W>,
