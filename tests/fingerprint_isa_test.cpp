@@ -66,14 +66,17 @@ void same_sums() {
       int64_t t = 0;
       for (; t + 8 <= nw; t += 8) lanes.step(w + 4 * t);
       ASSERT_EQ(lanes.finish(w + 4 * t, nw - t), b) << "n " << n;
-      // Four steps at a time mixed with single steps (step4 has its own arithmetic where the
-      // lanes are one register): the same state again.
+      // Four and two steps at a time mixed with single steps (the AVX-512 build sums pairs
+      // of steps in split registers and folds them on a single step): the same state again.
       abft::checksum::FingerprintLanes mixed;
       t = 0;
       for (int k = 0; t + 8 <= nw; ++k)
-        if (k % 3 != 1 && t + 32 <= nw) {
+        if (k % 4 == 0 && t + 32 <= nw) {
           mixed.step4(w + 4 * t);
           t += 32;
+        } else if (k % 4 != 3 && t + 16 <= nw) {
+          mixed.step2(w + 4 * t);
+          t += 16;
         } else {
           mixed.step(w + 4 * t);
           t += 8;

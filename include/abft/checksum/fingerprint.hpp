@@ -20,8 +20,8 @@
  *  its own; fingerprint() is the same state run over a whole buffer. Translation units built
  *  for AVX2 that name their own ABFT_TARGET_NS (the ISA kernels) get explicit 256-bit
  *  zero-extensions (GCC's generic vector conversion splits them into 128-bit halves), and
- *  those built for AVX-512 keep the eight lanes in one register (half the instructions); every
- *  implementation gives the same sums.
+ *  those built for AVX-512 sum pairs of steps split by word parity (no zero-extension at all,
+ *  see the struct); every implementation gives the same sums.
  */
 #pragma once
 #include <cstdint>
@@ -52,28 +52,57 @@ inline namespace ABFT_TARGET_NS {
  *  by the number of steps from it to the end). step() takes the next eight words. */
 struct FingerprintLanes {
 #if defined(ABFT_FINGERPRINT_AVX512)
-  // The eight lanes in one register: a step is one zero-extension and two adds.
-  __m512i a = _mm512_setzero_si512(), b = _mm512_setzero_si512();
-  void step(const void* words) {
-    a = _mm512_add_epi64(a, _mm512_cvtepu32_epi64(_mm256_loadu_si256(static_cast<const __m256i*>(words))));
-    b = _mm512_add_epi64(b, a);
+  // Pairs of steps (sixteen words, one 64-byte load) are summed without any shuffle: the low
+  // and the high word of every 64-bit lane are split by a mask and a shift, so the pair sums
+  // lo (lanes 0-3: words 0, 2, 4, 6 of the pair's first step; lanes 4-7: of its second) and
+  // hi (the odd words) run on two chains with three operations a step. A segment of P pairs
+  // folds into the eight lanes as a_l = A[i] + A[i+4] and b_l = 2 B[i] + 2 B[i+4] - A[i+4]
+  // (l = 2i from lo, 2i + 1 from hi; A, B the segment's sums and running sums), and a segment
+  // of s steps after a state (a, b) gives (a + a', b + s a + b'). Single steps go to the
+  // folded lanes; the stream's words keep their definition, so every build gives the same sums.
+  __m512i alo = _mm512_setzero_si512(), ahi = _mm512_setzero_si512();
+  __m512i blo = _mm512_setzero_si512(), bhi = _mm512_setzero_si512();
+  uint64_t pairs = 0;                                  // pairs in the split sums
+  uint64_t fa[8] = {0, 0, 0, 0, 0, 0, 0, 0}, fb[8] = {0, 0, 0, 0, 0, 0, 0, 0};  // folded lanes
+  void step2(const void* words) {
+    const __m512i x = _mm512_loadu_si512(words);
+    alo = _mm512_add_epi64(alo, _mm512_and_si512(x, _mm512_set1_epi64(0xffffffffll)));
+    ahi = _mm512_add_epi64(ahi, _mm512_srli_epi64(x, 32));
+    blo = _mm512_add_epi64(blo, alo);
+    bhi = _mm512_add_epi64(bhi, ahi);
+    ++pairs;
   }
-  /// Four steps at once: a += x0 + x1 + x2 + x3, b += 4a + 4x0 + 3x1 + 2x2 + x3, the same sums
-  /// with one add on each loop-carried chain per four steps instead of four (a 512-bit add has
-  /// two cycles of latency on Zen 5: step() alone runs at two cycles a step).
   void step4(const void* words) {
-    const __m256i* w = static_cast<const __m256i*>(words);
-    const __m512i x0 = _mm512_cvtepu32_epi64(_mm256_loadu_si256(w));
-    const __m512i p2 = _mm512_add_epi64(x0, _mm512_cvtepu32_epi64(_mm256_loadu_si256(w + 1)));
-    const __m512i p3 = _mm512_add_epi64(p2, _mm512_cvtepu32_epi64(_mm256_loadu_si256(w + 2)));
-    const __m512i p4 = _mm512_add_epi64(p3, _mm512_cvtepu32_epi64(_mm256_loadu_si256(w + 3)));
-    const __m512i wsum = _mm512_add_epi64(_mm512_add_epi64(x0, p2), _mm512_add_epi64(p3, p4));
-    b = _mm512_add_epi64(b, _mm512_add_epi64(_mm512_slli_epi64(a, 2), wsum));
-    a = _mm512_add_epi64(a, p4);
+    step2(words);
+    step2(static_cast<const unsigned char*>(words) + 64);
+  }
+  void step(const void* words) {
+    spill(fa, fb);
+    alo = ahi = blo = bhi = _mm512_setzero_si512();
+    pairs = 0;
+    const unsigned char* w = static_cast<const unsigned char*>(words);
+    for (int l = 0; l < 8; ++l) {
+      uint32_t x;
+      std::memcpy(&x, w + 4 * l, sizeof x);
+      fa[l] += x;
+      fb[l] += fa[l];
+    }
   }
   void spill(uint64_t la[8], uint64_t lb[8]) const {
-    _mm512_storeu_si512(la, a);
-    _mm512_storeu_si512(lb, b);
+    alignas(64) uint64_t Al[8], Ah[8], Bl[8], Bh[8];
+    _mm512_store_si512(Al, alo);
+    _mm512_store_si512(Ah, ahi);
+    _mm512_store_si512(Bl, blo);
+    _mm512_store_si512(Bh, bhi);
+    const uint64_t steps = 2 * pairs;
+    for (int i = 0; i < 4; ++i) {
+      const uint64_t a0 = Al[i] + Al[i + 4], b0 = 2 * Bl[i] + 2 * Bl[i + 4] - Al[i + 4];
+      const uint64_t a1 = Ah[i] + Ah[i + 4], b1 = 2 * Bh[i] + 2 * Bh[i + 4] - Ah[i + 4];
+      lb[2 * i] = fb[2 * i] + steps * fa[2 * i] + b0;
+      lb[2 * i + 1] = fb[2 * i + 1] + steps * fa[2 * i + 1] + b1;
+      la[2 * i] = fa[2 * i] + a0;
+      la[2 * i + 1] = fa[2 * i + 1] + a1;
+    }
   }
 #elif defined(ABFT_FINGERPRINT_AVX2)
   __m256i a0 = _mm256_setzero_si256(), a1 = _mm256_setzero_si256();
@@ -131,10 +160,14 @@ struct FingerprintLanes {
   }
 #endif
 #if !defined(ABFT_FINGERPRINT_AVX512)
-  /// Four steps (32 words); the AVX-512 build has a shorter dependency chain for it.
+  /// Two and four steps (16, 32 words); the AVX-512 build sums a pair in one register.
+  ABFT_HD void step2(const void* words) {
+    step(words);
+    step(static_cast<const unsigned char*>(words) + 32);
+  }
   ABFT_HD void step4(const void* words) {
-    const unsigned char* w = static_cast<const unsigned char*>(words);
-    for (int k = 0; k < 4; ++k) step(w + 32 * k);
+    step2(words);
+    step2(static_cast<const unsigned char*>(words) + 64);
   }
 #endif
 
@@ -169,6 +202,7 @@ ABFT_HD Fingerprint fingerprint(const T* buf, int64_t n) {
   FingerprintLanes lanes;
   int64_t t = 0;
   for (; t + 32 <= nw; t += 32) lanes.step4(w + 4 * t);
+  for (; t + 16 <= nw; t += 16) lanes.step2(w + 4 * t);
   for (; t + 8 <= nw; t += 8) lanes.step(w + 4 * t);
   return lanes.finish(w + 4 * t, nw - t);
 }

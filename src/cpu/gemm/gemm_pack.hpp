@@ -162,6 +162,7 @@ void pack_b_full_panel(const T* src0, int64_t rsb, int64_t kb, T* dst, T* babs, 
       if (fp) {  // a vector is one step
         int v = 0;
         for (; v + 4 <= NV; v += 4) lanes.step4(d + v * L);
+        for (; v + 2 <= NV; v += 2) lanes.step2(d + v * L);
         for (; v < NV; ++v) lanes.step(d + v * L);
       }
     }
