@@ -253,10 +253,11 @@ abft_status run_gemm(Problem<T>& P, const KernelSet<T>& ks, abft_report& rep) {
   // brings it to zero re-checks the sliver's fingerprint, once, after every use of it.
   std::unique_ptr<std::atomic<int>[]> b_users;
   std::vector<std::vector<int64_t>> forced_rows(static_cast<size_t>(nblocks));
-  std::vector<char> colflag(size_t(nc), 0);
-  std::vector<int64_t> forced_cols;
+  // Columns whose packed B changed, per panel. Two buffers, by panel parity: the one a panel
+  // clears was last read in the verification two panels back, which every thread finished
+  // before it passed the previous panel's packing barrier (so no barrier of its own).
+  std::vector<char> colflag(size_t(2 * nc), 0);
   try {
-    forced_cols.reserve(size_t(nc));  // filled inside the parallel region: no allocation there
     if (checks) b_users.reset(new std::atomic<int>[size_t(nq_max)]);
   } catch (const std::bad_alloc&) {
     return ABFT_STATUS_ALLOC_FAILED;
@@ -277,7 +278,9 @@ abft_status run_gemm(Problem<T>& P, const KernelSet<T>& ks, abft_report& rep) {
     abft_report my{};
     std::vector<T> scratch;  // re-pack for fingerprint location (rare path)
     std::vector<const InternalFault*> acc_f, out_f, tile_acc, tile_out;
+    std::vector<int64_t> forced_cols;  // this thread's copy of the panel's colflag list
     try {
+      forced_cols.reserve(size_t(nc));
       acc_f.reserve(faults.size());
       out_f.reserve(faults.size());
       tile_acc.reserve(faults.size());
@@ -287,6 +290,7 @@ abft_status run_gemm(Problem<T>& P, const KernelSet<T>& ks, abft_report& rep) {
       alloc_failed = true;
     }
     int64_t cur_jc = 0, cur_nb = 0, cur_pc = 0, cur_kb = 0;  // for locate_b_fault
+    char* flags = colflag.data();                             // this panel's colflag buffer
     auto locate_b_fault = [&](int64_t q) {
       try {
         // Re-pack panel q alone (as panel 0 of the shifted column range) and compare.
@@ -296,7 +300,7 @@ abft_status run_gemm(Problem<T>& P, const KernelSet<T>& ks, abft_report& rep) {
         std::vector<int64_t> pos;
         diff_positions(bp + q * cur_kb * nr, scratch.data(), cur_kb * nr, pos);
         for (int64_t t : pos) {
-          char& flag = colflag[size_t(q * nr + t % nr)];
+          char& flag = flags[q * nr + t % nr];
 #pragma omp atomic write
           flag = 1;
         }
@@ -309,17 +313,13 @@ abft_status run_gemm(Problem<T>& P, const KernelSet<T>& ks, abft_report& rep) {
     for (int64_t jc = 0; jc < N; jc += nc) {
       const int64_t nb = std::min(nc, N - jc);
       const int64_t nq = ceil_div(nb, nr);
+      flags = colflag.data() + ((jc / nc) % 2) * nc;
+      // No barrier: the flags are first written after the packing barrier below (which the
+      // thread that clears them reaches after clearing), and each block's sums are cleared by
+      // the thread that owns the block, before its first tile (see the row-block loop).
       if (checks) {
-#pragma omp for schedule(static)
-        for (int64_t b = 0; b < nblocks; ++b) {
-          std::fill(sums + kSumArrays * b * nc, sums + kSumArrays * (b + 1) * nc, 0.0);
-          forced_rows[size_t(b)].clear();
-        }
-#pragma omp single
-        {
-          std::fill(colflag.begin(), colflag.end(), 0);
-          forced_cols.clear();
-        }
+#pragma omp single nowait
+        std::fill(flags, flags + nc, 0);
       }
       for (int64_t pc = 0; pc < K; pc += kc) {
         const int64_t kb = std::min(kc, K - pc);
@@ -357,6 +357,10 @@ abft_status run_gemm(Problem<T>& P, const KernelSet<T>& ks, abft_report& rep) {
         for (int64_t bi = tblock[part]; bi < tblock[part + 1]; ++bi) {
           const int64_t i0 = blocks[size_t(bi)].i0, mb = blocks[size_t(bi)].mb;
           const BlockSums s = block_sums(bi);
+          if (checks && first) {  // a new panel: this block's sums start from zero
+            std::fill(sums + kSumArrays * bi * nc, sums + kSumArrays * (bi + 1) * nc, 0.0);
+            forced_rows[size_t(bi)].clear();
+          }
           ks.pack_a(P, mr, i0, mb, pc, kb, ap, checks ? v : nullptr, vs, va);
           const int64_t ap_n = round_up(mb, mr) * kb;
           Fingerprint fp_a;
@@ -485,10 +489,13 @@ abft_status run_gemm(Problem<T>& P, const KernelSet<T>& ks, abft_report& rep) {
       }  // pc
 
       // ---- verification of the finished panel, block by block
+      // No barrier after it: a thread that finishes early goes on to the next panel, whose
+      // buffers are either its own blocks' (sums, backup, forced rows), the other colflag
+      // buffer, or the packed B, which the verification does not read.
       if (checks) {
-#pragma omp single
+        forced_cols.clear();
         for (int64_t j = 0; j < nb; ++j)
-          if (colflag[size_t(j)]) forced_cols.push_back(j);
+          if (flags[j]) forced_cols.push_back(j);
         PanelView<T> pv{&P, &ks, jc, nb, kc, backup, nc, beta_nz};
         for (int64_t bi = 0; bi < nblocks; ++bi) {
           if (tblock_owner(bi) % team != tid) continue;
@@ -501,7 +508,6 @@ abft_status run_gemm(Problem<T>& P, const KernelSet<T>& ks, abft_report& rep) {
             alloc_failed = true;
           }
         }
-#pragma omp barrier
       }
     }  // jc
 
