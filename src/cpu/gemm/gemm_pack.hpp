@@ -130,20 +130,32 @@ void pack_b_expanded(const ComplexB<T>& xb, int nr, int64_t jcol, int64_t cols, 
   }
 }
 
+/** Bytes of the vectors pack_b_full_panel copies with: a zmm where the build has AVX-512 (its
+ *  fingerprint lanes then take the rows from the registers), a ymm otherwise. */
+#if defined(ABFT_FINGERPRINT_AVX512)
+constexpr int kPackVecBytes = 64;
+#else
+constexpr int kPackVecBytes = 32;
+#endif
+
 /** A full NR-column panel of row-contiguous B (the common case) in one pass: the copy (kCopy;
  *  without it the panel is already packed at dst and is only encoded), with babs the |B| chunk
  *  sums (kept in registers over a chunk's rows, then written once) and, with fp, the panel's
- *  fingerprint taken from the rows just written (each row is a whole number of eight-word
- *  steps, so the lanes see the buffer's words in its own order). 32-byte vectors (GCC vector
- *  extensions: one register each where the ISA has them). */
+ *  fingerprint of the rows as written (each row is a whole number of eight-word steps, so the
+ *  lanes see the buffer's words in its own order). In an AVX-512 build a row of two zmm goes
+ *  to the lanes from the registers: reloading the stores just made waits on store forwarding,
+ *  which took a quarter of the protected pass (perf annotate, Zen 5). Vectors of
+ *  kPackVecBytes (GCC vector extensions: one register each where the ISA has them). */
 template <class T, int NR, bool kCopy = true>
 void pack_b_full_panel(const T* src0, int64_t rsb, int64_t kb, T* dst, T* babs, int64_t ldbabs,
                        checksum::Fingerprint* fp) {
+  // A zmm only where a row is a whole number of register pairs (the AVX-512 kernels' 128 bytes).
+  constexpr int VB = NR * int(sizeof(T)) % (2 * kPackVecBytes) == 0 ? kPackVecBytes : 32;
   static_assert(NR * sizeof(T) % 32 == 0, "a row is whole fingerprint steps and vectors");
-  constexpr int L = int(32 / sizeof(T)), NV = NR / L;
-  typedef T V __attribute__((vector_size(32)));
+  constexpr int L = int(VB / sizeof(T)), NV = NR / L;
+  typedef T V __attribute__((vector_size(VB)));
   typedef std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t> U;
-  typedef U VU __attribute__((vector_size(32)));
+  typedef U VU __attribute__((vector_size(VB)));
   const VU magnitude = VU{} + (~U(0) >> 1);  // clears the sign bit
   checksum::FingerprintLanes lanes;
   for (int64_t c0 = 0; c0 < kb; c0 += kChunk) {
@@ -153,13 +165,21 @@ void pack_b_full_panel(const T* src0, int64_t rsb, int64_t kb, T* dst, T* babs, 
     for (int64_t p = c0; p < c1; ++p) {
       const T* src = src0 + p * rsb;
       T* d = dst + p * NR;
+      V row[NV];
       for (int v = 0; v < NV; ++v) {
-        V x;
+        V& x = row[v];
         std::memcpy(&x, src + v * L, sizeof x);
         if (kCopy) std::memcpy(d + v * L, &x, sizeof x);
         if (babs) acc[v] += (V)((VU)x & magnitude);
       }
-      if (fp) {  // a vector is one step
+#if defined(ABFT_FINGERPRINT_AVX512)
+      if constexpr (VB == 64 && NV % 2 == 0) {
+        if (fp)  // a zmm is a pair of steps
+          for (int v = 0; v < NV; v += 2) lanes.step4((__m512i)row[v], (__m512i)row[v + 1]);
+        continue;
+      }
+#endif
+      if (fp) {  // a 32-byte vector is one step
         int v = 0;
         for (; v + 4 <= NV; v += 4) lanes.step4(d + v * L);
         for (; v + 2 <= NV; v += 2) lanes.step2(d + v * L);
