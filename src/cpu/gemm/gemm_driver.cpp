@@ -358,7 +358,8 @@ abft_status run_gemm(Problem<T>& P, const KernelSet<T>& ks, abft_report& rep) {
           const int64_t i0 = blocks[size_t(bi)].i0, mb = blocks[size_t(bi)].mb;
           const BlockSums s = block_sums(bi);
           if (checks && first) {  // a new panel: this block's sums start from zero
-            std::fill(sums + kSumArrays * bi * nc, sums + kSumArrays * (bi + 1) * nc, 0.0);
+            for (int a = 0; a < kSumArrays; ++a)  // the panel's nb columns of each array
+              std::fill_n(sums + (kSumArrays * bi + a) * nc, nb, 0.0);
             forced_rows[size_t(bi)].clear();
           }
           ks.pack_a(P, mr, i0, mb, pc, kb, ap, checks ? v : nullptr, vs, va);

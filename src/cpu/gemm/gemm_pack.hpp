@@ -195,15 +195,17 @@ void pack_b_full_panel(const T* src0, int64_t rsb, int64_t kb, T* dst, T* babs, 
 
 /** The column magnitudes of one row block and kc step (gemm_driver.cpp): for j < nb,
  *  X_j += f sum_c m_c ba_cj and U_j += wu sum_c ba_cj + asum (ba_cj = babs[c ld + j]),
- *  sixteen columns at a time with their sums in registers over the chunks, one store each. */
+ *  four vectors of doubles at a time (16 columns, 32 in an AVX-512 build) with their sums in
+ *  registers over the chunks, one store each. */
 template <class T>
 void add_magnitudes(const T* babs, int64_t ld, int64_t nchunk, const double* m, double f,
                     double wu, double asum, int64_t nb, double* X, double* U) {
-  typedef double VD __attribute__((vector_size(32)));
-  typedef T VT __attribute__((vector_size(4 * sizeof(T))));
-  constexpr int NV = 4;  // 16 columns
+  constexpr int DL = kPackVecBytes / 8;  // doubles a vector
+  typedef double VD __attribute__((vector_size(kPackVecBytes)));
+  typedef T VT __attribute__((vector_size(DL * sizeof(T))));
+  constexpr int NV = 4;
   int64_t j0 = 0;
-  for (; j0 + 4 * NV <= nb; j0 += 4 * NV) {
+  for (; j0 + DL * NV <= nb; j0 += DL * NV) {
     VD x[NV], b[NV];
     for (int v = 0; v < NV; ++v) x[v] = b[v] = VD{};
     for (int64_t c = 0; c < nchunk; ++c) {
@@ -211,7 +213,7 @@ void add_magnitudes(const T* babs, int64_t ld, int64_t nchunk, const double* m, 
       const VD mc = VD{} + m[c];
       for (int v = 0; v < NV; ++v) {
         VT t;
-        std::memcpy(&t, ba + 4 * v, sizeof t);
+        std::memcpy(&t, ba + DL * v, sizeof t);
         const VD y = __builtin_convertvector(t, VD);
         x[v] += mc * y;
         b[v] += y;
@@ -219,12 +221,12 @@ void add_magnitudes(const T* babs, int64_t ld, int64_t nchunk, const double* m, 
     }
     for (int v = 0; v < NV; ++v) {
       VD xs, us;
-      std::memcpy(&xs, X + j0 + 4 * v, sizeof xs);
-      std::memcpy(&us, U + j0 + 4 * v, sizeof us);
+      std::memcpy(&xs, X + j0 + DL * v, sizeof xs);
+      std::memcpy(&us, U + j0 + DL * v, sizeof us);
       xs += f * x[v];
       us += wu * b[v] + asum;
-      std::memcpy(X + j0 + 4 * v, &xs, sizeof xs);
-      std::memcpy(U + j0 + 4 * v, &us, sizeof us);
+      std::memcpy(X + j0 + DL * v, &xs, sizeof xs);
+      std::memcpy(U + j0 + DL * v, &us, sizeof us);
     }
   }
   for (int64_t j = j0; j < nb; ++j) {
