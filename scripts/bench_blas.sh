@@ -25,7 +25,7 @@ export OPENBLAS_NUM_THREADS=$OMP_NUM_THREADS
   --benchmark_filter="${ABFT_BENCH_FILTER:-n=(1024|2048)/}" \
   --benchmark_repetitions="${ABFT_BENCH_REPS:-5}" \
   --benchmark_enable_random_interleaving=true \
-  --benchmark_min_time="${ABFT_BENCH_MIN_TIME:-0.3}s" \
+  --benchmark_min_time="${ABFT_BENCH_MIN_TIME:-0.3}" \
   --benchmark_out="$json" --benchmark_out_format=json >&2
 python3 - "$json" <<'PY'
 import json, statistics, sys, collections

@@ -412,6 +412,9 @@ abft_status run_gemm(Problem<T>& P, const KernelSet<T>& ks, abft_report& rep) {
                 e.c0abs = s.c0abs + j0;
                 e.obs = s.obs + j0;
               }
+              // The last tile of a sliver brings the next one this thread uses into L2: the
+              // panel's next sliver, or after the last one the first, for the next row block.
+              e.b_next = r0 + mr >= mb ? bp + ((j0 + nr < nb ? j0 + nr : 0) / nr) * kb * nr : nullptr;
               bool special = mr_e != mr || nr_e != nr;
               if (!acc_f.empty() || !out_f.empty()) {
                 tile_acc.clear();

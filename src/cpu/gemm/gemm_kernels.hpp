@@ -33,6 +33,11 @@ struct Epi {
   /// reference sums, ref[j] += alpha * sum_p v[p] Bp[p][j] (what colref computes).
   const T* v = nullptr;
   double* ref = nullptr;
+  /// The packed B sliver the next tile of this thread will start (set for the last tile of a
+  /// sliver), or null: the tile's k loop brings it into L2 as it goes, two cache lines a step.
+  /// Without it the first tile of every sliver streamed its B from L3 at 1.7x a tile's time
+  /// (complex GEMM, n = 2048, Zen 5); the prefetches use load slots the FMA-bound loop leaves.
+  const T* b_next = nullptr;
 };
 
 /** One ISA's GEMM kernels and blocking. Internal problems are row-major:

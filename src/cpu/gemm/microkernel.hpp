@@ -49,8 +49,16 @@ void ukr_tile(int64_t kb, const typename S::T* __restrict a, const typename S::T
     S::prefetch(row + NR * sizeof(typename S::T) - 1);
   }
 
+  // The next sliver's row p is NR values, like this one's. The test is loop-invariant: the
+  // compiler unswitches the loop, so the other tiles run without the prefetches' load slots.
+  const char* __restrict pf = reinterpret_cast<const char*>(e.b_next);
 #pragma GCC unroll 4
   for (int64_t p = 0; p < kb; ++p) {
+    if (pf) {
+#pragma GCC unroll 4
+      for (int l = 0; l < NR * int(sizeof(typename S::T)); l += 64)
+        S::prefetch_l2(pf + p * NR * int64_t(sizeof(typename S::T)) + l);
+    }
     V bv[NV];
 #pragma GCC unroll 4
     for (int v = 0; v < NV; ++v) bv[v] = S::load(b + v * W);

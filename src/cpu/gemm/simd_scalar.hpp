@@ -24,6 +24,7 @@ struct SimdScalar {
   static V abs(V a) { return std::fabs(a); }
   static void acc_add(double* d, V v) { *d += static_cast<double>(v); }
   static void prefetch(const void*) {}
+  static void prefetch_l2(const void*) {}
   /// No vector packing step: pack_a takes its generic loops (kPackRows = 0).
   static constexpr int kPackRows = 0;
   static void pack_a_group(const T*, int64_t, T*, double*, double*) {}
