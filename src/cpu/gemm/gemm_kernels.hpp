@@ -35,8 +35,8 @@ struct Epi {
   double* ref = nullptr;
   /// The packed B sliver the next tile of this thread will start (set for the last tile of a
   /// sliver), or null: the tile's k loop brings it into L2 as it goes, two cache lines a step.
-  /// Without it the first tile of every sliver streamed its B from L3 at 1.7x a tile's time
-  /// (complex GEMM, n = 2048, Zen 5); the prefetches use load slots the FMA-bound loop leaves.
+  /// Without it the first tile of every sliver streamed its B from L3 at 1.2-2.5x a tile's
+  /// time (Zen 5; docs/PERFORMANCE.md); the prefetches use load slots the FMA-bound loop leaves.
   const T* b_next = nullptr;
 };
 

@@ -237,8 +237,8 @@ bool verify_block(const PanelView<T>& pv, int64_t i0, int64_t mb, const BlockSum
   }
 
   // 2. Column checks (the fault-free path ends here). First the common case in one pass
-  //    without branches (it vectorises): every column checkable and within its bound. Anything
-  //    else takes failing_cols, which decides column by column; this pass has no effect then.
+  //    without branches: every column checkable and within its bound. Anything else takes
+  //    failing_cols, which decides column by column; this pass has no effect then.
   if (!fresh_obs) {
     const double beta = static_cast<double>(P.beta), big = std::numeric_limits<double>::max();
     unsigned all_ok = 1;
