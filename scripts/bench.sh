@@ -9,7 +9,7 @@
 #   ABFT_BENCH_MAX_DIM    skip shapes with a dimension above this (quick: 1024)
 #   ABFT_BENCH_REPS       repetitions (default 5; quick 3); medians are reported
 #   ABFT_BENCH_MIN_TIME   --benchmark_min_time in seconds (default 0.5; quick 0.1)
-#   ABFT_BENCH_INTERLEAVE=0  run each row's repetitions together (default: all rows' in random order)
+#   ABFT_BENCH_INTERLEAVE=1  all rows' repetitions in random order (default: row by row)
 #   ABFT_BENCH_SKX=0      skip the OPENBLAS_CORETYPE=SkylakeX run; =force runs it
 #                         even if OpenBLAS falls back to another core
 #   ABFT_BENCH_NO_INSTALL=1  never apt-get install missing packages (root only)
@@ -63,13 +63,12 @@ if [ "${ABFT_BENCH_QUICK:-0}" = 1 ]; then
 fi
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-$(nproc)}
 export OPENBLAS_NUM_THREADS=$OMP_NUM_THREADS
-# Repetitions of all the rows are run in random order (ABFT_BENCH_INTERLEAVE=0: row by row), so
-# a busy stretch of this shared machine falls on every row's samples alike rather than on the
-# rows that happened to be running: the ratio to OpenBLAS compares medians of different
-# benchmarks, and row by row it moved by 10-40 % with the neighbours (docs/PERFORMANCE.md).
+# ABFT_BENCH_INTERLEAVE=1 runs the repetitions of all rows in random order instead of row by
+# row (Google Benchmark's random interleaving); on the disturbed VM of docs/PERFORMANCE.md's
+# run 3 it did not steady the ratio to OpenBLAS, so it is not the default.
 args=(--benchmark_repetitions="$reps" --benchmark_report_aggregates_only=true
       --benchmark_min_time="$min_time" --benchmark_out_format=json)
-[ "${ABFT_BENCH_INTERLEAVE:-1}" != 0 ] && args+=(--benchmark_enable_random_interleaving=true)
+[ "${ABFT_BENCH_INTERLEAVE:-0}" = 1 ] && args+=(--benchmark_enable_random_interleaving=true)
 [ -n "${ABFT_BENCH_FILTER:-}" ] && args+=(--benchmark_filter="$ABFT_BENCH_FILTER")
 log "threads=$OMP_NUM_THREADS repetitions=$reps min_time=$min_time filter='${ABFT_BENCH_FILTER:-all}' max_dim=${ABFT_BENCH_MAX_DIM:-none}"
 
