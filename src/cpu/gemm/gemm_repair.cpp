@@ -183,6 +183,13 @@ bool verify_block(const PanelView<T>& pv, int64_t i0, int64_t mb, const BlockSum
       }
   };
 
+  // Column j's reference, magnitudes and bound from the sums the kernel gathered.
+  auto kernel_col = [&](int64_t j, double& ref, double& Xu, double& X, double& bound) {
+    ref = s.ref[j] + static_cast<double>(P.beta) * s.c0sum[j];
+    Xu = s.X[j];
+    X = b.aa * Xu + b.ab * s.c0abs[j];
+    bound = coef * X + abs_t + ftz * s.U[j];
+  };
   // Columns failing the check; with fresh_obs the observed sums are re-read from C.
   auto failing_cols = [&](bool fresh_obs) {
     std::vector<int64_t> bad;
@@ -194,10 +201,7 @@ bool verify_block(const PanelView<T>& pv, int64_t i0, int64_t mb, const BlockSum
         b.fresh_col_ref(j, vs, va, ref, X, Xu, U);
         bound = fcoef * X + abs_t + ftz * U;
       } else {
-        ref = s.ref[j] + static_cast<double>(P.beta) * s.c0sum[j];
-        Xu = s.X[j];
-        X = b.aa * Xu + b.ab * s.c0abs[j];
-        bound = coef * X + abs_t + ftz * s.U[j];
+        kernel_col(j, ref, Xu, X, bound);
       }
       // Xu bounds every unscaled partial sum the kernel formed in T: with
       // |alpha| < 1 those may overflow although the scaled result would not.
@@ -240,13 +244,12 @@ bool verify_block(const PanelView<T>& pv, int64_t i0, int64_t mb, const BlockSum
   //    without branches: every column checkable and within its bound. Anything else takes
   //    failing_cols, which decides column by column; this pass has no effect then.
   if (!fresh_obs) {
-    const double beta = static_cast<double>(P.beta), big = std::numeric_limits<double>::max();
+    const double big = std::numeric_limits<double>::max();
     unsigned all_ok = 1;
     double worst = 0.0;
     for (int64_t j = 0; j < nb; ++j) {
-      const double ref = s.ref[j] + beta * s.c0sum[j];
-      const double Xu = s.X[j], X = b.aa * Xu + b.ab * s.c0abs[j];
-      const double bound = coef * X + abs_t + ftz * s.U[j];
+      double ref, Xu, X, bound;
+      kernel_col(j, ref, Xu, X, bound);
       const double d = std::fabs(s.obs[j] - ref);
       all_ok &= unsigned(checkable<T>(X)) & unsigned(checkable<T>(Xu)) &
                 unsigned(std::fabs(ref) <= big) & unsigned(d <= bound);
