@@ -150,6 +150,13 @@ class Stockham final : public Kernel1d<T> {
       if (!(t == 0 && fc.in_done) && !(t == S - 1 && fc.out_done)) K_.stage(a, src, dst);
     });
   }
+  bool fold_in_order(FoldOrder* o) const override {
+    if (st_.size() < 2 || !K_.first_foldable(st_[0].a)) return false;
+    o->r = st_[0].a.radix;
+    o->m = st_[0].a.m;
+    o->lanes = K_.lanes;
+    return true;
+  }
   int64_t work_scalars() const override { return 2 * this->n_; }
   /** Batched form: the stages with every stride times nb; the first stage's
    *  twiddles in the [p][u-1] layout of the strided stages (built on first

@@ -26,6 +26,22 @@ constexpr int64_t kWeightBlock = 64;
 /** Chunk of the four-step row twiddles (cmul_tw2; a multiple of any lane count). */
 constexpr int64_t kTwiddleChunk = 64;
 
+/** Where the first stage's folded input side (stage_first_csum) reads the weight factor of
+ *  input element j: the stage has radix r and m butterflies (s == 1), vectorised over p in
+ *  blocks of L lanes, and butterfly block p (a multiple of L) loads elements p + l + t m
+ *  (t < r, l < L) as r vectors. A table in this order is read front to back, r L pairs per
+ *  block, where the natural order would be r streams m elements apart (m up to n / 2: on
+ *  a power-of-two length they fall into one cache set with the stage's other streams). */
+struct FoldOrder {
+  int r = 1;
+  int64_t m = 1;
+  int lanes = 1;
+  int64_t pos(int64_t j) const {
+    const int64_t t = j / m, q = j % m, l = q % lanes;
+    return r * (q - l) + t * lanes + l;
+  }
+};
+
 template <class T>
 struct StageArgs {
   int radix = 2;
@@ -66,11 +82,14 @@ struct FftKernels {
   /** sum x_j, sum c_j x_j (c given as (c, c) pairs) and sum |x_j|^2. */
   void (*csum)(const T* cdup, const T* x, int64_t n, std::complex<double>* sum,
                std::complex<double>* csum, double* x2) = nullptr;
-  /** The first stage (s == 1) with csum's three sums of its input folded into its loads;
-   *  false (nothing done) where it cannot (a stage not vectorised over whole lanes, or a
+  /** The first stage (s == 1) with csum's three sums of its input folded into its loads,
+   *  the pairs (c_j, c_j) given in FoldOrder; false (nothing done) where it cannot (a stage not vectorised over whole lanes, or a
    *  radix without a specialised butterfly): the caller runs stage and csum. */
   bool (*stage_first_csum)(const StageArgs<T>&, const T* x, T* y, const T* cdup, std::complex<double>* sum,
                            std::complex<double>* csum, double* x2) = nullptr;
+  /** Whether stage_first_csum takes this stage; the pairs of its cdup are then in FoldOrder
+   *  {radix, m, lanes}. */
+  bool (*first_foldable)(const StageArgs<T>&) = nullptr;
   /** The last stage (m == 1) with cdot_sep's sum of its output folded into its stores,
    *  the weights of a complex line's check (w_k = exp(sign i pi k / n)); false (nothing
    *  done) where it cannot. */
@@ -83,13 +102,14 @@ struct FftKernels {
    *  twiddles w^{k} as the product of a chunk table A (C values, (re, re) pairs then
    *  (-im, im) pairs at A + 2C) and a chunk factor B ((re, im) per chunk). */
   void (*cmul_tw2)(T* y, const T* a, const T* A, const T* B, int64_t n) = nullptr;
-  /** csum and cdot_sep for nb signals interleaved element by element, fused
-   *  with the copies that gather them from rows of a larger array (src_row
-   *  complex elements apart) and scatter them back; a null dst copies nothing. */
+  /** csum for nb signals interleaved element by element, fused with the copy that gathers
+   *  them from rows of a larger array (src_row complex elements apart) into dst; a null
+   *  dst copies nothing. */
   void (*gather_csum_batch)(const T* src, int64_t src_row, T* dst, const T* cdup, int64_t n, int64_t nb,
                             std::complex<double>* sum, std::complex<double>* csum, double* x2) = nullptr;
-  void (*scatter_cdot_batch)(const T* src, T* dst, int64_t dst_row, const T* rr, const T* ri, const double* R,
-                             int64_t n, int64_t nb, std::complex<double>* out) = nullptr;
+  /** cdot_sep for nb signals interleaved element by element (contiguous). */
+  void (*cdot_batch)(const T* src, const T* rr, const T* ri, const double* R, int64_t n, int64_t nb,
+                     std::complex<double>* out) = nullptr;
   /** The real transform's split step, bins k in [1, h) of a length-2h R2C from the
    *  half-length complex spectrum Z: y_k = ((a + b) - i w_k (a - b)) / 2 with
    *  a = Z_k, b = conj Z_{h-k} (bins 0 and h are the caller's); the bins k and h - k

@@ -108,13 +108,16 @@ void LinePlan<T>::build_weights_c2c() {
   const int64_t n = n_;
   const int s = sign_;
   make_sep_weights<T>(w_, Rb_, n, n, s);
-  // v_j = 1 + s i cot(phi_j), phi_j = pi (2j+1) / (2n): stored c_j = s cot(phi_j), paired.
+  // v_j = 1 + s i cot(phi_j), phi_j = pi (2j+1) / (2n): stored c_j = s cot(phi_j), paired;
+  // for a kernel that folds the input side, the same pairs in its order as well.
   v_.make(size_t(2 * n), [=](T* v) {
-    for (int64_t j = 0; j < n; ++j) {
-      const auto c = root_ld(2 * j + 1, 4 * n, +1);
-      v[2 * j] = v[2 * j + 1] = T((long double)s * c.real() / c.imag());
-    }
+    for (int64_t j = 0; j < n; ++j) v[2 * j] = v[2 * j + 1] = input_cot<T>(j, n, s);
   });
+  FoldOrder o;
+  if (kernel_ && kernel_->fold_in_order(&o))
+    vfold_.make(size_t(2 * n), [=](T* v) {
+      for (int64_t j = 0; j < n; ++j) v[2 * o.pos(j)] = v[2 * o.pos(j) + 1] = input_cot<T>(j, n, s);
+    });
   double vn = 0;
   for (int64_t j = 0; j < n; ++j) vn += 1.0 + double(v_.data[size_t(2 * j)]) * v_.data[size_t(2 * j)];
   bound_.w_norm = std::sqrt(double(n));
@@ -162,15 +165,18 @@ void LinePlan<T>::build_weights_r2c() {
     // pairs (compute_r2c_checked). Its rounding is at most g sum (1 + |c_j|) |x_j| against
     // g sum (|Re v_j| + |Im v_j|) |x_j| for the direct sum, so the bound takes
     // ||v||_2 >= ||(1 + |c_j|) / sqrt 2||_2 (docs/ABFT.md §9.2).
-    rc_.make(size_t(n), [=](T* c) {
-      for (int64_t j = 0; j < n; ++j) {
-        const auto z = root_ld(2 * j + 1, 4 * n, +1);
-        c[j] = T((long double)s * z.real() / z.imag());
-      }
-    });
+    FoldOrder o;
+    if (kernel_ && kernel_->fold_in_order(&o))
+      vfold_.make(size_t(n), [=](T* c) {
+        for (int64_t j = 0; j < n / 2; ++j) {
+          c[2 * o.pos(j)] = input_cot<T>(2 * j, n, s);
+          c[2 * o.pos(j) + 1] = input_cot<T>(2 * j + 1, n, s);
+        }
+      });
     double vf = 0;
     for (int64_t j = 0; j < n; ++j) {
-      const double a = 1.0 + std::fabs(double(rc_.data[size_t(j)]));
+      const T c = vfold_.data.empty() ? input_cot<T>(j, n, s) : vfold_.data[size_t(j)];  // any order
+      const double a = 1.0 + std::fabs(double(c));
       vf += 0.5 * a * a;
     }
     vn = std::max(vn, vf);
@@ -407,10 +413,10 @@ void LinePlan<T>::compute_r2c_checked(const T* in, T* out, T* work, abft_policy 
   bool folded = false;
   if (kernel_) {
     FoldedCheck<T> fc;
-    fc.cdup = rc_.data.data();
+    if (!vfold_.data.empty()) fc.cdup = vfold_.data.data();
     kernel_->run_folded(in, Z, kw, fc);
     if ((folded = fc.in_done)) {
-      // fc.sum = sum z_j = (sum x_even) + i (sum x_odd), fc.csum the same with c_j (rc_).
+      // fc.sum = sum z_j = (sum x_even) + i (sum x_odd), fc.csum the same with c_j (vfold_).
       const double A = fc.sum.real() + fc.sum.imag(), Aa = fc.sum.real() - fc.sum.imag();
       const double C = fc.csum.real() + fc.csum.imag(), Ca = fc.csum.real() - fc.csum.imag();
       const double s = double(sign_);
@@ -456,7 +462,7 @@ void LinePlan<T>::refresh_tables() const {
   const_cast<Table<T>&>(twist_).refresh();
   const_cast<Table<T>&>(w_).refresh();
   const_cast<Table<T>&>(v_).refresh();
-  const_cast<Table<T>&>(rc_).refresh();
+  const_cast<Table<T>&>(vfold_).refresh();
   const_cast<Table<double>&>(Rb_).refresh();
 }
 

@@ -65,11 +65,9 @@ class LinePlan {
   int64_t batch_work_scalars(int64_t nb) const { return kernel_->batch_work_scalars(nb); }
   void check_in_batch(const T* x, int64_t nb, std::complex<double>* in, double* x2) const;
   void check_out_batch(const T* y, int64_t nb, std::complex<double>* out) const;
-  /** The two batched check sides fused with the gather (rows src_row apart
-   *  into dst) and the scatter (rows of src to dst, dst_row apart). */
+  /** The batched input side fused with the gather (rows src_row apart into dst). */
   void gather_check_in_batch(const T* src, int64_t src_row, T* dst, int64_t nb, std::complex<double>* in,
                              double* x2) const;
-  void scatter_check_out_batch(const T* src, T* dst, int64_t dst_row, int64_t nb, std::complex<double>* out) const;
   /** Judges one check: counts it (or a skip) in rep; true when it failed. */
   bool judge(std::complex<double> in, double x2, std::complex<double> out, abft_report& rep) const;
 
@@ -146,9 +144,11 @@ class LinePlan {
   // w_{bB+j} = R_b r_j; v_ holds (c_j, c_j) pairs, v_j = 1 + i c_j. Real
   // sides: real and imaginary parts of the weights as two blocks.
   Table<T> w_, v_;
-  // Even R2C lines: c_j = sign cot phi_j, j < n, the input weights' factor that the folded
-  // input side takes as (c_2j, c_2j+1) pairs of the packed complex input (fft_line.cpp).
-  Table<T> rc_;
+  // The input weights' factor c_j = sign cot phi_j in the pairs and the order the kernel's
+  // folded first stage reads (Kernel1d::fold_in_order; empty when it does not fold): complex
+  // lines (c_j, c_j) per element j, even R2C lines (c_2j, c_2j+1) per packed complex input
+  // z_j = x_2j + i x_2j+1 (fft_line.cpp).
+  Table<T> vfold_;
   std::complex<double> split_e1_, split_eh1_;  // SplitCheck's w_1 and w_{h-1} (even R2C lines)
   Table<double> Rb_;
   checksum::FftUnitBound bound_;

@@ -161,7 +161,8 @@ void LinePlan<T>::check_in_batch(const T* x, int64_t nb, std::complex<double>* i
 
 template <class T>
 void LinePlan<T>::check_out_batch(const T* y, int64_t nb, std::complex<double>* out) const {
-  scatter_check_out_batch(y, nullptr, 0, nb, out);
+  const T* w = w_.data.data();
+  K_.cdot_batch(y, w, w + 2 * kWeightBlock, Rb_.data.data(), n_, nb, out);
 }
 
 template <class T>
@@ -170,13 +171,6 @@ void LinePlan<T>::gather_check_in_batch(const T* src, int64_t src_row, T* dst, i
   std::complex<double> sum[64], csum[64];
   K_.gather_csum_batch(src, src_row, dst, v_.data.data(), n_, nb, sum, csum, x2);
   for (int64_t b = 0; b < nb; ++b) in[b] = sum[b] + std::complex<double>(0.0, 1.0) * csum[b];
-}
-
-template <class T>
-void LinePlan<T>::scatter_check_out_batch(const T* src, T* dst, int64_t dst_row, int64_t nb,
-                                          std::complex<double>* out) const {
-  const T* w = w_.data.data();
-  K_.scatter_cdot_batch(src, dst, dst_row, w, w + 2 * kWeightBlock, Rb_.data.data(), n_, nb, out);
 }
 
 template <class T>
@@ -189,7 +183,7 @@ void LinePlan<T>::run_unit(const T* src, T* dst, T* work, abft_policy pol, Stage
     // (GUIDE §3 rule 6); with a hook (injection) the stage outputs may change after they
     // are stored, so the sums are then taken by the separate passes below.
     FoldedCheck<T> fc;
-    fc.cdup = v_.data.data();
+    if (!vfold_.data.empty()) fc.cdup = vfold_.data.data();
     fc.rr = w_.data.data();
     fc.ri = fc.rr + 2 * kWeightBlock;
     fc.R = Rb_.data.data();
@@ -273,13 +267,15 @@ void LinePlan<T>::column_block(const T* in, T* z, T* bin, T* bout, T* kw, int64_
     return;
   }
   // Gather rows of nb consecutive columns, interleaved (whole cache lines),
-  // with the input side of the checks on the way; the transform; the scatter
-  // with the output side on the way.
+  // with the input side of the checks on the way; the transform; the output
+  // side on the block while it is in L1, then the scatter (the same copy as
+  // unprotected: fused with the sums, its strided stores ran at half speed).
   std::complex<double> cin[64], cout[64];
   double x2[64];
   col_->gather_check_in_batch(in + 2 * j0, n2, bin, nb, cin, x2);
   col_->compute_batch(bin, bout, kw, nb, hook ? &bh : nullptr);
-  col_->scatter_check_out_batch(bout, z + 2 * j0, n2, nb, cout);
+  col_->check_out_batch(bout, nb, cout);
+  copy_rows(bout, nb, z + 2 * j0, n2, n1);
   bool failed[64];
   int64_t nfail = 0;
   for (int64_t b = 0; b < nb; ++b) nfail += (failed[b] = col_->judge(cin[b], x2[b], cout[b], rep));

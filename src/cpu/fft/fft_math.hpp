@@ -47,6 +47,14 @@ std::complex<T> root(int64_t num, int64_t den, int sign) {
   return {static_cast<T>(z.real()), static_cast<T>(z.imag())};
 }
 
+/** c_j = sign cot(pi (2j + 1) / (2n)), the factor of the input weights v_j = 1 + i c_j of a
+ *  length-n line's check (docs/ABFT.md section 9), rounded once to T. */
+template <class T>
+T input_cot(int64_t j, int64_t n, int sign) {
+  const auto z = root_ld(2 * j + 1, 4 * n, +1);
+  return T((long double)sign * z.real() / z.imag());
+}
+
 /** Largest prime factor handled by a butterfly; longer primes go to Bluestein. */
 constexpr int kMaxRadixPrime = 31;
 

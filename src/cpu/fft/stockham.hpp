@@ -51,7 +51,7 @@ struct InAcc {
    *  radix-8 butterfly adds two terms to each (the chains of multiply-adds set the pace
    *  otherwise); two with 16. */
   static constexpr int NA = sizeof(V) == 64 ? 4 : 2;
-  const T* cdup;  ///< (c_j, c_j) pairs
+  const T* cdup;  ///< (c_j, c_j) pairs in FoldOrder
   V s = C::zero(), c[NA], q[NA];
   D ds{}, dc{}, dq{};
   int cnt = 0;  ///< butterflies since the last flush
@@ -62,11 +62,12 @@ struct InAcc {
    *  The plain sum adds a balanced tree of the r terms; the weighted sums and the squares
    *  go round NA accumulators each, one multiply-add per term. */
   template <int R>
-  void in(const V* a, int64_t p, int64_t m) {
+  void in(const V* a, int64_t p, int64_t) {
     static_assert(R > 0, "the fold takes the specialised radices only");
     s += tree_sum<0, R>([&](int t) { return a[t]; });
+    const T* cb = cdup + 2 * R * p;  // FoldOrder: the block's R vectors of pairs, in t order
     for (int t = 0; t < R; ++t) {
-      c[t % NA] += a[t] * C::load(cdup + 2 * (p + t * m));
+      c[t % NA] += a[t] * C::load(cb + 2 * t * C::lanes);
       q[t % NA] += a[t] * a[t];
     }
     // A butterfly adds ceil(R / NA) terms to each weighted accumulator, and one term of
@@ -391,6 +392,13 @@ inline void with_radix(int r, F f) {
   }
 }
 
+/** first_foldable (fft_kernels.hpp). */
+template <class C, class T>
+bool first_foldable_impl(const StageArgs<T>& g) {
+  constexpr int L = C::lanes;
+  return L >= 2 && g.s == 1 && g.m >= L && g.m % L == 0 && fused_radix(g.radix);
+}
+
 /** stage_first_csum (fft_kernels.hpp): the first stage with csum_impl's sums folded in.
  *  Flattened: with the stage inlined the accumulators are locals the compiler keeps in
  *  registers (through a reference they would be reloaded after every store of the stage,
@@ -398,8 +406,7 @@ inline void with_radix(int r, F f) {
 template <class C, class S, class T>
 __attribute__((flatten)) bool stage_first_csum_impl(const StageArgs<T>& g, const T* x, T* y, const T* cdup, std::complex<double>* sum,
                            std::complex<double>* csum, double* x2) {
-  constexpr int L = C::lanes;
-  if (L < 2 || g.s != 1 || g.m < L || g.m % L != 0 || !fused_radix(g.radix)) return false;
+  if (!first_foldable_impl<C>(g)) return false;
   InAcc<C, T> acc(cdup);
   with_radix<C, T>(g.radix, [&](auto R) { stage_p<C, decltype(R)::value, T>(g, x, y, g.m, acc); });
   acc.finish(sum, csum, x2);
@@ -578,6 +585,10 @@ void gather_csum_batch_n(const T* src, int64_t src_row, T* dst, const T* cdup, i
   // Independent accumulator sets for consecutive rows: with one or two vectors a row, one set
   // would make every row wait for the previous row's additions (a chain of adds per row).
   constexpr int U = NVC == 1 ? 4 : NVC == 2 ? 2 : 1;
+  // The second level in double, lane by lane as vectors (one signal per lane): the
+  // per-signal scalars are formed once at the end, not after every R rows.
+  typename C::DV ds[NV], dc[NV], dq[NV];
+  for (int v = 0; v < NV; ++v) ds[v] = dc[v] = dq[v] = typename C::DV{};
   for (int64_t j0 = 0; j0 < n; j0 += R) {
     const int64_t j1 = std::min(n, j0 + R);
     V a[U][NV], c[U][NV], q[U][NV];
@@ -618,23 +629,29 @@ void gather_csum_batch_n(const T* src, int64_t src_row, T* dst, const T* cdup, i
       }
     }
     for (int u = 0; u < U; ++u)
-      for (int64_t v = 0; v < nv; ++v)
-        for (int l = 0; l < L; ++l) {
-          const int64_t b = v * L + l;
-          sum[b] += std::complex<double>(a[u][v][2 * l], a[u][v][2 * l + 1]);
-          csum[b] += std::complex<double>(c[u][v][2 * l], c[u][v][2 * l + 1]);
-          x2[b] += double(q[u][v][2 * l]) + double(q[u][v][2 * l + 1]);
-        }
+      for (int64_t v = 0; v < nv; ++v) {
+        ds[v] += C::widen(a[u][v]);
+        dc[v] += C::widen(c[u][v]);
+        dq[v] += C::widen(q[u][v]);
+      }
   }
+  for (int64_t v = 0; v < nv; ++v)
+    for (int l = 0; l < L; ++l) {
+      const int64_t b = v * L + l;
+      sum[b] = {ds[v][2 * l], ds[v][2 * l + 1]};
+      csum[b] = {dc[v][2 * l], dc[v][2 * l + 1]};
+      x2[b] = dq[v][2 * l] + dq[v][2 * l + 1];
+    }
 }
 
-/** Output side of the checks of nb interleaved signals, w_{bB+j} = R_b r_j as
- *  in cdot_sep_impl (r as (re, re) then (im, im) pairs), fused with the copy
- *  that scatters them: row k (nb complex values at src + k * nb) goes to
- *  dst + k * dst_row (no copy when dst is null) and is summed on the way. */
+/** Output side of the checks of nb interleaved signals (row k: nb complex values at
+ *  src + k * nb), w_{bB+j} = R_b r_j as in cdot_sep_impl (r as (re, re) then (im, im)
+ *  pairs). Not fused with the four-step's scatter of the block: with the strided stores in
+ *  the same loop the float column pass took twice the plain copy's time (a separate pass
+ *  over the L1-resident block costs less; docs/PERFORMANCE.md, issue 4). */
 template <class C, class S, class T, int NVC>
-void scatter_cdot_batch_n(const T* src, T* dst, int64_t dst_row, const T* rr, const T* ri, const double* Rb,
-                          int64_t n, int64_t nb_, std::complex<double>* out) {
+void cdot_batch_n(const T* src, const T* rr, const T* ri, const double* Rb, int64_t n, int64_t nb_,
+                  std::complex<double>* out) {
   using V = typename C::V;
   constexpr int L = C::lanes;
   constexpr int64_t B = kWeightBlock;
@@ -644,6 +661,8 @@ void scatter_cdot_batch_n(const T* src, T* dst, int64_t dst_row, const T* rr, co
   const int64_t nv = NVC > 0 ? NVC : std::min<int64_t>(nb / L, NV);
   const int64_t bv = nv * L;
   constexpr int U = NVC == 1 ? 4 : NVC == 2 ? 2 : 1;  // as in gather_csum_batch_n
+  typename C::DV tot[NV];  // as in gather_csum_batch_n: per lane in double, as vectors
+  for (int v = 0; v < NV; ++v) tot[v] = typename C::DV{};
   for (int64_t blk = 0; blk * B < n; ++blk) {
     const int64_t j1 = std::min<int64_t>(B, n - blk * B);
     V a[U][NV], c[U][NV];
@@ -654,11 +673,9 @@ void scatter_cdot_batch_n(const T* src, T* dst, int64_t dst_row, const T* rr, co
     auto row = [&](int64_t j, int u) {
       const int64_t k = blk * B + j;
       const T* sr = src + 2 * k * nb;
-      T* dr = dst ? dst + 2 * k * dst_row : nullptr;
       const V wr = C::splat(rr[2 * j]), wi = C::splat(ri[2 * j]);
       for (int64_t v = 0; v < nv; ++v) {
         const V yv = C::load(sr + 2 * v * L);
-        if (dst) C::store(dr + 2 * v * L, yv);
         a[u][v] += yv * wr;
         c[u][v] += yv * wi;
       }
@@ -674,30 +691,24 @@ void scatter_cdot_batch_n(const T* src, T* dst, int64_t dst_row, const T* rr, co
     for (int64_t j = 0; j < j1 && bv < nb; ++j) {
       const int64_t k = blk * B + j;
       const T* sr = src + 2 * k * nb;
-      T* dr = dst ? dst + 2 * k * dst_row : nullptr;
       for (int64_t b = bv; b < nb; ++b) {
         const T yr = sr[2 * b], yi = sr[2 * b + 1];
-        if (dst) {
-          dr[2 * b] = yr;
-          dr[2 * b + 1] = yi;
-        }
         tr[b] += double(rr[2 * j]) * yr - double(ri[2 * j]) * yi;
         ti[b] += double(rr[2 * j]) * yi + double(ri[2 * j]) * yr;
       }
     }
     const double Rr = Rb[2 * blk], Ri = Rb[2 * blk + 1];
-    for (int64_t v = 0; v < nv; ++v)
-      for (int l = 0; l < L; ++l) {
-        double ir = 0, ii = 0;
-        for (int u = 0; u < U; ++u) {
-          ir += double(a[u][v][2 * l]) - double(c[u][v][2 * l + 1]);
-          ii += double(a[u][v][2 * l + 1]) + double(c[u][v][2 * l]);
-        }
-        out[v * L + l] += std::complex<double>(Rr * ir - Ri * ii, Rr * ii + Ri * ir);
-      }
+    for (int64_t v = 0; v < nv; ++v) {
+      // inner = sum_u (a.re - c.im, a.im + c.re) in double, then times R_b
+      typename C::DV inner{};
+      for (int u = 0; u < U; ++u) inner += C::dplus_i(C::widen(a[u][v]), C::widen(c[u][v]));
+      tot[v] += C::dcmul(inner, Rr, Ri);
+    }
     for (int64_t b = bv; b < nb; ++b)
       out[b] += std::complex<double>(Rr * tr[b] - Ri * ti[b], Rr * ti[b] + Ri * tr[b]);
   }
+  for (int64_t v = 0; v < nv; ++v)
+    for (int l = 0; l < L; ++l) out[v * L + l] = {tot[v][2 * l], tot[v][2 * l + 1]};
 }
 
 /** f(integral_constant<int, NVC>) for nb signals: NVC = nb / L for the common widths (1, 2,
@@ -718,11 +729,9 @@ void gather_csum_batch_impl(const T* src, int64_t src_row, T* dst, const T* cdup
   });
 }
 template <class C, class S, class T>
-void scatter_cdot_batch_impl(const T* src, T* dst, int64_t dst_row, const T* rr, const T* ri, const double* Rb,
-                             int64_t n, int64_t nb, std::complex<double>* out) {
-  with_batch_width<C::lanes>(nb, [&](auto w) {
-    scatter_cdot_batch_n<C, S, T, decltype(w)::value>(src, dst, dst_row, rr, ri, Rb, n, nb, out);
-  });
+void cdot_batch_impl(const T* src, const T* rr, const T* ri, const double* Rb, int64_t n, int64_t nb,
+                     std::complex<double>* out) {
+  with_batch_width<C::lanes>(nb, [&](auto w) { cdot_batch_n<C, S, T, decltype(w)::value>(src, rr, ri, Rb, n, nb, out); });
 }
 
 /** cmul_tw2 (fft_kernels.hpp): per chunk of C elements one broadcast factor B_i, the chunk
@@ -945,12 +954,13 @@ FftKernels<T> make_kernels(const char* isa) {
   k.cdot_sep = &cdot_sep_impl<C, S, T>;
   k.csum = &csum_impl<C, S, T>;
   k.stage_first_csum = &stage_first_csum_impl<C, S, T>;
+  k.first_foldable = &first_foldable_impl<C, T>;
   k.stage_last_cdot = &stage_last_cdot_impl<C, S, T>;
   k.rdot = &rdot_impl<C, S, T>;
   k.cmul = &cmul_impl<C, S, T>;
   k.cmul_tw2 = &cmul_tw2_impl<C, S, T>;
   k.gather_csum_batch = &gather_csum_batch_impl<C, S, T>;
-  k.scatter_cdot_batch = &scatter_cdot_batch_impl<C, S, T>;
+  k.cdot_batch = &cdot_batch_impl<C, S, T>;
   k.r2c_twist = &r2c_twist_impl<C, S, T>;
   k.c2r_twist = &c2r_twist_impl<C, S, T>;
   k.transpose_rows = &transpose_rows_impl<C, S, T>;
