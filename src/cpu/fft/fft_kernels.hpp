@@ -102,6 +102,9 @@ struct FftKernels {
    *  twiddles w^{k} as the product of a chunk table A (C values, (re, re) pairs then
    *  (-im, im) pairs at A + 2C) and a chunk factor B ((re, im) per chunk). */
   void (*cmul_tw2)(T* y, const T* a, const T* A, const T* B, int64_t n) = nullptr;
+  /** The wrapping sum of the 64-bit words of `scalars` values (an even number of float):
+   *  the exact check of a four-step twiddle row; any order gives the same sum. */
+  uint64_t (*word_sum)(const T* p, int64_t scalars) = nullptr;
   /** csum for nb signals interleaved element by element, fused with the copy that gathers
    *  them from rows of a larger array (src_row complex elements apart) into dst; a null
    *  dst copies nothing. */

@@ -44,26 +44,6 @@ struct SubHook final : StageHook<T> {
   }
 };
 
-/** Exact sum of the 64-bit words of n complex values (a row of twiddles). */
-template <class T>
-uint64_t word_sum(const T* p, int64_t n) {
-  const int64_t words = n * int64_t(2 * sizeof(T)) / 8;
-  const unsigned char* b = reinterpret_cast<const unsigned char*>(p);
-  const unsigned char* e = b + 8 * words;
-  uint64_t s[4] = {0, 0, 0, 0};  // four chains (wrapping sums: the order does not matter)
-  for (; e - b >= 32; b += 32) {
-    uint64_t w[4];
-    std::memcpy(w, b, 32);
-    for (int l = 0; l < 4; ++l) s[l] += w[l];
-  }
-  for (; b < e; b += 8) {
-    uint64_t w;
-    std::memcpy(&w, b, 8);
-    s[0] += w;
-  }
-  return s[0] + s[1] + s[2] + s[3];
-}
-
 }  // namespace
 
 template <class T>
@@ -114,7 +94,7 @@ void LinePlan<T>::init_fourstep(int64_t n1, int threads) {
 template <class T>
 uint64_t LinePlan<T>::twiddle_row_sum(int64_t k1) const {
   constexpr int64_t C = kTwiddleChunk;
-  return word_sum(tw4a_.data.data() + 4 * C * k1, 2 * C) + word_sum(tw4b_.data.data() + 2 * nB_ * k1, nB_);
+  return K_.word_sum(tw4a_.data.data() + 4 * C * k1, 4 * C) + K_.word_sum(tw4b_.data.data() + 2 * nB_ * k1, 2 * nB_);
 }
 
 template <class T>

@@ -759,6 +759,32 @@ void cmul_tw2_impl(T* y, const T* a, const T* A, const T* B, int64_t n) {
   }
 }
 
+/** word_sum (fft_kernels.hpp): eight wrapping 64-bit chains per 64 bytes, as vectors. */
+template <class T>
+uint64_t word_sum_impl(const T* p, int64_t scalars) {
+  typedef uint64_t W8 __attribute__((vector_size(64)));
+  const int64_t words = scalars * int64_t(sizeof(T)) / 8;
+  const unsigned char* b = reinterpret_cast<const unsigned char*>(p);
+  W8 s0{}, s1{};
+  int64_t i = 0;
+  for (; i + 16 <= words; i += 16) {
+    W8 w0, w1;
+    std::memcpy(&w0, b + 8 * i, 64);
+    std::memcpy(&w1, b + 8 * i + 64, 64);
+    s0 += w0;
+    s1 += w1;
+  }
+  s0 += s1;
+  uint64_t t = 0;
+  for (int l = 0; l < 8; ++l) t += s0[l];
+  for (; i < words; ++i) {
+    uint64_t w;
+    std::memcpy(&w, b + 8 * i, 8);
+    t += w;
+  }
+  return t;
+}
+
 /** a b without the library's NaN recovery (the check judges non-finite sums itself). */
 inline std::complex<double> cmul_d(std::complex<double> a, std::complex<double> b) {
   return {a.real() * b.real() - a.imag() * b.imag(), a.real() * b.imag() + a.imag() * b.real()};
@@ -959,6 +985,7 @@ FftKernels<T> make_kernels(const char* isa) {
   k.rdot = &rdot_impl<C, S, T>;
   k.cmul = &cmul_impl<C, S, T>;
   k.cmul_tw2 = &cmul_tw2_impl<C, S, T>;
+  k.word_sum = &word_sum_impl<T>;
   k.gather_csum_batch = &gather_csum_batch_impl<C, S, T>;
   k.cdot_batch = &cdot_batch_impl<C, S, T>;
   k.r2c_twist = &r2c_twist_impl<C, S, T>;
