@@ -79,7 +79,9 @@ typedef struct abft_report {
   uint64_t uncorrectable;   /**< repairs that failed re-verification */
   uint64_t skipped;         /**< checks skipped: non-finite input, or an output that may overflow */
   double max_ratio;         /**< largest |residual| / bound over passing clean checks
-                                 (1/max_ratio is the observed sharpness) */
+                                 (1/max_ratio is the observed sharpness). An FFT check
+                                 that passed on a sampled input norm (docs/ABFT.md §9.2)
+                                 enters against that smaller bound: an upper estimate */
 } abft_report;
 
 /* ------------------------------------------------------------- statistics */

@@ -22,7 +22,8 @@ namespace {
 
 enum class Sig {
   Random, Zeros, ImpulseAt0, ImpulseMid, Constant, Alternating, RealOnly, ImagOnly,
-  HugeRange, SpikeOnTiny, Denormals, IdenticalBatch, NonHermitian, BigButSafe, NearOverflow
+  HugeRange, SpikeOnTiny, Denormals, IdenticalBatch, NonHermitian, BigButSafe, NearOverflow,
+  LateHalf
 };
 struct SigInfo {
   Sig sig;
@@ -36,7 +37,10 @@ const SigInfo kSignals[] = {
     {Sig::HugeRange, "HugeDynamicRange"}, {Sig::SpikeOnTiny, "SpikeOnTiny"},
     {Sig::Denormals, "Denormals"},     {Sig::IdenticalBatch, "IdenticalBatch"},
     {Sig::NonHermitian, "NonHermitianHalfSpectrum"}, {Sig::BigButSafe, "BigButSafe"},
-    {Sig::NearOverflow, "NearOverflow"}};
+    {Sig::NearOverflow, "NearOverflow"},
+    // zero where the folded input sides sample the squares (the first elements; LinePlan::
+    // judge_sampled): every such check falls back to the exact norm
+    {Sig::LateHalf, "ZeroFirstHalf"}};
 
 template <class T> double huge_exp();
 template <> double huge_exp<float>() { return 15.0; }
@@ -61,6 +65,7 @@ std::vector<cld> make_signal(Sig sig, int64_t cnt, int64_t N, int64_t b, uint64_
       case Sig::Random: case Sig::IdenticalBatch: case Sig::NonHermitian:
         z = cld(T_(u(g)), T_(u(g)));
         break;
+      case Sig::LateHalf: z = 2 * i < cnt ? cld(0, 0) : cld(T_(u(g)), T_(u(g))); break;
       case Sig::Zeros: break;
       case Sig::ImpulseAt0: z = cld(i == 0 ? 1 : 0, 0); break;
       case Sig::ImpulseMid: z = cld(i == cnt / 2 ? -3.5L : 0, i == cnt / 2 ? 1.25L : 0); break;

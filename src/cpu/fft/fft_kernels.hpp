@@ -82,8 +82,10 @@ struct FftKernels {
   /** sum x_j, sum c_j x_j (c given as (c, c) pairs) and sum |x_j|^2. */
   void (*csum)(const T* cdup, const T* x, int64_t n, std::complex<double>* sum,
                std::complex<double>* csum, double* x2) = nullptr;
-  /** The first stage (s == 1) with csum's three sums of its input folded into its loads,
-   *  the pairs (c_j, c_j) given in FoldOrder; false (nothing done) where it cannot (a stage not vectorised over whole lanes, or a
+  /** The first stage (s == 1) with csum's sums of its input folded into its loads, the
+   *  pairs (c_j, c_j) given in FoldOrder, except that *x2 sums |x_j|^2 over j < m only (a
+   *  lower bound of ||x||^2: the squares cost a multiply-add per vector, and the bound
+   *  rarely needs more; LinePlan::judge_sampled); false (nothing done) where it cannot (a stage not vectorised over whole lanes, or a
    *  radix without a specialised butterfly): the caller runs stage and csum. */
   bool (*stage_first_csum)(const StageArgs<T>&, const T* x, T* y, const T* cdup, std::complex<double>* sum,
                            std::complex<double>* csum, double* x2) = nullptr;
@@ -107,7 +109,7 @@ struct FftKernels {
   uint64_t (*word_sum)(const T* p, int64_t scalars) = nullptr;
   /** csum for nb signals interleaved element by element, fused with the copy that gathers
    *  them from rows of a larger array (src_row complex elements apart) into dst; a null
-   *  dst copies nothing. */
+   *  dst copies nothing. x2[b] may sum a subset of the rows (a lower bound, as above). */
   void (*gather_csum_batch)(const T* src, int64_t src_row, T* dst, const T* cdup, int64_t n, int64_t nb,
                             std::complex<double>* sum, std::complex<double>* csum, double* x2) = nullptr;
   /** cdot_sep for nb signals interleaved element by element (contiguous). */

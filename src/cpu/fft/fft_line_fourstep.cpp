@@ -120,11 +120,7 @@ bool LinePlan<T>::judge(std::complex<double> in, double x2, std::complex<double>
     ++rep.skipped;  // non-finite input is data; so is an output that may overflow
     return false;
   }
-  const double bnd = bound(X);
-  // |out - in| without hypot (one call per unit, a visible share of a small transform): a
-  // difference whose square overflows is a fault either way (Inf > bound; NaN fails <=).
-  const double dr = out.real() - in.real(), di = out.imag() - in.imag();
-  const double res = std::sqrt(dr * dr + di * di);
+  const double bnd = bound(X), res = residual(in, out);
   ++rep.checks;
   if (res <= bnd) {
     if (bnd > 0) rep.max_ratio = std::max(rep.max_ratio, res / bnd);
@@ -132,11 +128,6 @@ bool LinePlan<T>::judge(std::complex<double> in, double x2, std::complex<double>
   }
   ++rep.detected;
   return true;
-}
-
-template <class T>
-void LinePlan<T>::check_in_batch(const T* x, int64_t nb, std::complex<double>* in, double* x2) const {
-  gather_check_in_batch(x, nb, nullptr, nb, in, x2);
 }
 
 template <class T>
@@ -158,6 +149,7 @@ void LinePlan<T>::run_unit(const T* src, T* dst, T* work, abft_policy pol, Stage
                            abft_report& rep, abft_status& st, std::mutex& repair_mu) const {
   std::complex<double> cin, cout;
   double x2 = 0;
+  bool sampled = false;  // x2 a lower bound of ||x||^2 (the folded input sides)
   if (pol != ABFT_POLICY_OFF && !hook && kind_ == ABFT_FFT_C2C && kernel_) {
     // A complex Stockham unit folds the check's sums into its first and last stages
     // (GUIDE §3 rule 6); with a hook (injection) the stage outputs may change after they
@@ -171,12 +163,13 @@ void LinePlan<T>::run_unit(const T* src, T* dst, T* work, abft_policy pol, Stage
     if (fc.in_done) {
       cin = fc.sum + std::complex<double>(0.0, 1.0) * fc.csum;
       x2 = fc.x2;
+      sampled = true;
     } else {
       cin = check_in(src, &x2);
     }
     cout = fc.out_done ? fc.out : check_out(dst);
   } else if (pol != ABFT_POLICY_OFF && !hook && r2c_foldable()) {
-    compute_r2c_checked(src, dst, work, pol, rep, st, repair_mu, &cin, &x2, &cout);
+    compute_r2c_checked(src, dst, work, pol, rep, st, repair_mu, &cin, &x2, &cout, &sampled);
   } else {
     if (pol != ABFT_POLICY_OFF) cin = check_in(src, &x2);
     compute(src, dst, work, hook, pol, &rep, &st, &repair_mu);
@@ -186,7 +179,15 @@ void LinePlan<T>::run_unit(const T* src, T* dst, T* work, abft_policy pol, Stage
     }
     if (pol != ABFT_POLICY_OFF) cout = check_out(dst);
   }
-  if (pol == ABFT_POLICY_OFF || !judge(cin, x2, cout, rep)) return;
+  if (pol == ABFT_POLICY_OFF) return;
+  // src is kept (the recomputation reads it): the exact norm, where the sampled one does
+  // not settle the check, is a pass over it.
+  auto exact_x2 = [&] {
+    double e = 0;
+    check_in(src, &e);
+    return e;
+  };
+  if (!(sampled ? judge_sampled(cin, x2, cout, rep, exact_x2) : judge(cin, x2, cout, rep))) return;
   if (pol == ABFT_POLICY_DETECT) {
     st = core::worse_status(st, ABFT_STATUS_FAULT_DETECTED);
     return;
@@ -258,7 +259,19 @@ void LinePlan<T>::column_block(const T* in, T* z, T* bin, T* bout, T* kw, int64_
   copy_rows(bout, nb, z + 2 * j0, n2, n1);
   bool failed[64];
   int64_t nfail = 0;
-  for (int64_t b = 0; b < nb; ++b) nfail += (failed[b] = col_->judge(cin[b], x2[b], cout[b], rep));
+  for (int64_t b = 0; b < nb; ++b) {
+    // x2[b] sums a sample of the column's rows; the exact norm, when needed, from the
+    // gathered copy (kept for the recomputation)
+    auto exact_x2 = [&] {
+      double e = 0;
+      for (int64_t j = 0; j < n1; ++j) {
+        const double xr = bin[2 * (j * nb + b)], xi = bin[2 * (j * nb + b) + 1];
+        e += xr * xr + xi * xi;
+      }
+      return e;
+    };
+    nfail += (failed[b] = col_->judge_sampled(cin[b], x2[b], cout[b], rep, exact_x2));
+  }
   if (nfail == 0) return;
   if (pol == ABFT_POLICY_DETECT) {
     st = core::worse_status(st, ABFT_STATUS_FAULT_DETECTED);

@@ -40,9 +40,10 @@ inline auto tree_sum(F&& f) {
 }
 
 /** The input side of a complex check folded into the first stage (s == 1), from the
- *  values it loads: sum x_j, sum c_j x_j and sum |x_j|^2 (csum_impl's sums). No lane of
- *  an accumulator takes a chain of more than 32 roundings in T before it is added in
- *  double (fft_dot_coefficient). */
+ *  values it loads: sum x_j and sum c_j x_j (csum_impl's sums), and sum |x_j|^2 over the
+ *  butterflies' first inputs only (elements j < m: a lower bound of ||x||^2, which the
+ *  judge takes as such, LinePlan::judge_sampled). No lane of an accumulator takes a chain
+ *  of more than 32 roundings in T before it is added in double (fft_dot_coefficient). */
 template <class C, class T>
 struct InAcc {
   using V = typename C::V;
@@ -52,24 +53,22 @@ struct InAcc {
    *  otherwise); two with 16. */
   static constexpr int NA = sizeof(V) == 64 ? 4 : 2;
   const T* cdup;  ///< (c_j, c_j) pairs in FoldOrder
-  V s = C::zero(), c[NA], q[NA];
+  V s = C::zero(), c[NA], q = C::zero();
   D ds{}, dc{}, dq{};
   int cnt = 0;  ///< butterflies since the last flush
   explicit InAcc(const T* cd) : cdup(cd) {
-    for (int i = 0; i < NA; ++i) c[i] = q[i] = C::zero();
+    for (int i = 0; i < NA; ++i) c[i] = C::zero();
   }
   /** The r vectors a butterfly loaded: a[t] holds elements p + t m .. p + t m + L - 1.
-   *  The plain sum adds a balanced tree of the r terms; the weighted sums and the squares
-   *  go round NA accumulators each, one multiply-add per term. */
+   *  The plain sum adds a balanced tree of the r terms; the weighted sum goes round NA
+   *  accumulators, one multiply-add per term; the squares take a[0] only (the sample). */
   template <int R>
   void in(const V* a, int64_t p, int64_t) {
     static_assert(R > 0, "the fold takes the specialised radices only");
     s += tree_sum<0, R>([&](int t) { return a[t]; });
     const T* cb = cdup + 2 * R * p;  // FoldOrder: the block's R vectors of pairs, in t order
-    for (int t = 0; t < R; ++t) {
-      c[t % NA] += a[t] * C::load(cb + 2 * t * C::lanes);
-      q[t % NA] += a[t] * a[t];
-    }
+    for (int t = 0; t < R; ++t) c[t % NA] += a[t] * C::load(cb + 2 * t * C::lanes);
+    q += a[0] * a[0];
     // A butterfly adds ceil(R / NA) terms to each weighted accumulator, and one term of
     // tree depth ceil(log2 R) to the plain sum: flush before a chain would pass 32.
     constexpr int per = (R + NA - 1) / NA, depth = R > 4 ? 3 : R > 2 ? 2 : 1;
@@ -78,12 +77,12 @@ struct InAcc {
   }
   void flush() {
     ds += C::widen(s);
+    dq += C::widen(q);
     for (int i = 0; i < NA; ++i) {
       dc += C::widen(c[i]);
-      dq += C::widen(q[i]);
-      c[i] = q[i] = C::zero();
+      c[i] = C::zero();
     }
-    s = C::zero();
+    s = q = C::zero();
     cnt = 0;
   }
   template <int R, class V2>
@@ -584,6 +583,8 @@ void gather_csum_batch_n(const T* src, int64_t src_row, T* dst, const T* cdup, i
   const int64_t bv = nv * L;  // signals handled by vectors; the rest scalar
   // Independent accumulator sets for consecutive rows: with one or two vectors a row, one set
   // would make every row wait for the previous row's additions (a chain of adds per row).
+  // The squares are summed on the rows of set 0 only: x2 is then a lower bound of each
+  // signal's ||x||^2 (a sample of its rows; LinePlan::judge_sampled).
   constexpr int U = NVC == 1 ? 4 : NVC == 2 ? 2 : 1;
   // The second level in double, lane by lane as vectors (one signal per lane): the
   // per-signal scalars are formed once at the end, not after every R rows.
@@ -603,7 +604,7 @@ void gather_csum_batch_n(const T* src, int64_t src_row, T* dst, const T* cdup, i
         if (dst) C::store(dr + 2 * v * L, xv);
         a[u][v] += xv;
         c[u][v] += xv * cj;
-        q[u][v] += xv * xv;
+        if (u == 0) q[u][v] += xv * xv;
       }
     };
     int64_t jv = j0;
