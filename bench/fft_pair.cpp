@@ -37,7 +37,7 @@ int run(int64_t n, int threads, char tag) {
       return 2;
     }
     abft_fft_set_threads(p[i], threads);
-    abft_fft_set_policy(p[i], i ? (getenv("PAIR_DETECT") ? ABFT_POLICY_DETECT : ABFT_POLICY_CORRECT) : ABFT_POLICY_OFF);
+    abft_fft_set_policy(p[i], i ? ABFT_POLICY_CORRECT : ABFT_POLICY_OFF);
   }
   std::vector<T> in(size_t(2 * n)), out(size_t(2 * n));
   std::mt19937_64 g{static_cast<uint64_t>(n)};
