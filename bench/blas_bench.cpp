@@ -3,10 +3,11 @@
  *
  *  Both libraries export the same cblas_* names, so neither is linked: each is opened with
  *  dlopen(RTLD_LOCAL | RTLD_DEEPBIND) and its cblas_* functions are looked up by name.
- *  Each case runs twice, `<routine>/n=<n>/abft` and `.../openblas`, one after the other in
- *  the same process; scripts/bench_blas.sh turns the pair into the ratio. The two are not
- *  interleaved call by call: OpenBLAS's workers keep spinning for a while after a call
- *  returns and would take the cores from the next abft call (and abft's from OpenBLAS).
+ *  Each case runs as `<routine>/n=<n>/abft` and `.../openblas`, separate rows in the same
+ *  process, and for ?gemm also as `.../paired`: both libraries call by call (paired()), whose
+ *  ratio is the robust one on a shared machine; scripts/bench_blas.sh tabulates both. The
+ *  paired rows need idle workers that sleep (OpenBLAS's keep spinning for up to about 0.1 s
+ *  after a call by default and would take the cores from the next abft call).
  *
  *  Routines: cblas_{s,d,c,z}gemm (NoTrans, NoTrans, beta 0), cblas_dsyrk (Lower, NoTrans),
  *  cblas_dtrsm (Left, Lower, NoTrans, NonUnit), column-major, square n.
@@ -17,6 +18,7 @@
 #include <benchmark/benchmark.h>
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <chrono>
 #include <complex>
 #include <cstdlib>
@@ -99,6 +101,44 @@ void timed(benchmark::State& state, double flops, bool use_peer,
                                                  benchmark::Counter::kIsRate);
 }
 
+/** Both libraries in one benchmark, call by call: each iteration times one call of each, in
+ *  alternating order, and `x_openblas` is the median over the iterations of the OpenBLAS
+ *  call's time over abft's (paired: a busy stretch of the machine falls on both sides of a
+ *  pair, where separate rows take their medians minutes apart). Needs idle workers that
+ *  sleep: OMP_WAIT_POLICY=PASSIVE for abft and a short OPENBLAS_THREAD_TIMEOUT, which
+ *  scripts/bench_blas.sh sets (a spinning pool takes the cores from the other library's
+ *  next call). The manual time of an iteration is the pair's; the counters give each side. */
+void paired(benchmark::State& state, double flops, const std::function<void()>& mine,
+            const std::function<void()>& theirs) {
+  mine();
+  theirs();
+  std::vector<double> ratio;
+  double ta = 0, tp = 0;
+  bool peer_first = false;
+  for (auto _ : state) {
+    double a, p;
+    if (peer_first) {
+      p = seconds(theirs);
+      a = seconds(mine);
+    } else {
+      a = seconds(mine);
+      p = seconds(theirs);
+    }
+    peer_first = !peer_first;
+    ta += a;
+    tp += p;
+    ratio.push_back(p / a);
+    state.SetIterationTime(a + p);
+  }
+  std::sort(ratio.begin(), ratio.end());
+  const double it = double(state.iterations());
+  state.counters["abft_GFLOP/s"] = flops * 1e-9 * it / ta;
+  state.counters["openblas_GFLOP/s"] = flops * 1e-9 * it / tp;
+  state.counters["x_openblas"] = ratio.empty() ? 0.0 : ratio[ratio.size() / 2];
+}
+
+enum { kOurs = 0, kPeer = 1, kPaired = 2 };
+
 bool ready(benchmark::State& state, const void* a, const void* b) {
   if (!ours().h) { state.SkipWithError(("abft BLAS: " + ours().error).c_str()); return false; }
   if (!peer().h) { state.SkipWithError(("peer BLAS: " + peer().error).c_str()); return false; }
@@ -107,7 +147,7 @@ bool ready(benchmark::State& state, const void* a, const void* b) {
 }
 
 template <class T, class F>
-void bench_gemm(benchmark::State& state, const char* name, int n, bool use_peer) {
+void bench_gemm(benchmark::State& state, const char* name, int n, int who) {
   F* a = ours().fn<F>(name);
   F* b = peer().fn<F>(name);
   if (!ready(state, (void*)a, (void*)b)) return;
@@ -122,7 +162,8 @@ void bench_gemm(benchmark::State& state, const char* name, int n, bool use_peer)
       f(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, &one, A.data(), n, B.data(), n, &zero, C.data(), n);
     }
   };
-  timed(state, flops, use_peer, [&] { call(a); }, [&] { call(b); });
+  if (who == kPaired) paired(state, flops, [&] { call(a); }, [&] { call(b); });
+  else timed(state, flops, who == kPeer, [&] { call(a); }, [&] { call(b); });
 }
 
 void bench_dsyrk(benchmark::State& state, int n, bool use_peer) {
@@ -158,23 +199,22 @@ int main(int argc, char** argv) {
   for (int n : {256, 512, 1024, 2048}) {
     if (n > max_dim) continue;
     const std::string s = "/n=" + std::to_string(n);
-    auto reg = [&](const std::string& name, bool p, std::function<void(benchmark::State&)> f) {
-      benchmark::RegisterBenchmark((name + s + (p ? "/openblas" : "/abft")).c_str(), f)
-          ->UseManualTime()
-          ->Unit(benchmark::kMillisecond);
+    auto reg = [&](const std::string& name, int w, std::function<void(benchmark::State&)> f) {
+      const char* tag = w == kPaired ? "/paired" : w == kPeer ? "/openblas" : "/abft";
+      benchmark::RegisterBenchmark((name + s + tag).c_str(), f)->UseManualTime()->Unit(benchmark::kMillisecond);
     };
-    for (bool p : {false, true})
-      reg("cblas_sgemm", p, [n, p](benchmark::State& st) { bench_gemm<float, gemm_s>(st, "cblas_sgemm", n, p); });
-    for (bool p : {false, true})
-      reg("cblas_dgemm", p, [n, p](benchmark::State& st) { bench_gemm<double, gemm_d>(st, "cblas_dgemm", n, p); });
-    for (bool p : {false, true})
-      reg("cblas_cgemm", p, [n, p](benchmark::State& st) { bench_gemm<std::complex<float>, gemm_c>(st, "cblas_cgemm", n, p); });
-    for (bool p : {false, true})
-      reg("cblas_zgemm", p, [n, p](benchmark::State& st) { bench_gemm<std::complex<double>, gemm_c>(st, "cblas_zgemm", n, p); });
-    for (bool p : {false, true})
-      reg("cblas_dsyrk", p, [n, p](benchmark::State& st) { bench_dsyrk(st, n, p); });
-    for (bool p : {false, true})
-      reg("cblas_dtrsm", p, [n, p](benchmark::State& st) { bench_dtrsm(st, n, p); });
+    for (int w : {kOurs, kPeer, kPaired})
+      reg("cblas_sgemm", w, [n, w](benchmark::State& st) { bench_gemm<float, gemm_s>(st, "cblas_sgemm", n, w); });
+    for (int w : {kOurs, kPeer, kPaired})
+      reg("cblas_dgemm", w, [n, w](benchmark::State& st) { bench_gemm<double, gemm_d>(st, "cblas_dgemm", n, w); });
+    for (int w : {kOurs, kPeer, kPaired})
+      reg("cblas_cgemm", w, [n, w](benchmark::State& st) { bench_gemm<std::complex<float>, gemm_c>(st, "cblas_cgemm", n, w); });
+    for (int w : {kOurs, kPeer, kPaired})
+      reg("cblas_zgemm", w, [n, w](benchmark::State& st) { bench_gemm<std::complex<double>, gemm_c>(st, "cblas_zgemm", n, w); });
+    for (int w : {kOurs, kPeer})
+      reg("cblas_dsyrk", w, [n, w](benchmark::State& st) { bench_dsyrk(st, n, w == kPeer); });
+    for (int w : {kOurs, kPeer})
+      reg("cblas_dtrsm", w, [n, w](benchmark::State& st) { bench_dtrsm(st, n, w == kPeer); });
   }
   benchmark::AddCustomContext("abft_blas_lib", ours().path + (ours().h ? "" : " (" + ours().error + ")"));
   benchmark::AddCustomContext("peer_lib", peer().path + (peer().h ? "" : " (" + peer().error + ")"));
