@@ -8,7 +8,9 @@
  *  Timing is manual (steady clock around the one call, i.e. wall time: the
  *  library and OpenBLAS are multithreaded). detect/correct also time the off
  *  policy on the same operands, alternating which call goes first, and report
- *  vs_off = median over the iterations of (protected time / off time).
+ *  vs_off = median over the iterations of (protected time / off time); correct also
+ *  times OpenBLAS in each iteration (x_openblas = median of OpenBLAS time / correct
+ *  time: correct's throughput relative to the peer's, paired).
  *
  *  Environment: OMP_NUM_THREADS (threads for abft and OpenBLAS alike),
  *  ABFT_BENCH_MAX_DIM (skip shapes with a dimension above it),
@@ -111,26 +113,39 @@ void bench_gemm(benchmark::State& state, const Shape& s, Variant v) {
   };
   const char* fn = sizeof(T) == 4 ? "abft_sgemm" : "abft_dgemm";
   const bool paired = g_paired && (v == Variant::Detect || v == Variant::Correct);
+  // The correct row also times OpenBLAS in each iteration: x_openblas, its ratio to the peer
+  // from the same minutes (the separate openblas row is measured earlier or later; on a
+  // shared machine that moves it). Idle OpenBLAS workers must sleep (scripts/bench.sh sets
+  // OPENBLAS_THREAD_TIMEOUT), or they take the cores from the next abft call.
+  const bool with_peer = paired && v == Variant::Correct && kHaveOpenBlas;
 
   abft_status st = warm_up([&] { return run(v); }, g_warmup_s);
   if (st == ABFT_STATUS_SUCCESS && paired) st = warm_up([&] { return run(Variant::Off); }, g_warmup_s);
+  if (st == ABFT_STATUS_SUCCESS && with_peer) st = warm_up([&] { return run(Variant::OpenBlas); }, g_warmup_s);
   if (st != ABFT_STATUS_SUCCESS) return skip(state, fn, st);
 
-  std::vector<double> ratios;  // protected / off, one per iteration
-  bool off_first = false;
+  std::vector<double> ratios;       // protected / off, one per iteration
+  std::vector<double> peer_ratios;  // OpenBLAS / protected time, one per iteration
+  int turn = 0;                     // which call goes first this iteration (rotates)
   for (auto _ : state) {
     abft_status s_main = ABFT_STATUS_SUCCESS, s_off = ABFT_STATUS_SUCCESS;
-    double dt_off = 0;
-    if (paired && off_first) dt_off = time_call([&] { s_off = run(Variant::Off); });
-    double dt = time_call([&] { s_main = run(v); });
-    if (paired && !off_first) dt_off = time_call([&] { s_off = run(Variant::Off); });
-    off_first = !off_first;
+    double dt = 0, dt_off = 0, dt_peer = 0;
+    const int calls = with_peer ? 3 : paired ? 2 : 1;
+    for (int c = 0; c < calls; ++c) {
+      switch ((c + turn) % calls) {
+        case 0: dt = time_call([&] { s_main = run(v); }); break;
+        case 1: dt_off = time_call([&] { s_off = run(Variant::Off); }); break;
+        default: dt_peer = time_call([&] { run(Variant::OpenBlas); }); break;
+      }
+    }
+    turn = (turn + 1) % calls;
     if (s_main != ABFT_STATUS_SUCCESS || s_off != ABFT_STATUS_SUCCESS) {
       skip(state, fn, s_main != ABFT_STATUS_SUCCESS ? s_main : s_off);
       break;
     }
     state.SetIterationTime(dt);
     if (paired && dt_off > 0) ratios.push_back(dt / dt_off);
+    if (with_peer && dt > 0) peer_ratios.push_back(dt_peer / dt);
   }
   if (state.error_occurred()) return;
 
@@ -144,6 +159,12 @@ void bench_gemm(benchmark::State& state, const Shape& s, Variant v) {
     const size_t h = ratios.size() / 2;
     state.counters["vs_off"] =
         ratios.size() % 2 ? ratios[h] : 0.5 * (ratios[h - 1] + ratios[h]);
+  }
+  if (!peer_ratios.empty()) {
+    std::sort(peer_ratios.begin(), peer_ratios.end());
+    const size_t h = peer_ratios.size() / 2;
+    state.counters["x_openblas"] =
+        peer_ratios.size() % 2 ? peer_ratios[h] : 0.5 * (peer_ratios[h - 1] + peer_ratios[h]);
   }
 }
 

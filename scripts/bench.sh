@@ -63,6 +63,10 @@ if [ "${ABFT_BENCH_QUICK:-0}" = 1 ]; then
 fi
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-$(nproc)}
 export OPENBLAS_NUM_THREADS=$OMP_NUM_THREADS
+# The correct rows time OpenBLAS in the same iterations (x_openblas): its idle workers must
+# sleep after a call (2^4 polls) instead of spinning for about 0.1 s, its default, which
+# would take the cores from the next abft call. Set it otherwise from the environment.
+export OPENBLAS_THREAD_TIMEOUT=${OPENBLAS_THREAD_TIMEOUT:-4}
 # ABFT_BENCH_INTERLEAVE=1 runs the repetitions of all rows in random order instead of row by
 # row (Google Benchmark's random interleaving); on the disturbed VM of docs/PERFORMANCE.md's
 # run 3 it did not steady the ratio to OpenBLAS, so it is not the default.
@@ -70,7 +74,7 @@ args=(--benchmark_repetitions="$reps" --benchmark_report_aggregates_only=true
       --benchmark_min_time="$min_time" --benchmark_out_format=json)
 [ "${ABFT_BENCH_INTERLEAVE:-0}" = 1 ] && args+=(--benchmark_enable_random_interleaving=true)
 [ -n "${ABFT_BENCH_FILTER:-}" ] && args+=(--benchmark_filter="$ABFT_BENCH_FILTER")
-log "threads=$OMP_NUM_THREADS repetitions=$reps min_time=$min_time filter='${ABFT_BENCH_FILTER:-all}' max_dim=${ABFT_BENCH_MAX_DIM:-none}"
+log "threads=$OMP_NUM_THREADS OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-(unset)} OPENBLAS_THREAD_TIMEOUT=$OPENBLAS_THREAD_TIMEOUT repetitions=$reps min_time=$min_time filter='${ABFT_BENCH_FILTER:-all}' max_dim=${ABFT_BENCH_MAX_DIM:-none}"
 
 # describe_rc RC: what an exit status means (signals included)
 describe_rc() {

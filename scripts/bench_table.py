@@ -44,7 +44,7 @@ def shape_mnk(label):
 
 def load(path):
     """Return (context, {(prefix, shape): {variant: {'gflops', 'vs_off', 'error'}}}, shape order, reps)."""
-    return load_cells(path, split_name, {"gflops": "GFLOP/s", "vs_off": "vs_off"})
+    return load_cells(path, split_name, {"gflops": "GFLOP/s", "vs_off": "vs_off", "x_openblas": "x_openblas"})
 
 
 def fmt_gflops(cell):
@@ -97,7 +97,8 @@ def print_header(ctx, reps, notes):
           "abft correct >= %.1fx OpenBLAS in the same run and ABFT overhead <= %.0f %% "
           "vs abft off" % (BAR_RATIO, BAR_OVERHEAD))
     print("- Overhead: paired (off and protected timed alternately in the same "
-          "benchmark, vs_off); † = from separately measured medians")
+          "benchmark, vs_off); correct / OpenBLAS: paired likewise (OpenBLAS timed in the "
+          "correct row's iterations, x_openblas); † = from separately measured medians")
     print_notes(notes)
 
 
@@ -117,8 +118,10 @@ def print_file(path, ctx, table, order, separate):
         for shape in shapes:
             cells = table.get((prefix, shape), {})
             ob, cor = cells.get("openblas"), cells.get("abft_correct")
-            ratio = None
-            if ob and cor and not ob.get("error") and not cor.get("error") \
+            ratio, ratio_paired = None, False
+            if not separate and cor and not cor.get("error") and cor.get("x_openblas") is not None:
+                ratio, ratio_paired = cor["x_openblas"], True
+            elif ob and cor and not ob.get("error") and not cor.get("error") \
                     and ob.get("gflops") and cor.get("gflops") is not None:
                 ratio = cor["gflops"] / ob["gflops"]
             ovh_det = overhead(cells, "abft_detect", separate)
@@ -126,7 +129,7 @@ def print_file(path, ctx, table, order, separate):
             print("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
                 shape, fmt_gflops(ob), fmt_gflops(cells.get("abft_off")),
                 fmt_gflops(cells.get("abft_detect")), fmt_gflops(cor),
-                "%.2fx" % ratio if ratio is not None else "—",
+                ("%.2fx" % ratio + ("" if ratio_paired else " †")) if ratio is not None else "—",
                 fmt_overhead(ovh_det), fmt_overhead(ovh_cor),
                 bar_verdict(shape, cells, ratio, ovh_cor[0])))
             for v in VARIANTS:
