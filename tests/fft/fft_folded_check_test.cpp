@@ -61,15 +61,14 @@ void check_folded(abft_isa isa, int64_t n, int sign) {
   for (auto& v : x) v = T(d(g));
 
   ker->run(x.data(), y0.data(), work.data(), nullptr);
-  // The folded input side reads the pairs in the kernel's order (FoldOrder).
+  // The folded input side reads c_j once per element, in the kernel's order (FoldOrder).
   FoldOrder o;
   const bool ordered = ker->fold_in_order(&o);
-  std::vector<T> cfold(cdup.size());
+  std::vector<T> cfold(static_cast<size_t>(n));
   if (ordered)
-    for (int64_t j = 0; j < n; ++j)
-      cfold[size_t(2 * o.pos(j))] = cfold[size_t(2 * o.pos(j) + 1)] = cdup[size_t(2 * j)];
+    for (int64_t j = 0; j < n; ++j) cfold[size_t(o.pos(j))] = cdup[size_t(2 * j)];
   FoldedCheck<T> fc;
-  fc.cdup = ordered ? cfold.data() : nullptr;
+  fc.cw = ordered ? cfold.data() : nullptr;
   fc.rr = r.data();
   fc.ri = r.data() + 2 * B;
   fc.R = R.data();

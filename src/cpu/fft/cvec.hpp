@@ -54,6 +54,15 @@ struct CVec {
     return v;
   }
   static void store(T* p, V v) { std::memcpy(p, &v, sizeof v); }
+  /** L scalars at p, each in both parts of its lane: (p0, p0, p1, p1, ...). */
+  static V dup_load(const T* p) { return dup_(p, std::make_index_sequence<2 * L>()); }
+  template <std::size_t... I>
+  static V dup_(const T* p, std::index_sequence<I...>) {
+    typedef T H __attribute__((vector_size(sizeof(T) * L)));
+    H h;
+    std::memcpy(&h, p, sizeof h);
+    return __builtin_shufflevector(h, h, (I / 2)...);
+  }
   static V zero() { return V{}; }
   /** The complex number at p (two T) in every lane: one broadcast load (GCC's lowering of
    *  the equivalent shuffle goes through the stack). */

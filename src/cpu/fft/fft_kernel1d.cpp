@@ -145,7 +145,8 @@ class Stockham final : public Kernel1d<T> {
     }
     each_stage(in, out, work, [&](int t, const T* src, T* dst) {
       const StageArgs<T>& a = st_[size_t(t)].a;
-      if (t == 0 && fc.cdup) fc.in_done = K_.stage_first_csum(a, src, dst, fc.cdup, &fc.sum, &fc.csum, &fc.x2);
+      if (t == 0 && fc.cw)
+        fc.in_done = (fc.pairs ? K_.stage_first_csum_pairs : K_.stage_first_csum)(a, src, dst, fc.cw, &fc.sum, &fc.csum, &fc.x2);
       if (t == S - 1 && fc.rr) fc.out_done = K_.stage_last_cdot(a, src, dst, fc.rr, fc.ri, fc.R, &fc.out);
       if (!(t == 0 && fc.in_done) && !(t == S - 1 && fc.out_done)) K_.stage(a, src, dst);
     });

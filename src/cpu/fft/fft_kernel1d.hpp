@@ -75,9 +75,11 @@ struct Table {
  *  its first and last stages (GUIDE §3 rule 6), and what it folded. */
 template <class T>
 struct FoldedCheck {
-  /** Input side: (c_j, c_j) pairs of v_j = 1 + i sign c_j, in the kernel's fold_in_order
-   *  (null: the input side is the caller's pass). */
-  const T* cdup = nullptr;
+  /** Input side: the factors c_j of v_j = 1 + i sign c_j, one per element, in the kernel's
+   *  fold_in_order (null: the input side is the caller's pass); with `pairs`, a (re, im)
+   *  pair per element (an even R2C line's (c_2j, c_2j+1)). */
+  const T* cw = nullptr;
+  bool pairs = false;
   const T* rr = nullptr;    ///< output side: the block table r (re pairs, then im pairs)
   const T* ri = nullptr;
   const double* R = nullptr;  ///< the block factors R_b
@@ -103,8 +105,8 @@ class Kernel1d {
     run(in, out, work, nullptr);
     fc.in_done = fc.out_done = false;
   }
-  /** Whether run_folded folds the input side (given FoldedCheck::cdup), and the order of
-   *  that table's pairs. */
+  /** Whether run_folded folds the input side (given FoldedCheck::cw), and the order of
+   *  that table's entries. */
   virtual bool fold_in_order(FoldOrder*) const { return false; }
   /** nb signals interleaved element by element (element j of signal b at
    *  in[j nb + b]), out likewise; work holds batch_work_scalars(nb). The hook

@@ -83,13 +83,18 @@ struct FftKernels {
   void (*csum)(const T* cdup, const T* x, int64_t n, std::complex<double>* sum,
                std::complex<double>* csum, double* x2) = nullptr;
   /** The first stage (s == 1) with csum's sums of its input folded into its loads, the
-   *  pairs (c_j, c_j) given in FoldOrder, except that *x2 sums |x_j|^2 over j < m only (a
-   *  lower bound of ||x||^2: the squares cost a multiply-add per vector, and the bound
-   *  rarely needs more; LinePlan::judge_sampled); false (nothing done) where it cannot (a stage not vectorised over whole lanes, or a
-   *  radix without a specialised butterfly): the caller runs stage and csum. */
-  bool (*stage_first_csum)(const StageArgs<T>&, const T* x, T* y, const T* cdup, std::complex<double>* sum,
+   *  factors c_j one per element in FoldOrder (duplicated in registers), except that *x2
+   *  sums |x_j|^2 over j < m only (a lower bound of ||x||^2: the squares cost a multiply-add
+   *  per vector, and the bound rarely needs more; LinePlan::judge_sampled); false (nothing
+   *  done) where it cannot (a stage not vectorised over whole lanes, or a radix without a
+   *  specialised butterfly): the caller runs stage and csum. */
+  bool (*stage_first_csum)(const StageArgs<T>&, const T* x, T* y, const T* c, std::complex<double>* sum,
                            std::complex<double>* csum, double* x2) = nullptr;
-  /** Whether stage_first_csum takes this stage; the pairs of its cdup are then in FoldOrder
+  /** The same with a (re, im) pair of factors per element (an even R2C line's
+   *  (c_2j, c_2j+1), in FoldOrder). */
+  bool (*stage_first_csum_pairs)(const StageArgs<T>&, const T* x, T* y, const T* c, std::complex<double>* sum,
+                                 std::complex<double>* csum, double* x2) = nullptr;
+  /** Whether stage_first_csum takes this stage; its factors are then in FoldOrder
    *  {radix, m, lanes}. */
   bool (*first_foldable)(const StageArgs<T>&) = nullptr;
   /** The last stage (m == 1) with cdot_sep's sum of its output folded into its stores,

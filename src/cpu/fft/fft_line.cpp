@@ -109,14 +109,14 @@ void LinePlan<T>::build_weights_c2c() {
   const int s = sign_;
   make_sep_weights<T>(w_, Rb_, n, n, s);
   // v_j = 1 + s i cot(phi_j), phi_j = pi (2j+1) / (2n): stored c_j = s cot(phi_j), paired;
-  // for a kernel that folds the input side, the same pairs in its order as well.
+  // for a kernel that folds the input side, c_j once per element in its order as well.
   v_.make(size_t(2 * n), [=](T* v) {
     for (int64_t j = 0; j < n; ++j) v[2 * j] = v[2 * j + 1] = input_cot<T>(j, n, s);
   });
   FoldOrder o;
   if (kernel_ && kernel_->fold_in_order(&o))
-    vfold_.make(size_t(2 * n), [=](T* v) {
-      for (int64_t j = 0; j < n; ++j) v[2 * o.pos(j)] = v[2 * o.pos(j) + 1] = input_cot<T>(j, n, s);
+    vfold_.make(size_t(n), [=](T* v) {
+      for (int64_t j = 0; j < n; ++j) v[o.pos(j)] = input_cot<T>(j, n, s);
     });
   double vn = 0;
   for (int64_t j = 0; j < n; ++j) vn += 1.0 + double(v_.data[size_t(2 * j)]) * v_.data[size_t(2 * j)];
@@ -413,7 +413,8 @@ void LinePlan<T>::compute_r2c_checked(const T* in, T* out, T* work, abft_policy 
   bool folded = false;
   if (kernel_) {
     FoldedCheck<T> fc;
-    if (!vfold_.data.empty()) fc.cdup = vfold_.data.data();
+    if (!vfold_.data.empty()) fc.cw = vfold_.data.data();
+    fc.pairs = true;
     kernel_->run_folded(in, Z, kw, fc);
     if ((folded = fc.in_done)) {
       // fc.sum = sum z_j = (sum x_even) + i (sum x_odd), fc.csum the same with c_j (vfold_).

@@ -171,9 +171,9 @@ class LinePlan {
   // w_{bB+j} = R_b r_j; v_ holds (c_j, c_j) pairs, v_j = 1 + i c_j. Real
   // sides: real and imaginary parts of the weights as two blocks.
   Table<T> w_, v_;
-  // The input weights' factor c_j = sign cot phi_j in the pairs and the order the kernel's
-  // folded first stage reads (Kernel1d::fold_in_order; empty when it does not fold): complex
-  // lines (c_j, c_j) per element j, even R2C lines (c_2j, c_2j+1) per packed complex input
+  // The input weights' factor c_j = sign cot phi_j in the order the kernel's folded first
+  // stage reads (Kernel1d::fold_in_order; empty when it does not fold): complex lines c_j
+  // once per element j, even R2C lines the pair (c_2j, c_2j+1) per packed complex input
   // z_j = x_2j + i x_2j+1 (fft_line.cpp).
   Table<T> vfold_;
   std::complex<double> split_e1_, split_eh1_;  // SplitCheck's w_1 and w_{h-1} (even R2C lines)

@@ -155,7 +155,7 @@ void LinePlan<T>::run_unit(const T* src, T* dst, T* work, abft_policy pol, Stage
     // (GUIDE §3 rule 6); with a hook (injection) the stage outputs may change after they
     // are stored, so the sums are then taken by the separate passes below.
     FoldedCheck<T> fc;
-    if (!vfold_.data.empty()) fc.cdup = vfold_.data.data();
+    if (!vfold_.data.empty()) fc.cw = vfold_.data.data();
     fc.rr = w_.data.data();
     fc.ri = fc.rr + 2 * kWeightBlock;
     fc.R = Rb_.data.data();

@@ -44,7 +44,7 @@ inline auto tree_sum(F&& f) {
  *  butterflies' first inputs only (elements j < m: a lower bound of ||x||^2, which the
  *  judge takes as such, LinePlan::judge_sampled). No lane of an accumulator takes a chain
  *  of more than 32 roundings in T before it is added in double (fft_dot_coefficient). */
-template <class C, class T>
+template <class C, class T, bool Pairs>
 struct InAcc {
   using V = typename C::V;
   using D = typename C::DV;
@@ -52,11 +52,14 @@ struct InAcc {
    *  radix-8 butterfly adds two terms to each (the chains of multiply-adds set the pace
    *  otherwise); two with 16. */
   static constexpr int NA = sizeof(V) == 64 ? 4 : 2;
-  const T* cdup;  ///< (c_j, c_j) pairs in FoldOrder
+  /** The weights' factors in FoldOrder: Pairs, a (re, im) pair per element (an even R2C
+   *  line's (c_2j, c_2j+1)); else one c_j per element, applied to both parts (a complex line),
+   *  which the loads duplicate in registers: half the bytes of stored pairs. */
+  const T* cw;
   V s = C::zero(), c[NA], q = C::zero();
   D ds{}, dc{}, dq{};
   int cnt = 0;  ///< butterflies since the last flush
-  explicit InAcc(const T* cd) : cdup(cd) {
+  explicit InAcc(const T* w) : cw(w) {
     for (int i = 0; i < NA; ++i) c[i] = C::zero();
   }
   /** The r vectors a butterfly loaded: a[t] holds elements p + t m .. p + t m + L - 1.
@@ -66,8 +69,14 @@ struct InAcc {
   void in(const V* a, int64_t p, int64_t) {
     static_assert(R > 0, "the fold takes the specialised radices only");
     s += tree_sum<0, R>([&](int t) { return a[t]; });
-    const T* cb = cdup + 2 * R * p;  // FoldOrder: the block's R vectors of pairs, in t order
-    for (int t = 0; t < R; ++t) c[t % NA] += a[t] * C::load(cb + 2 * t * C::lanes);
+    constexpr int L = C::lanes;
+    if constexpr (Pairs) {
+      const T* cb = cw + 2 * R * p;  // FoldOrder: the block's R vectors of pairs, in t order
+      for (int t = 0; t < R; ++t) c[t % NA] += a[t] * C::load(cb + 2 * t * L);
+    } else {
+      const T* cb = cw + R * p;  // the block's R runs of L factors, in t order
+      for (int t = 0; t < R; ++t) c[t % NA] += a[t] * C::dup_load(cb + t * L);
+    }
     q += a[0] * a[0];
     // A butterfly adds ceil(R / NA) terms to each weighted accumulator, and one term of
     // tree depth ceil(log2 R) to the plain sum: flush before a chain would pass 32.
@@ -402,11 +411,11 @@ bool first_foldable_impl(const StageArgs<T>& g) {
  *  Flattened: with the stage inlined the accumulators are locals the compiler keeps in
  *  registers (through a reference they would be reloaded after every store of the stage,
  *  which may alias them). */
-template <class C, class S, class T>
-__attribute__((flatten)) bool stage_first_csum_impl(const StageArgs<T>& g, const T* x, T* y, const T* cdup, std::complex<double>* sum,
+template <class C, class S, class T, bool Pairs>
+__attribute__((flatten)) bool stage_first_csum_impl(const StageArgs<T>& g, const T* x, T* y, const T* cw, std::complex<double>* sum,
                            std::complex<double>* csum, double* x2) {
   if (!first_foldable_impl<C>(g)) return false;
-  InAcc<C, T> acc(cdup);
+  InAcc<C, T, Pairs> acc(cw);
   with_radix<C, T>(g.radix, [&](auto R) { stage_p<C, decltype(R)::value, T>(g, x, y, g.m, acc); });
   acc.finish(sum, csum, x2);
   return true;
@@ -980,7 +989,8 @@ FftKernels<T> make_kernels(const char* isa) {
   k.stage = &stage_any<C, S, T>;
   k.cdot_sep = &cdot_sep_impl<C, S, T>;
   k.csum = &csum_impl<C, S, T>;
-  k.stage_first_csum = &stage_first_csum_impl<C, S, T>;
+  k.stage_first_csum = &stage_first_csum_impl<C, S, T, false>;
+  k.stage_first_csum_pairs = &stage_first_csum_impl<C, S, T, true>;
   k.first_foldable = &first_foldable_impl<C, T>;
   k.stage_last_cdot = &stage_last_cdot_impl<C, S, T>;
   k.rdot = &rdot_impl<C, S, T>;
