@@ -100,8 +100,9 @@ void same_sums() {
           runs.step(w + 4 * t);
           t += 8;
         }
-        if (op == 0)  // read mid-run (pending four-step calls merged into a copy, not the state)
+        if (op == 0) {  // read mid-run (pending four-step calls merged into a copy, not the state)
           ASSERT_EQ(runs.finish(), by_definition(p, t)) << "n " << n << ", prefix " << t;
+        }
       }
       ASSERT_EQ(runs.finish(w + 4 * t, nw - t), b) << "n " << n;
     }
