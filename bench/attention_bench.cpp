@@ -139,13 +139,6 @@ double flops(const Shape& s, Direction dir) {
   return dir == kFwd ? fwd : 2.5 * fwd;
 }
 
-double median(std::vector<double> v) {
-  if (v.empty()) return 0.0;
-  std::sort(v.begin(), v.end());
-  const size_t h = v.size() / 2;
-  return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
-}
-
 std::string status_message(const char* who, abft_status st) {
   std::string msg = std::string(who) + " returned " + abft_status_string(st);
   if (st == ABFT_STATUS_FAULT_DETECTED || st == ABFT_STATUS_FAULT_UNCORRECTABLE)

@@ -13,6 +13,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <vector>
 
 namespace abft_bench {
 
@@ -69,6 +70,15 @@ Operands<T>& operands(int64_t m, int64_t n, int64_t k) {
     }
   }
   return cache;
+}
+
+/** The median of v (the mean of the middle two for an even count; 0 when empty): the
+ *  benches' per-iteration ratios and times. */
+inline double median(std::vector<double> v) {
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  const size_t h = v.size() / 2;
+  return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
 }
 
 /** Seconds taken by f() (steady clock). */

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "abft/cblas.h"
+#include "bench_util.hpp"
 
 namespace {
 
@@ -130,11 +131,10 @@ void paired(benchmark::State& state, double flops, const std::function<void()>& 
     ratio.push_back(p / a);
     state.SetIterationTime(a + p);
   }
-  std::sort(ratio.begin(), ratio.end());
   const double it = double(state.iterations());
   state.counters["abft_GFLOP/s"] = flops * 1e-9 * it / ta;
   state.counters["openblas_GFLOP/s"] = flops * 1e-9 * it / tp;
-  state.counters["x_openblas"] = ratio.empty() ? 0.0 : ratio[ratio.size() / 2];
+  state.counters["x_openblas"] = abft_bench::median(ratio);
 }
 
 enum { kOurs = 0, kPeer = 1, kPaired = 2 };

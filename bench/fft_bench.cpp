@@ -307,12 +307,6 @@ std::string status_message(const char* who, abft_status st) {
   return msg;
 }
 
-double median(std::vector<double>& v) {
-  std::sort(v.begin(), v.end());
-  const size_t h = v.size() / 2;
-  return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
-}
-
 template <typename T>
 void bench_fft(benchmark::State& state, const Case& c, const std::string& key, Variant v) {
   CaseData<T>* dp = case_data<T>(c, key);

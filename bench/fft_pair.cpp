@@ -19,13 +19,11 @@
 #include <vector>
 
 #include "abft/fft.h"
+#include "bench_util.hpp"
 
 namespace {
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
+using abft_bench::median;  // 31 blocks: the middle one
 
 template <class T>
 int run(int64_t n, int threads, char tag) {

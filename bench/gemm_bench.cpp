@@ -152,20 +152,10 @@ void bench_gemm(benchmark::State& state, const Shape& s, Variant v) {
   const double gflop = 2.0 * double(s.m) * double(s.n) * double(s.k) * 1e-9;
   state.counters["GFLOP/s"] =
       benchmark::Counter(gflop * double(state.iterations()), benchmark::Counter::kIsRate);
-  if (paired && !ratios.empty()) {
-    // Median of the per-iteration ratios: a scheduler hiccup in one call moves
-    // one ratio, not the statistic.
-    std::sort(ratios.begin(), ratios.end());
-    const size_t h = ratios.size() / 2;
-    state.counters["vs_off"] =
-        ratios.size() % 2 ? ratios[h] : 0.5 * (ratios[h - 1] + ratios[h]);
-  }
-  if (!peer_ratios.empty()) {
-    std::sort(peer_ratios.begin(), peer_ratios.end());
-    const size_t h = peer_ratios.size() / 2;
-    state.counters["x_openblas"] =
-        peer_ratios.size() % 2 ? peer_ratios[h] : 0.5 * (peer_ratios[h - 1] + peer_ratios[h]);
-  }
+  // Medians of the per-iteration ratios: a scheduler hiccup in one call moves one ratio,
+  // not the statistic.
+  if (paired && !ratios.empty()) state.counters["vs_off"] = median(ratios);
+  if (!peer_ratios.empty()) state.counters["x_openblas"] = median(peer_ratios);
 }
 
 std::vector<Shape> shapes(int64_t max_dim) {
