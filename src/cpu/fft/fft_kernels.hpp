@@ -113,8 +113,8 @@ struct FftKernels {
    *  the exact check of a four-step twiddle row; any order gives the same sum. */
   uint64_t (*word_sum)(const T* p, int64_t scalars) = nullptr;
   /** csum for nb signals interleaved element by element, fused with the copy that gathers
-   *  them from rows of a larger array (src_row complex elements apart) into dst; a null
-   *  dst copies nothing. x2[b] may sum a subset of the rows (a lower bound, as above). */
+   *  them from rows of a larger array (src_row complex elements apart) into dst. x2[b] may
+   *  sum a subset of the rows (a lower bound, as above). */
   void (*gather_csum_batch)(const T* src, int64_t src_row, T* dst, const T* cdup, int64_t n, int64_t nb,
                             std::complex<double>* sum, std::complex<double>* csum, double* x2) = nullptr;
   /** cdot_sep for nb signals interleaved element by element (contiguous). */

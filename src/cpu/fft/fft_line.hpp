@@ -80,7 +80,7 @@ class LinePlan {
   bool judge_sampled(std::complex<double> in, double& x2, std::complex<double> out, abft_report& rep,
                      F&& exact_x2) const {
     const double X = std::sqrt(x2);
-    if (std::isfinite(X) && growth() * X <= double(std::numeric_limits<T>::max()) * 0.25) {
+    if (checkable_norm(X)) {
       const double bnd = bound(X), res = residual(in, out);
       if (res <= bnd) {
         ++rep.checks;
@@ -90,6 +90,11 @@ class LinePlan {
     }
     x2 = exact_x2();
     return judge(in, x2, out, rep);
+  }
+  /** A check is made for input of 2-norm X: X finite (non-finite input is data) and no
+   *  output that may overflow legitimately (docs/ABFT.md §9.2). */
+  bool checkable_norm(double X) const {
+    return std::isfinite(X) && growth() * X <= double(std::numeric_limits<T>::max()) * 0.25;
   }
   /** |out - in| without hypot (one call per unit, a visible share of a small transform): a
    *  difference whose square overflows is a fault either way (Inf > bound; NaN fails <=). */

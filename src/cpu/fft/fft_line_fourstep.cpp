@@ -116,7 +116,7 @@ void LinePlan<T>::kernel_tables(std::vector<Table<T>*>& out) {
 template <class T>
 bool LinePlan<T>::judge(std::complex<double> in, double x2, std::complex<double> out, abft_report& rep) const {
   const double X = std::sqrt(x2);
-  if (!std::isfinite(X) || growth() * X > double(std::numeric_limits<T>::max()) * 0.25) {
+  if (!checkable_norm(X)) {
     ++rep.skipped;  // non-finite input is data; so is an output that may overflow
     return false;
   }

@@ -574,8 +574,8 @@ void cmul_impl(T* y, const T* a, const T* b, int64_t n) {
 
 /** Input side of the checks of nb signals interleaved element by element,
  *  fused with the copy that gathers them: row j (nb complex values at
- *  src + j * src_row, in complex elements) is copied to dst + j * nb (no copy
- *  when dst is null) and, per signal, sum x, sum c_j x and sum |x|^2 are
+ *  src + j * src_row, in complex elements) is copied to dst + j * nb and, per
+ *  signal, sum x, sum c_j x and sum |x|^2 (over a sample of the rows) are
  *  formed on the way, vectorized across the signals; each lane sums at most
  *  32 rows in T, then double. */
 template <class C, class S, class T, int NVC>
@@ -606,11 +606,11 @@ void gather_csum_batch_n(const T* src, int64_t src_row, T* dst, const T* cdup, i
       for (int v = 0; v < NV; ++v) a[u][v] = c[u][v] = q[u][v] = C::zero();
     auto row = [&](int64_t j, int u) {
       const T* sr = src + 2 * j * src_row;
-      T* dr = dst ? dst + 2 * j * nb : nullptr;
+      T* dr = dst + 2 * j * nb;
       const V cj = C::splat(cdup[2 * j]);
       for (int64_t v = 0; v < nv; ++v) {
         const V xv = C::load(sr + 2 * v * L);
-        if (dst) C::store(dr + 2 * v * L, xv);
+        C::store(dr + 2 * v * L, xv);
         a[u][v] += xv;
         c[u][v] += xv * cj;
         if (u == 0) q[u][v] += xv * xv;
@@ -626,13 +626,11 @@ void gather_csum_batch_n(const T* src, int64_t src_row, T* dst, const T* cdup, i
     for (; jv < j1; ++jv) row(jv, 0);
     for (int64_t j = j0; j < j1 && bv < nb; ++j) {
       const T* sr = src + 2 * j * src_row;
-      T* dr = dst ? dst + 2 * j * nb : nullptr;
+      T* dr = dst + 2 * j * nb;
       for (int64_t b = bv; b < nb; ++b) {
         const T xr = sr[2 * b], xi = sr[2 * b + 1];
-        if (dst) {
-          dr[2 * b] = xr;
-          dr[2 * b + 1] = xi;
-        }
+        dr[2 * b] = xr;
+        dr[2 * b + 1] = xi;
         sum[b] += std::complex<double>(xr, xi);
         csum[b] += std::complex<double>(double(cdup[2 * j]) * xr, double(cdup[2 * j]) * xi);
         x2[b] += double(xr) * xr + double(xi) * xi;
