@@ -14,6 +14,8 @@
 #                         even if OpenBLAS falls back to another core
 #   ABFT_BENCH_NO_INSTALL=1  never apt-get install missing packages (root only)
 #   OMP_NUM_THREADS       threads for abft and OpenBLAS alike (default: nproc)
+#   OPENBLAS_THREAD_TIMEOUT  OpenBLAS's idle spin, 2^n polls (default here: 4; the correct
+#                         rows time OpenBLAS call by call: x_openblas)
 #   ABFT_BENCH_WARMUP_S, ABFT_BENCH_PAIRED  passed to the binary (see bench/gemm_bench.cpp)
 set -uo pipefail
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # \brief Build abft_bench_blas (Release) and run the BLAS shim against OpenBLAS through the
 #        same cblas_* names in one process; JSON to <build>/bench/blas.json, a Markdown table
-#        (medians of the repetitions, abft/OpenBLAS throughput ratio) to stdout.
+#        (medians of the repetitions, abft/OpenBLAS throughput ratio of the separate rows and,
+#        for ?gemm, of the paired rows, which the bar is judged on) to stdout.
 #
 # Environment:
 #   ABFT_BUILD_DIR      build folder (default: <repo>/build)
@@ -10,6 +11,8 @@
 #   ABFT_BENCH_MIN_TIME seconds per repetition (default 0.3)
 #   ABFT_BENCH_MAX_DIM  largest n (default 2048)
 #   OMP_NUM_THREADS     threads of both libraries (default: nproc)
+#   OMP_WAIT_POLICY     abft's idle OpenMP workers (default here: PASSIVE)
+#   OPENBLAS_THREAD_TIMEOUT  OpenBLAS's idle spin, 2^n polls (default here: 4)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${ABFT_BUILD_DIR:-$root/build}
