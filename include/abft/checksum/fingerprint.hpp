@@ -109,6 +109,13 @@ struct FingerprintLanes {
     split_step(_mm512_loadu_si512(words), alo, ahi, blo, bhi);
     ++pairs;
   }
+  /// A pair of steps held in a register (a kernel that has loaded the words for its own
+  /// arithmetic: the GEMM tile that re-checks a packed B sliver as it reads it).
+  void step2(__m512i x) {
+    merge();
+    split_step(x, alo, ahi, blo, bhi);
+    ++pairs;
+  }
   void step4(const void* words) {
     step4(_mm512_loadu_si512(words),
           _mm512_loadu_si512(static_cast<const unsigned char*>(words) + 64));

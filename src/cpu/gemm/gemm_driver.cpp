@@ -14,7 +14,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <memory>
 #include <new>
 #include <vector>
 
@@ -249,19 +248,11 @@ abft_status run_gemm(Problem<T>& P, const KernelSet<T>& ks, abft_report& rep) {
     return ABFT_STATUS_ALLOC_FAILED;
   }
   std::vector<Fingerprint> fp_b(static_cast<size_t>(nq_max));
-  // Partitions that have still to use each packed B sliver in this (jc, pc) step: the one that
-  // brings it to zero re-checks the sliver's fingerprint, once, after every use of it.
-  std::unique_ptr<std::atomic<int>[]> b_users;
   std::vector<std::vector<int64_t>> forced_rows(static_cast<size_t>(nblocks));
   // Columns whose packed B changed, per panel. Two buffers, by panel parity: the one a panel
   // clears was last read in the verification two panels back, which every thread finished
   // before it passed the previous panel's packing barrier (so no barrier of its own).
   std::vector<char> colflag(size_t(2 * nc), 0);
-  try {
-    if (checks) b_users.reset(new std::atomic<int>[size_t(nq_max)]);
-  } catch (const std::bad_alloc&) {
-    return ABFT_STATUS_ALLOC_FAILED;
-  }
   bool alloc_failed = false;
   abft_report total{};
   // Per-column arrays of each row block (see BlockSums).
@@ -332,7 +323,6 @@ abft_status run_gemm(Problem<T>& P, const KernelSet<T>& ks, abft_report& rep) {
         for (int64_t q = 0; q < nq; ++q) {
           ks.pack_b(P, nr, jc, nb, pc, kb, q, q + 1, bp, checks ? babs : nullptr, nc,
                     checks ? fp_b.data() : nullptr);
-          if (checks) b_users[size_t(q)].store(nt, std::memory_order_relaxed);
         }
         if (!faults.empty()) {
 #pragma omp single
@@ -396,12 +386,17 @@ abft_status run_gemm(Problem<T>& P, const KernelSet<T>& ks, abft_report& rep) {
           if (checks && first && beta_nz) e.flags |= kSaveC0 | kSumC0;
           if (checks && last) e.flags |= kSumOut;
           e.ldc0 = nc;
+          // The block's last full tile of a sliver (when it is not also the first).
+          const int64_t r_fp = (mb / mr - 1) * mr;
+          Fingerprint fp_now;
           for (int64_t j0 = 0; j0 < nb; j0 += nr) {
             const int64_t nr_e = std::min<int64_t>(nr, nb - j0);
             const T* bsl = bp + (j0 / nr) * kb * nr;
             // The sliver's column reference rides in its first plain tile where the kernel
-            // set can (ukr_ref); otherwise colref reads the sliver once more below.
-            bool ref_pending = checks;
+            // set can (ukr_ref); otherwise colref reads the sliver once more below. Its
+            // fingerprint (the re-check of the packed copy) rides in the last full tile
+            // (ukr_fp), read after the reference's; otherwise a pass after the tiles.
+            bool ref_pending = checks, fp_pending = checks;
             for (int64_t r0 = 0; r0 < mb; r0 += mr) {
               const int64_t mr_e = std::min<int64_t>(mr, mb - r0);
               const T* asl = ap + (r0 / mr) * kb * mr;
@@ -434,6 +429,10 @@ abft_status run_gemm(Problem<T>& P, const KernelSet<T>& ks, abft_report& rep) {
                 e.ref = s.ref + j0;
                 ks.ukr_ref(kb, asl, bsl, c, P.ldc, e);
                 ref_pending = false;
+              } else if (!special && fp_pending && !ref_pending && ks.ukr_fp && r0 == r_fp) {
+                e.fp = &fp_now;
+                ks.ukr_fp(kb, asl, bsl, c, P.ldc, e);
+                fp_pending = false;
               } else if (!special)
                 ks.ukr(kb, asl, bsl, c, P.ldc, e);
               else
@@ -442,15 +441,14 @@ abft_status run_gemm(Problem<T>& P, const KernelSet<T>& ks, abft_report& rep) {
             }
             if (checks) {
               if (ref_pending) ks.colref(kb, nr_e, v, bsl, static_cast<double>(P.alpha), s.ref + j0);
-              // Memory faults in the packed B copy: a fault persists, so one re-check after
-              // the last use of a sliver by any partition sees every change that any use
-              // could have seen. The partition that uses it last (its last row block)
-              // re-checks it, while it is in that thread's L1; a change is located by
+              // Memory faults in the packed B copy. This block's reference agrees with its
+              // outputs about any change made before its reference read the sliver; a fault
+              // persists, so the sliver as read after that read (its last full tile, or a
+              // pass here) equals the packed one unless such a change happened. A later change
+              // differs from the reference, which the column check sees. A change is located by
               // re-packing.
-              if (bi == tblock[part + 1] - 1 &&
-                  b_users[size_t(j0 / nr)].fetch_sub(1, std::memory_order_acq_rel) == 1 &&
-                  ks.fingerprint(bsl, kb * nr) != fp_b[size_t(j0 / nr)])
-                locate_b_fault(j0 / nr);
+              if (fp_pending) fp_now = ks.fingerprint(bsl, kb * nr);
+              if (fp_now != fp_b[size_t(j0 / nr)]) locate_b_fault(j0 / nr);
             }
           }
 

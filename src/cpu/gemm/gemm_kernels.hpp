@@ -38,6 +38,8 @@ struct Epi {
   /// Without it the first tile of every sliver streamed its B from L3 at 1.2-2.5x a tile's
   /// time (Zen 5; docs/PERFORMANCE.md); the prefetches use load slots the FMA-bound loop leaves.
   const T* b_next = nullptr;
+  /// ukr_fp only: the fingerprint of the packed B sliver as the tile read it.
+  checksum::Fingerprint* fp = nullptr;
 };
 
 /** One ISA's GEMM kernels and blocking. Internal problems are row-major:
@@ -55,6 +57,9 @@ struct KernelSet {
   /// anyway (e.v, e.ref), or nullptr where the registers do not allow it (the driver then
   /// calls colref after the sliver's tiles).
   void (*ukr_ref)(int64_t kb, const T* a, const T* b, T* c, int64_t ldc, const Epi<T>& e);
+  /// The same tile that also fingerprints the B sliver from the vectors it loads (into *e.fp),
+  /// or nullptr where the build cannot (the driver then fingerprints the sliver in a pass).
+  void (*ukr_fp)(int64_t kb, const T* a, const T* b, T* c, int64_t ldc, const Epi<T>& e);
   /// Column reference of one packed NR-column sliver: ref[j] += alpha * sum_p v[p]*Bp[p][j], j < ncols.
   void (*colref)(int64_t kb, int64_t ncols, const T* v, const T* bp, double alpha, double* ref);
   /// Packing with checksum encoding (gemm_pack.hpp), compiled for this ISA.

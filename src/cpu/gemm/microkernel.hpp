@@ -23,14 +23,22 @@ inline namespace ABFT_TARGET_NS {
  *  the column reference of the sliver at a fraction of colref_sliver's cost, which reads the
  *  sliver again. One FMA chain per vector in k order, kb <= kc terms: inside the bound's
  *  gamma(kc + 1) for the reference (docs/ABFT.md section 2). */
-template <class S, int MR, int NV, bool kRef = false>
+/** kFp (AVX-512 builds only): also the fingerprint of the sliver as this tile reads it, from
+ *  the B vectors in registers (four more zmm and three integer operations a vector, on the
+ *  ports the FMAs leave), into *e.fp: the driver's re-check of the packed copy without a pass
+ *  of its own (gemm_driver.cpp). */
+template <class S, int MR, int NV, bool kRef = false, bool kFp = false>
 void ukr_tile(int64_t kb, const typename S::T* __restrict a, const typename S::T* __restrict b,
               typename S::T* __restrict c, int64_t ldc, const Epi<typename S::T>& e) {
   using V = typename S::V;
   constexpr int W = S::W;
   constexpr int NR = NV * W;
+  static_assert(!(kRef && kFp), "the reference and the fingerprint tiles are distinct tiles");
   V acc[MR][NV];
   V rf[NV];
+#if defined(ABFT_FINGERPRINT_AVX512)
+  checksum::FingerprintLanes lanes;
+#endif
   const typename S::T* __restrict vp = e.v;
 #pragma GCC unroll 4
   for (int v = 0; v < NV; ++v) rf[v] = S::zero();
@@ -68,6 +76,11 @@ void ukr_tile(int64_t kb, const typename S::T* __restrict a, const typename S::T
 #pragma GCC unroll 4
       for (int v = 0; v < NV; ++v) acc[i][v] = S::fma(ai, bv[v], acc[i][v]);
     }
+#if defined(ABFT_FINGERPRINT_AVX512)
+    if constexpr (kFp)
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) lanes.step2(S::bits(bv[v]));
+#endif
     if constexpr (kRef) {
       const V vv = S::set1(vp[p]);
 #pragma GCC unroll 4
@@ -83,6 +96,9 @@ void ukr_tile(int64_t kb, const typename S::T* __restrict a, const typename S::T
     const double al = static_cast<double>(e.alpha);
     for (int j = 0; j < NR; ++j) e.ref[j] += al * static_cast<double>(tmp[j]);
   }
+#if defined(ABFT_FINGERPRINT_AVX512)
+  if constexpr (kFp) *e.fp = lanes.finish();
+#endif
 
   const unsigned fl = e.flags;
   const V va = S::set1(e.alpha);
@@ -169,8 +185,23 @@ void colref_sliver(int64_t kb, int64_t ncols, const typename S::T* __restrict v,
   for (int64_t j = 0; j < ncols; ++j) ref[j] += alpha * static_cast<double>(tmp[j]);
 }
 
+/** The fingerprinting tile where this build can form it from registers (a row of the sliver
+ *  is whole 64-byte vectors, AVX-512), else nullptr. */
+template <class S, int MR, int NV, bool kFuse>
+constexpr auto fingerprint_tile() {
+  using Fn = void (*)(int64_t, const typename S::T*, const typename S::T*, typename S::T*, int64_t,
+                      const Epi<typename S::T>&);
+#if defined(ABFT_FINGERPRINT_AVX512)
+  if constexpr (kFuse && S::W * sizeof(typename S::T) == 64) return Fn(&ukr_tile<S, MR, NV, false, true>);
+  else return Fn(nullptr);
+#else
+  return Fn(nullptr);
+#endif
+}
+
 /** Fill a KernelSet for traits S. kFuseRef: the tile has the registers for the column
- *  reference's NV accumulators (AVX-512's 32; AVX2's 16 hold only the tile). */
+ *  reference's NV accumulators, or for a fingerprint's four (AVX-512's 32; AVX2's 16 hold
+ *  only the tile). */
 template <class S, int MR, int NV, bool kFuseRef = false>
 constexpr KernelSet<typename S::T> make_kernel_set(abft_isa isa, int mc, int kc, int nc,
                                                    const char* desc) {
@@ -182,6 +213,7 @@ constexpr KernelSet<typename S::T> make_kernel_set(abft_isa isa, int mc, int kc,
                                   nc,
                                   &ukr_tile<S, MR, NV>,
                                   kFuseRef ? &ukr_tile<S, MR, NV, true> : nullptr,
+                                  fingerprint_tile<S, MR, NV, kFuseRef>(),
                                   &colref_sliver<S, NV>,
                                   &pack_a<typename S::T, S>,
                                   &pack_b<typename S::T, NV * S::W>,

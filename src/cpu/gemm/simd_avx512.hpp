@@ -22,6 +22,7 @@ struct Avx512F32 {
   static V mul(V a, V b) { return _mm512_mul_ps(a, b); }
   static V add(V a, V b) { return _mm512_add_ps(a, b); }
   static V abs(V a) { return _mm512_abs_ps(a); }
+  static __m512i bits(V a) { return _mm512_castps_si512(a); }
   static void acc_add(double* d, V v) {
     const __m512d lo = _mm512_cvtps_pd(_mm512_castps512_ps256(v));
     const __m512d hi = _mm512_cvtps_pd(_mm512_extractf32x8_ps(v, 1));
@@ -97,6 +98,7 @@ struct Avx512F64 {
   static V mul(V a, V b) { return _mm512_mul_pd(a, b); }
   static V add(V a, V b) { return _mm512_add_pd(a, b); }
   static V abs(V a) { return _mm512_abs_pd(a); }
+  static __m512i bits(V a) { return _mm512_castpd_si512(a); }
   static void acc_add(double* d, V v) { _mm512_storeu_pd(d, _mm512_add_pd(_mm512_loadu_pd(d), v)); }
   /// Rows of the packed A panel that pack_a_group handles (the kernel's MR).
   static constexpr int kPackRows = 12;
