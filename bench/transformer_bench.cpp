@@ -18,7 +18,9 @@
  *             policy off, untimed; copied into the working cache before each unit, untimed),
  *             then `steps` Model::decode calls of one token per sequence, each followed by a
  *             greedy sample_token per sequence (as generate() does; the sampled tokens are fed
- *             back). tokens = batch * steps. Batch 4: a small serving batch; a single sequence
+ *             back). tokens = batch * steps. The two variants' units run in lockstep, each
+ *             with its own working cache: step s of one, step s of the other (the first
+ *             alternating over the steps), then step s + 1. Batch 4: a small serving batch; a single sequence
  *             would be a pure matrix-vector workload where no GEMM engine is efficient.
  *    train    what Trainer::step does for one micro-batch: zero the gradient buffer,
  *             Model::loss with grads (forward, loss, backward) of B x T tokens, then one AdamW
@@ -29,8 +31,9 @@
  *  unit (the cost does not depend on their values).
  *
  *  Pairing: every iteration runs one unit of each variant, off and correct, back to back, the
- *  one that goes first alternating over iterations and over repetitions; the ratio of the two
- *  times is taken per iteration (same machine state), and its median is vs_off. The invariant
+ *  one that goes first alternating over iterations and over repetitions (decode: interleaved
+ *  step by step, see above); the ratio of the two times is taken per iteration (same machine
+ *  state), and its median is vs_off. The invariant
  *  checks of the non-ABFT ops (norms, activations, rope, loss) are fused into those ops and
  *  run under both policies (ModelOptions::invariant_checks only decides whether a failing op
  *  is recomputed): the overhead measured is that of the ABFT products and attention.
@@ -60,8 +63,8 @@
  *    ABFT_BENCH_MODELS      comma-separated presets (overrides the set's)
  *    ABFT_BENCH_SEQ         prompt / training sequence length
  *    ABFT_BENCH_DECODE_BATCH, ABFT_BENCH_DECODE_STEPS, ABFT_BENCH_TRAIN_BATCH
- *    ABFT_BENCH_ITERS       iterations (rounds) per repetition of every row (default: prefill 2,
- *                           decode 1, train 1; quick 2 each)
+ *    ABFT_BENCH_ITERS       iterations (rounds) per repetition of every row (default: prefill 4,
+ *                           decode 1, train 3; quick 2 each)
  *    ABFT_BENCH_THREADS     threads of the model (ModelOptions::threads; default: OpenMP's)
  *    ABFT_BENCH_WARMUP=0    no untimed round before a row's first repetition (by default one
  *                           round of both variants absorbs workspace growth and page faults)
@@ -158,7 +161,7 @@ struct ModelData {
   std::vector<int32_t> prompt;
   // decode
   std::string decode_key;
-  std::unique_ptr<tr::KVCache> decode_base, decode_work;
+  std::unique_ptr<tr::KVCache> decode_base, decode_work[2];  // a working cache per variant
   std::vector<int32_t> first_tokens;  // greedy tokens after the prefill of each sequence
   // train
   std::vector<int32_t> train_tok, train_tgt;
@@ -204,11 +207,11 @@ struct Runner {
       g.logits.resize(size_t(c.batch * g.vocab));
     } else if (c.kind == kDecode) {
       if (g.decode_key != c.label()) {
-        g.decode_base.reset(), g.decode_work.reset();
+        g.decode_base.reset(), g.decode_work[0].reset(), g.decode_work[1].reset();
         g.decode_key.clear();
         const int64_t cap = c.seq + c.steps;
         g.decode_base = std::make_unique<tr::KVCache>(cfg, c.batch, cap);
-        g.decode_work = std::make_unique<tr::KVCache>(cfg, c.batch, cap);
+        for (auto& w : g.decode_work) w = std::make_unique<tr::KVCache>(cfg, c.batch, cap);
         std::vector<int32_t> prompts =
             random_tokens(size_t(c.batch * c.seq), g.vocab, 0xDEC0u + uint64_t(c.seq));
         std::vector<tr::SeqChunk> chunks;
@@ -252,7 +255,6 @@ struct Runner {
     m.set_policy(kPolicy[v]);
     m.stats().reset();
     if (c.kind == kPrefill) g.prefill_cache->clear();
-    if (c.kind == kDecode) *g.decode_work = *g.decode_base;
   }
 
   /** One timed unit; returns its seconds. */
@@ -263,17 +265,6 @@ struct Runner {
       std::vector<tr::SeqChunk> chunks;
       for (int64_t i = 0; i < c.batch; ++i) chunks.push_back({i, g.prompt.data() + i * c.seq, c.seq});
       m.decode(*g.prefill_cache, chunks, g.logits.data());
-    } else if (c.kind == kDecode) {
-      std::vector<int32_t> cur = g.first_tokens;
-      std::vector<tr::SeqChunk> chunks(size_t(c.batch));
-      tr::SampleOptions greedy;
-      uint64_t rng = 0;
-      for (int64_t s = 0; s < c.steps; ++s) {
-        for (int64_t i = 0; i < c.batch; ++i) chunks[size_t(i)] = {i, &cur[size_t(i)], 1};
-        m.decode(*g.decode_work, chunks, g.logits.data());
-        for (int64_t i = 0; i < c.batch; ++i)
-          cur[size_t(i)] = tr::sample_token(g.logits.data() + i * g.vocab, g.vocab, greedy, rng);
-      }
     } else {
       std::fill(g.grads.begin(), g.grads.end(), 0.0f);
       loss = m.loss(g.train_tok.data(), g.train_tgt.data(), c.batch, c.seq, g.grads.data(), 1.0f, true);
@@ -282,6 +273,37 @@ struct Runner {
       update_s = std::chrono::duration<double>(Clock::now() - t1).count();
     }
     return std::chrono::duration<double>(Clock::now() - t0).count();
+  }
+
+  /** One decode unit of each variant in lockstep (dt[v] its seconds): step s of both, the one
+   *  that goes first alternating over the steps (starting with `first`), then step s + 1. A step
+   *  is one Model::decode of a token per sequence and the greedy samples, as run() times it;
+   *  the variants' caches start from the same prefill, and they sample the same tokens
+   *  (protection does not change clean results). Pairing per step (tens of ms) rather than per
+   *  unit (seconds) leaves the ratio much less to the machine's load of the moment. */
+  void run_decode_pair(int first, double* dt) {
+    using Clock = std::chrono::steady_clock;
+    std::vector<int32_t> cur[kVariants];
+    std::vector<tr::SeqChunk> chunks(size_t(c.batch));
+    tr::SampleOptions greedy;
+    uint64_t rng[kVariants] = {};
+    for (int v = 0; v < kVariants; ++v) {
+      *g.decode_work[v] = *g.decode_base;
+      cur[v] = g.first_tokens;
+      dt[v] = 0.0;
+    }
+    m.stats().reset();
+    for (int64_t s = 0; s < c.steps; ++s)
+      for (int k = 0; k < kVariants; ++k) {
+        const int v = int((first + k + s) % kVariants);
+        m.set_policy(kPolicy[v]);
+        const auto t0 = Clock::now();
+        for (int64_t i = 0; i < c.batch; ++i) chunks[size_t(i)] = {i, &cur[v][size_t(i)], 1};
+        m.decode(*g.decode_work[v], chunks, g.logits.data());
+        for (int64_t i = 0; i < c.batch; ++i)
+          cur[v][size_t(i)] = tr::sample_token(g.logits.data() + i * g.vocab, g.vocab, greedy, rng[v]);
+        dt[v] += std::chrono::duration<double>(Clock::now() - t0).count();
+      }
   }
 
   /** ABFT verifications (products and attention) of the last unit, and all detections. */
@@ -317,6 +339,11 @@ void bench_case(benchmark::State& state, const Case& c) {
   auto round = [&](int first, double* dt) {
     int v = first;
     try {
+      if (c.kind == kDecode) {  // the variants step in lockstep (run_decode_pair)
+        r->run_decode_pair(first, dt);
+        r->checks(checks, detected);
+        return true;
+      }
       for (int k = 0; k < kVariants; ++k) {
         v = (first + k) % kVariants;
         r->prepare(v);
@@ -405,7 +432,7 @@ Suite suite(const std::string& set) {
   } else {
     s.models = {"gpt2-small", "llama-small"};
     s.seq = 256, s.decode_batch = 4, s.decode_steps = 32, s.train_batch = 1;
-    s.iters[kPrefill] = 2, s.iters[kDecode] = 1, s.iters[kTrain] = 1;
+    s.iters[kPrefill] = 4, s.iters[kDecode] = 1, s.iters[kTrain] = 3;
   }
   const std::string models = env_string("ABFT_BENCH_MODELS");
   if (!models.empty()) s.models = split(models, ',');

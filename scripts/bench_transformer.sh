@@ -8,9 +8,10 @@
 #        stdout and <build>/bench/transformer[_quick]_table.md.
 #
 # Usage: scripts/bench_transformer.sh [--quick] [--no-build] [-- EXTRA BENCHMARK ARGS...]
-#   (default)  gpt2-small and llama-small: prefill 1 x 256 tokens (2 rounds per repetition),
-#              decode 4 sequences x 32 steps after a 256-token prefill (1 round), train step
-#              B 1 x T 256 (1 round); 5 repetitions, plus one untimed warm-up round per row
+#   (default)  gpt2-small and llama-small: prefill 1 x 256 tokens (4 rounds per repetition),
+#              decode 4 sequences x 32 steps after a 256-token prefill (1 round, the two
+#              policies interleaved step by step), train step B 1 x T 256 (3 rounds);
+#              5 repetitions, plus one untimed warm-up round per row
 #              (a round = one unit of each policy; estimated 5-10 minutes on the idle 2-core VM,
 #              most of it decode and train; much longer under load: OpenMP barriers spin)
 #   --quick    a smoke test: gpt2-demo and llama-demo (4 layers, 128 wide, byte vocabulary),
