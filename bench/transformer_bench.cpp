@@ -15,13 +15,15 @@
  *             capacity seq), then one Model::decode call of the whole prompt (logits of its
  *             last token only, as generate() asks for them). tokens = seq.
  *    decode   a KV cache of `batch` slots holding a `seq`-token prompt each (prefilled once,
- *             policy off, untimed; copied into the working cache before each unit, untimed),
+ *             policy off, untimed; copied into each variant's working cache before each unit,
+ *             untimed),
  *             then `steps` Model::decode calls of one token per sequence, each followed by a
  *             greedy sample_token per sequence (as generate() does; the sampled tokens are fed
  *             back). tokens = batch * steps. The two variants' units run in lockstep, each
  *             with its own working cache: step s of one, step s of the other (the first
- *             alternating over the steps), then step s + 1. Batch 4: a small serving batch; a single sequence
- *             would be a pure matrix-vector workload where no GEMM engine is efficient.
+ *             alternating over the steps), then step s + 1. Batch 4: a small serving batch;
+ *             a single sequence would be a pure matrix-vector workload where no GEMM engine
+ *             is efficient.
  *    train    what Trainer::step does for one micro-batch: zero the gradient buffer,
  *             Model::loss with grads (forward, loss, backward) of B x T tokens, then one AdamW
  *             update (clipping at 1, weight decay 0.1, lr 1e-4) of all the weights: the update
@@ -33,10 +35,10 @@
  *  Pairing: every iteration runs one unit of each variant, off and correct, back to back, the
  *  one that goes first alternating over iterations and over repetitions (decode: interleaved
  *  step by step, see above); the ratio of the two times is taken per iteration (same machine
- *  state), and its median is vs_off. The invariant
- *  checks of the non-ABFT ops (norms, activations, rope, loss) are fused into those ops and
- *  run under both policies (ModelOptions::invariant_checks only decides whether a failing op
- *  is recomputed): the overhead measured is that of the ABFT products and attention.
+ *  state), and its median is vs_off. The invariant checks of the non-ABFT ops (norms,
+ *  activations, rope, loss) are fused into those ops and run under both policies
+ *  (ModelOptions::invariant_checks only decides whether a failing op is recomputed): the
+ *  overhead measured is that of the ABFT products and attention.
  *  check_timing is off (its shadow runs would add work to the correct variant).
  *
  *  Counters (per row; medians over the row's iterations):

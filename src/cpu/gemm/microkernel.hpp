@@ -22,8 +22,8 @@ inline namespace ABFT_TARGET_NS {
  *  vectors the loop loads anyway (NV more accumulators and one broadcast per p, no load of B):
  *  the column reference of the sliver at a fraction of colref_sliver's cost, which reads the
  *  sliver again. One FMA chain per vector in k order, kb <= kc terms: inside the bound's
- *  gamma(kc + 1) for the reference (docs/ABFT.md section 2). */
-/** kFp (AVX-512 builds only): also the fingerprint of the sliver as this tile reads it, from
+ *  gamma(kc + 1) for the reference (docs/ABFT.md section 2).
+ *  kFp (AVX-512 builds only): also the fingerprint of the sliver as this tile reads it, from
  *  the B vectors in registers (four more zmm and three integer operations a vector, on the
  *  ports the FMAs leave), into *e.fp: the driver's re-check of the packed copy without a pass
  *  of its own (gemm_driver.cpp). */
