@@ -29,7 +29,7 @@ std::vector<Shape> shapes() {
                         {257, 13, 7},  {7, 257, 13},  {1, 300, 600},  {300, 1, 600},
                         {257, 257, 1}, {64, 64, 128}, {37, 31, 600}, {300, 160, 61},
                         {31, 97, 2},   {2, 7, 257},
-                        // K over every ISA's kc (768 for AVX-512): uneven passes, C reloaded
+                        // K over every ISA's kc (1024 for AVX-512): uneven passes, C reloaded
                         {45, 33, 1601}};
   for (const Shape& x : more) s.push_back(x);
   return s;

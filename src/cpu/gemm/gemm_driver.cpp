@@ -182,8 +182,8 @@ abft_status run_gemm(Problem<T>& P, const KernelSet<T>& ks, abft_report& rep) {
   static const int64_t env_mc = env_block("ABFT_GEMM_MC");
   static const int64_t env_kc = env_block("ABFT_GEMM_KC");
   static const int64_t env_nc = env_block("ABFT_GEMM_NC");
-  // kc is balanced over the passes K needs: K = 1024 at kc = 768 runs two passes of 512
-  // rather than 768 + 256 (the C tile is loaded and stored once per pass either way).
+  // kc is balanced over the passes K needs: K = 1100 at kc = 1024 runs two passes of 560
+  // rather than 1024 + 76 (the C tile is loaded and stored once per pass either way).
   const int64_t kc_max = env_kc ? env_kc : ks.kc;
   const int64_t kc = std::min({K, kc_max, round_up(ceil_div(K, ceil_div(K, kc_max)), 16)});
   const int64_t mcx = env_mc ? env_mc : ks.mc;
