@@ -83,7 +83,9 @@ void generic_tile(const KernelSet<T>& ks, int64_t kb, const T* a, const T* b, T*
   raw.beta = T(0);
   raw.flags = 0;
   if (acc_f.empty()) {
-    ks.ukr(kb, a, b, buf, nr, raw);
+    raw.fp = e.fp;  // the fingerprinting tile where the driver asks for it (a partial last tile)
+    if (e.fp) ks.ukr_fp(kb, a, b, buf, nr, raw);
+    else ks.ukr(kb, a, b, buf, nr, raw);
   } else {
     // Accumulator faults: the micro-kernel's arithmetic per element (one FMA chain from zero
     // in k order), written out so that the chain continues through the fault. Splitting the
@@ -386,16 +388,18 @@ abft_status run_gemm(Problem<T>& P, const KernelSet<T>& ks, abft_report& rep) {
           if (checks && first && beta_nz) e.flags |= kSaveC0 | kSumC0;
           if (checks && last) e.flags |= kSumOut;
           e.ldc0 = nc;
-          // The block's last full tile of a sliver (when it is not also the first).
-          const int64_t r_fp = (mb / mr - 1) * mr;
+          // The block's last tile of a sliver: the fingerprinting tile's place.
+          const int64_t r_last = ((mb - 1) / mr) * mr;
           Fingerprint fp_now;
           for (int64_t j0 = 0; j0 < nb; j0 += nr) {
             const int64_t nr_e = std::min<int64_t>(nr, nb - j0);
             const T* bsl = bp + (j0 / nr) * kb * nr;
             // The sliver's column reference rides in its first plain tile where the kernel
             // set can (ukr_ref); otherwise colref reads the sliver once more below. Its
-            // fingerprint (the re-check of the packed copy) rides in the last full tile
-            // (ukr_fp), read after the reference's; otherwise a pass after the tiles.
+            // fingerprint (the re-check of the packed copy) rides in the block's last tile of
+            // the sliver (ukr_fp, also for a partial tile), the block's last read of it, when
+            // that is not the reference's tile and no accumulator fault runs there; otherwise
+            // a pass after the tiles.
             bool ref_pending = checks, fp_pending = checks;
             for (int64_t r0 = 0; r0 < mb; r0 += mr) {
               const int64_t mr_e = std::min<int64_t>(mr, mb - r0);
@@ -424,29 +428,30 @@ abft_status run_gemm(Problem<T>& P, const KernelSet<T>& ks, abft_report& rep) {
                 tile_acc.clear();
                 tile_out.clear();
               }
+              const bool fp_here =
+                  fp_pending && !ref_pending && ks.ukr_fp && r0 == r_last && tile_acc.empty();
+              e.fp = fp_here ? &fp_now : nullptr;
               if (!special && ref_pending && ks.ukr_ref && nr_e == nr) {
                 e.v = v;
                 e.ref = s.ref + j0;
                 ks.ukr_ref(kb, asl, bsl, c, P.ldc, e);
                 ref_pending = false;
-              } else if (!special && fp_pending && !ref_pending && ks.ukr_fp && r0 == r_fp) {
-                e.fp = &fp_now;
-                ks.ukr_fp(kb, asl, bsl, c, P.ldc, e);
-                fp_pending = false;
-              } else if (!special)
-                ks.ukr(kb, asl, bsl, c, P.ldc, e);
-              else
+              } else if (!special) {
+                if (fp_here) ks.ukr_fp(kb, asl, bsl, c, P.ldc, e);
+                else ks.ukr(kb, asl, bsl, c, P.ldc, e);
+              } else {
                 generic_tile(ks, kb, asl, bsl, c, P.ldc, mr_e, nr_e, e, pc, i0 + r0, jc + j0,
                              tile_acc, tile_out);
+              }
+              if (fp_here) fp_pending = false;
             }
             if (checks) {
               if (ref_pending) ks.colref(kb, nr_e, v, bsl, static_cast<double>(P.alpha), s.ref + j0);
               // Memory faults in the packed B copy. This block's reference agrees with its
-              // outputs about any change made before its reference read the sliver; a fault
-              // persists, so the sliver as read after that read (its last full tile, or a
-              // pass here) equals the packed one unless such a change happened. A later change
-              // differs from the reference, which the column check sees. A change is located by
-              // re-packing.
+              // outputs about any change made before its reference read the sliver, so the
+              // column check cannot see those. A fault persists: the block's last read of the
+              // sliver (its last tile, or a pass here) shows every change that any of its tiles
+              // could have read, exactly. A change is located by re-packing.
               if (fp_pending) fp_now = ks.fingerprint(bsl, kb * nr);
               if (fp_now != fp_b[size_t(j0 / nr)]) locate_b_fault(j0 / nr);
             }
