@@ -1,0 +1,113 @@
+/** \file gemm_tiles_test.cpp
+ *  \brief The GEMM kernel set's three full tiles against each other, on the kernels this CPU
+ *  runs (active_kernels): the reference tile (ukr_ref) and the fingerprinting tile (ukr_fp)
+ *  store the plain tile's outputs and column sums bit for bit; ukr_ref's reference equals
+ *  colref's within rounding; ukr_fp's fingerprint equals the whole sliver's
+ *  (checksum::fingerprint) and moves with any one flipped bit of it. A kernel set without one
+ *  of the tiles (AVX2, reference) skips that part and says so.
+ */
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <memory>
+#include <random>
+#include <vector>
+
+#include "abft/checksum/fingerprint.hpp"
+#include "cpu/gemm/gemm_kernels.hpp"
+
+namespace {
+
+using abft::checksum::Fingerprint;
+using namespace abft::cpu::gemm;
+
+/** A 64-byte aligned buffer (the tiles load packed B with aligned loads). */
+template <class T>
+struct Aligned {
+  std::unique_ptr<T, void (*)(void*)> p;
+  explicit Aligned(size_t n)
+      : p(static_cast<T*>(std::aligned_alloc(64, (n * sizeof(T) + 63) / 64 * 64)), std::free) {}
+  T* get() const { return p.get(); }
+};
+
+template <class T>
+void tiles_agree() {
+  const KernelSet<T>& ks = active_kernels<T>();
+  if (!ks.ukr_fp && !ks.ukr_ref) GTEST_SKIP() << ks.desc << ": no reference or fingerprinting tile";
+  const int mr = ks.mr, nr = ks.nr;
+  std::mt19937_64 rng(20261202);
+  std::uniform_real_distribution<double> d(-1.0, 1.0);
+  for (int64_t kb : {1, 2, 7, 64, 333, 1024}) {
+    SCOPED_TRACE(std::string(ks.desc) + ", kb = " + std::to_string(kb));
+    Aligned<T> a{size_t(mr * kb)}, b{size_t(kb * nr)}, v{size_t(kb)};
+    for (int64_t t = 0; t < mr * kb; ++t) a.get()[t] = static_cast<T>(d(rng));
+    for (int64_t t = 0; t < kb * nr; ++t) b.get()[t] = static_cast<T>(d(rng));
+    for (int64_t t = 0; t < kb; ++t) v.get()[t] = static_cast<T>(d(rng));
+    const int64_t ldc = nr + 3;  // a padded C: the tiles write nr columns of mr rows
+    auto run = [&](int kind, std::vector<T>& c, std::vector<double>& obs, std::vector<double>& ref,
+                   Fingerprint* fp) {
+      c.assign(size_t(mr * ldc), T(0.5));
+      obs.assign(size_t(nr), 0.0);
+      ref.assign(size_t(nr), 0.0);
+      Epi<T> e;
+      e.alpha = T(-1.5);
+      e.beta = T(0.25);
+      e.flags = kLoadC | kSumOut;
+      e.obs = obs.data();
+      e.v = v.get();
+      e.ref = ref.data();
+      e.fp = fp;
+      if (kind == 0) ks.ukr(kb, a.get(), b.get(), c.data(), ldc, e);
+      if (kind == 1) ks.ukr_ref(kb, a.get(), b.get(), c.data(), ldc, e);
+      if (kind == 2) ks.ukr_fp(kb, a.get(), b.get(), c.data(), ldc, e);
+    };
+    std::vector<T> c0, c1;
+    std::vector<double> obs0, obs1, ref0, ref1;
+    run(0, c0, obs0, ref0, nullptr);
+    if (ks.ukr_ref) {
+      run(1, c1, obs1, ref1, nullptr);
+      EXPECT_EQ(0, std::memcmp(c0.data(), c1.data(), c0.size() * sizeof(T))) << "ukr_ref's outputs";
+      EXPECT_EQ(obs0, obs1) << "ukr_ref's column sums";
+      // The reference colref forms from the same sliver (another summation order).
+      std::vector<double> want(size_t(nr), 0.0);
+      ks.colref(kb, nr, v.get(), b.get(), -1.5, want.data());
+      for (int j = 0; j < nr; ++j) {
+        double mag = 0.0;
+        for (int64_t p = 0; p < kb; ++p) mag += std::fabs(double(v.get()[p]) * double(b.get()[p * nr + j]));
+        EXPECT_NEAR(ref1[size_t(j)], want[size_t(j)], 4.0 * 1.5 * (kb + 1) * std::numeric_limits<T>::epsilon() * mag)
+            << "column " << j;
+      }
+    }
+    if (ks.ukr_fp) {
+      Fingerprint fp;
+      run(2, c1, obs1, ref1, &fp);
+      EXPECT_EQ(0, std::memcmp(c0.data(), c1.data(), c0.size() * sizeof(T))) << "ukr_fp's outputs";
+      EXPECT_EQ(obs0, obs1) << "ukr_fp's column sums";
+      const Fingerprint whole = abft::checksum::fingerprint(b.get(), kb * nr);
+      EXPECT_TRUE(fp == whole) << "ukr_fp's fingerprint differs from the sliver's";
+      EXPECT_TRUE(ks.fingerprint(b.get(), kb * nr) == whole) << "the kernel set's fingerprint";
+      // One flipped bit anywhere in the sliver moves the tile's fingerprint.
+      for (int trial = 0; trial < 8; ++trial) {
+        const int64_t t = int64_t(rng() % uint64_t(kb * nr));
+        const int bit = int(rng() % (8 * sizeof(T)));
+        unsigned char* byte = reinterpret_cast<unsigned char*>(b.get() + t) + bit / 8;
+        *byte ^= static_cast<unsigned char>(1u << (bit % 8));
+        Fingerprint moved;
+        run(2, c1, obs1, ref1, &moved);
+        EXPECT_TRUE(moved != whole) << "bit " << bit << " of element " << t;
+        *byte ^= static_cast<unsigned char>(1u << (bit % 8));
+      }
+    } else {
+      std::printf("[ skipped ] %s has no fingerprinting tile (the driver re-checks in a pass)\n", ks.desc);
+    }
+  }
+}
+
+TEST(GemmTiles, AgreeWithThePlainTile_f32) { tiles_agree<float>(); }
+TEST(GemmTiles, AgreeWithThePlainTile_f64) { tiles_agree<double>(); }
+
+}  // namespace
