@@ -18,8 +18,6 @@
 #include <benchmark/benchmark.h>
 #include <dlfcn.h>
 
-#include <algorithm>
-#include <chrono>
 #include <complex>
 #include <cstdlib>
 #include <cstring>
@@ -85,19 +83,13 @@ template <class T> std::vector<T> random_matrix(size_t count, uint64_t seed) {
   return v;
 }
 
-double seconds(const std::function<void()>& f) {
-  const auto t0 = std::chrono::steady_clock::now();
-  f();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
 /** Time one library's call; flops per call for the counter. The call runs once untimed
  *  first (workspaces, page faults, thread pools). */
 void timed(benchmark::State& state, double flops, bool use_peer,
            const std::function<void()>& mine, const std::function<void()>& theirs) {
   const std::function<void()>& f = use_peer ? theirs : mine;
   f();
-  for (auto _ : state) state.SetIterationTime(seconds(f));
+  for (auto _ : state) state.SetIterationTime(abft_bench::time_call(f));
   state.counters["GFLOP/s"] = benchmark::Counter(flops * 1e-9 * double(state.iterations()),
                                                  benchmark::Counter::kIsRate);
 }
@@ -119,11 +111,11 @@ void paired(benchmark::State& state, double flops, const std::function<void()>& 
   for (auto _ : state) {
     double a, p;
     if (peer_first) {
-      p = seconds(theirs);
-      a = seconds(mine);
+      p = abft_bench::time_call(theirs);
+      a = abft_bench::time_call(mine);
     } else {
-      a = seconds(mine);
-      p = seconds(theirs);
+      a = abft_bench::time_call(mine);
+      p = abft_bench::time_call(theirs);
     }
     peer_first = !peer_first;
     ta += a;

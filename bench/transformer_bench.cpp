@@ -133,13 +133,6 @@ struct Case {
   }
 };
 
-double median(std::vector<double> v) {
-  if (v.empty()) return 0.0;
-  std::sort(v.begin(), v.end());
-  const size_t h = v.size() / 2;
-  return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
-}
-
 std::vector<int32_t> random_tokens(size_t n, int64_t vocab, uint64_t seed) {
   std::mt19937_64 gen(seed);
   std::uniform_int_distribution<int32_t> dist(0, int32_t(vocab - 1));
