@@ -252,7 +252,8 @@ struct Runner {
     if (c.kind == kPrefill) g.prefill_cache->clear();
   }
 
-  /** One timed unit; returns its seconds. */
+  /** One timed prefill or train unit; returns its seconds (decode units run in lockstep,
+   *  run_decode_pair). */
   double run() {
     using Clock = std::chrono::steady_clock;
     const auto t0 = Clock::now();
@@ -260,7 +261,7 @@ struct Runner {
       std::vector<tr::SeqChunk> chunks;
       for (int64_t i = 0; i < c.batch; ++i) chunks.push_back({i, g.prompt.data() + i * c.seq, c.seq});
       m.decode(*g.prefill_cache, chunks, g.logits.data());
-    } else {
+    } else if (c.kind == kTrain) {
       std::fill(g.grads.begin(), g.grads.end(), 0.0f);
       loss = m.loss(g.train_tok.data(), g.train_tgt.data(), c.batch, c.seq, g.grads.data(), 1.0f, true);
       const auto t1 = Clock::now();
