@@ -4,7 +4,8 @@
  *  store the plain tile's outputs and column sums bit for bit; ukr_ref's reference equals
  *  colref's within rounding; ukr_fp's fingerprint equals the whole sliver's
  *  (checksum::fingerprint) and moves with any one flipped bit of it. A kernel set without one
- *  of the tiles (AVX2, reference) skips that part and says so.
+ *  of the tiles (AVX2, reference) skips that part and says so. Every tile's C0 backup is the
+ *  caller's C bit for bit (backup_is_c0).
  */
 #include <gtest/gtest.h>
 
@@ -107,7 +108,70 @@ void tiles_agree() {
   }
 }
 
+/** The C0 backup (kSaveC0): every tile kind copies the caller's C tile into it bit for bit,
+ *  whatever the depth (the k loop streams part of it and the epilogue the rest; kb from 1 to
+ *  past the loop's whole schedule), and its outputs and C0 sums are those of a tile without
+ *  the backup. The backup starts as NaN, so a vector left uncopied shows. */
+template <class T>
+void backup_is_c0() {
+  const KernelSet<T>& ks = active_kernels<T>();
+  const int mr = ks.mr, nr = ks.nr;
+  std::mt19937_64 rng(20261203);
+  std::uniform_real_distribution<double> d(-1.0, 1.0);
+  for (int64_t kb : {1, 5, 12, 48, 100, 127, 128, 333, 768, 1024}) {
+    Aligned<T> a{size_t(mr * kb)}, b{size_t(kb * nr)}, v{size_t(kb)};
+    for (int64_t t = 0; t < mr * kb; ++t) a.get()[t] = static_cast<T>(d(rng));
+    for (int64_t t = 0; t < kb * nr; ++t) b.get()[t] = static_cast<T>(d(rng));
+    for (int64_t t = 0; t < kb; ++t) v.get()[t] = static_cast<T>(d(rng));
+    const int64_t ldc = nr + 5;
+    std::vector<T> c_in(size_t(mr * ldc));
+    for (T& x : c_in) x = static_cast<T>(d(rng));
+    const int64_t ldc0 = nr + 16;  // vector-aligned rows, as the driver's backup
+    Aligned<T> bk{size_t(mr * ldc0)};
+    Fingerprint fp;
+    for (int kind = 0; kind < 3; ++kind) {
+      if ((kind == 1 && !ks.ukr_ref) || (kind == 2 && !ks.ukr_fp)) continue;
+      SCOPED_TRACE(std::string(ks.desc) + ", kb = " + std::to_string(kb) + ", tile " +
+                   (kind == 0 ? "plain" : kind == 1 ? "reference" : "fingerprint"));
+      auto run = [&](bool save, std::vector<T>& c, std::vector<double>& sums) {
+        c = c_in;
+        sums.assign(size_t(3 * nr), 0.0);
+        std::vector<double> ref(size_t(nr), 0.0);
+        Epi<T> e;
+        e.alpha = T(0.75);
+        e.beta = T(-2);
+        e.flags = kLoadC | kSumC0 | kSumOut | (save ? unsigned(kSaveC0) : 0u);
+        e.c0 = bk.get();
+        e.ldc0 = ldc0;
+        e.obs = sums.data();
+        e.c0sum = sums.data() + nr;
+        e.c0abs = sums.data() + 2 * nr;
+        e.v = v.get();
+        e.ref = ref.data();
+        e.fp = &fp;
+        if (kind == 0) ks.ukr(kb, a.get(), b.get(), c.data(), ldc, e);
+        if (kind == 1) ks.ukr_ref(kb, a.get(), b.get(), c.data(), ldc, e);
+        if (kind == 2) ks.ukr_fp(kb, a.get(), b.get(), c.data(), ldc, e);
+      };
+      std::fill(bk.get(), bk.get() + mr * ldc0, std::numeric_limits<T>::quiet_NaN());
+      std::vector<T> c_plain, c_save;
+      std::vector<double> s_plain, s_save;
+      run(false, c_plain, s_plain);
+      run(true, c_save, s_save);
+      EXPECT_EQ(0, std::memcmp(c_plain.data(), c_save.data(), c_plain.size() * sizeof(T))) << "outputs";
+      EXPECT_EQ(s_plain, s_save) << "column sums of the outputs and of C0";
+      int wrong = 0;
+      for (int i = 0; i < mr; ++i)
+        for (int j = 0; j < nr; ++j)
+          wrong += std::memcmp(&bk.get()[i * ldc0 + j], &c_in[size_t(i * ldc + j)], sizeof(T)) != 0;
+      EXPECT_EQ(wrong, 0) << "backup elements that differ from C0";
+    }
+  }
+}
+
 TEST(GemmTiles, AgreeWithThePlainTile_f32) { tiles_agree<float>(); }
 TEST(GemmTiles, AgreeWithThePlainTile_f64) { tiles_agree<double>(); }
+TEST(GemmTiles, BackupIsTheCallersC_f32) { backup_is_c0<float>(); }
+TEST(GemmTiles, BackupIsTheCallersC_f64) { backup_is_c0<double>(); }
 
 }  // namespace

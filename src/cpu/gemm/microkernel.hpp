@@ -60,8 +60,19 @@ void ukr_tile(int64_t kb, const typename S::T* __restrict a, const typename S::T
   // The next sliver's row p is NR values, like this one's. The test is loop-invariant: the
   // compiler unswitches the loop, so the other tiles run without the prefetches' load slots.
   const char* __restrict pf = reinterpret_cast<const char*>(e.b_next);
+  // The caller's C0 (kSaveC0) goes to the backup one vector per chunk of `step` k-steps,
+  // starting three chunks in (the rows prefetched above have arrived by then), rather than as
+  // a burst of MR x NV non-temporal stores in the epilogue, which stalled the tile on
+  // write-combining buffers draining to memory: the backup cost 1.5-2.6 % of a 1024^3 float
+  // product, spread out about a fifth of that (Zen 5, docs/PERFORMANCE.md). What a short k
+  // loop leaves goes in the epilogue as before.
+  const bool save = (e.flags & kSaveC0) != 0;
+  const int64_t step = kb >= 128 ? ((kb / 32) & ~int64_t(3)) : 4;
+  int copied = 0;  // C0 vectors of the tile (row-major, NV a row) already in the backup
+  for (int64_t p0 = 0; p0 < kb; p0 += step) {
+  const int64_t pe = p0 + step < kb ? p0 + step : kb;
 #pragma GCC unroll 4
-  for (int64_t p = 0; p < kb; ++p) {
+  for (int64_t p = p0; p < pe; ++p) {
     if (pf) {
 #pragma GCC unroll 4
       for (int l = 0; l < NR * int(sizeof(typename S::T)); l += 64)
@@ -88,6 +99,12 @@ void ukr_tile(int64_t kb, const typename S::T* __restrict a, const typename S::T
     }
     a += MR;
     b += NR;
+  }
+  if (save && copied < MR * NV && p0 >= 3 * step) {
+    const int i = copied / NV, v = copied % NV;
+    S::stream(e.c0 + i * e.ldc0 + v * W, S::loadu(c + i * ldc + v * W));
+    ++copied;
+  }
   }
   if constexpr (kRef) {
     alignas(64) typename S::T tmp[NR];
@@ -128,8 +145,9 @@ void ukr_tile(int64_t kb, const typename S::T* __restrict a, const typename S::T
 #pragma GCC unroll 4
     for (int v = 0; v < NV; ++v) {
       const V c0 = S::loadu(c + i * ldc + v * W);
-      // The backup is read only on the repair path: stream it past the caches.
-      if (fl & kSaveC0) S::stream(e.c0 + i * e.ldc0 + v * W, c0);
+      // The backup is read only on the repair path: stream it past the caches (what the k
+      // loop has not copied yet).
+      if ((fl & kSaveC0) && i * NV + v >= copied) S::stream(e.c0 + i * e.ldc0 + v * W, c0);
       if (fl & kSumC0) {
         s0[v] = S::add(s0[v], c0);
         a0[v] = S::add(a0[v], S::abs(c0));
