@@ -5,10 +5,12 @@
  *  colref's within rounding; ukr_fp's fingerprint equals the whole sliver's
  *  (checksum::fingerprint) and moves with any one flipped bit of it. A kernel set without one
  *  of the tiles (AVX2, reference) skips that part and says so. Every tile's C0 backup is the
- *  caller's C bit for bit (backup_is_c0).
+ *  caller's C bit for bit (backup_is_c0). The packing of a complex expansion gives
+ *  ComplexB::at's values, |B| sums and fingerprints (expansion_packs_as_at).
  */
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -20,6 +22,7 @@
 
 #include "abft/checksum/fingerprint.hpp"
 #include "cpu/gemm/gemm_kernels.hpp"
+#include "cpu/gemm/gemm_pack.hpp"  // kChunk
 
 namespace {
 
@@ -169,9 +172,60 @@ void backup_is_c0() {
   }
 }
 
+/** Packing a complex expansion (the complex GEMM's B_int, ComplexB): every packed value is
+ *  ComplexB::at's bit for bit (the repair path's view), the |B| chunk sums are the packed
+ *  column's magnitudes summed in T in row order, and each panel's fingerprint is its buffer's;
+ *  for even and odd first rows, with and without conjugation and transposition, full panels
+ *  and a partial one. */
+template <class T>
+void expansion_packs_as_at() {
+  const KernelSet<T>& ks = active_kernels<T>();
+  const int nr = ks.nr;
+  std::mt19937_64 rng(20261204);
+  std::uniform_real_distribution<double> d(-1.0, 1.0);
+  const int64_t m = 3 * nr / 2 + 3, k = 70, ldx = m + k + 5;  // 2m = three panels + 6 columns
+  std::vector<T> x(size_t(2 * ldx * (m + k)));
+  for (T& v : x) v = static_cast<T>(d(rng));
+  x[7] = -0.0;
+  for (int mode = 0; mode < 3; ++mode)
+    for (int64_t pc : {0, 1, 33}) {
+      SCOPED_TRACE(std::string(ks.desc) + ", mode " + std::to_string(mode) + ", pc " + std::to_string(pc));
+      Problem<T> P;
+      P.xb.x = x.data();
+      P.xb.ldx = ldx;
+      P.xb.trans = mode == 2;
+      P.xb.conj = mode >= 1;
+      const int64_t nb = 2 * m, kb = 2 * k - pc, nq = (nb + nr - 1) / nr;
+      const int64_t nchunk = (kb + kChunk - 1) / kChunk;
+      std::vector<T> bp(size_t(nq * kb * nr)), babs(size_t(nchunk * nb));
+      std::vector<Fingerprint> fp(static_cast<size_t>(nq));
+      ks.pack_b(P, nr, 0, nb, pc, kb, 0, nq, bp.data(), babs.data(), nb, fp.data());
+      int wrong = 0;
+      for (int64_t q = 0; q < nq; ++q) {
+        const T* panel = bp.data() + q * kb * nr;
+        EXPECT_TRUE(fp[size_t(q)] == abft::checksum::fingerprint(panel, kb * nr)) << "panel " << q;
+        for (int64_t j = q * nr; j < std::min(nb, (q + 1) * nr); ++j) {
+          for (int64_t c = 0; c < nchunk; ++c) {
+            T sum = T(0);
+            for (int64_t p = c * kChunk; p < std::min(kb, (c + 1) * kChunk); ++p)
+              sum += std::fabs(P.xb.at(pc + p, j));
+            wrong += std::memcmp(&sum, &babs[size_t(c * nb + j)], sizeof(T)) != 0;
+          }
+          for (int64_t p = 0; p < kb; ++p) {
+            const T want = P.xb.at(pc + p, j);
+            wrong += std::memcmp(&want, &panel[p * nr + j % nr], sizeof(T)) != 0;
+          }
+        }
+      }
+      EXPECT_EQ(wrong, 0) << "packed values or |B| sums that differ from ComplexB::at's";
+    }
+}
+
 TEST(GemmTiles, AgreeWithThePlainTile_f32) { tiles_agree<float>(); }
 TEST(GemmTiles, AgreeWithThePlainTile_f64) { tiles_agree<double>(); }
 TEST(GemmTiles, BackupIsTheCallersC_f32) { backup_is_c0<float>(); }
 TEST(GemmTiles, BackupIsTheCallersC_f64) { backup_is_c0<double>(); }
+TEST(GemmTiles, ComplexExpansionPacksAsAt_f32) { expansion_packs_as_at<float>(); }
+TEST(GemmTiles, ComplexExpansionPacksAsAt_f64) { expansion_packs_as_at<double>(); }
 
 }  // namespace

@@ -138,24 +138,36 @@ constexpr int kPackVecBytes = 64;
 constexpr int kPackVecBytes = 32;
 #endif
 
-/** A full NR-column panel of row-contiguous B (the common case) in one pass: the copy (kCopy;
- *  without it the panel is already packed at dst and is only encoded), with babs the |B| chunk
- *  sums (kept in registers over a chunk's rows, then written once) and, with fp, the panel's
- *  fingerprint of the rows as written (each row is a whole number of eight-word steps, so the
- *  lanes see the buffer's words in its own order). In an AVX-512 build a row of two zmm goes
- *  to the lanes from the registers: reloading the stores just made waits on store forwarding,
- *  which took a quarter of the protected pass (perf annotate, Zen 5). Vectors of
- *  kPackVecBytes (GCC vector extensions: one register each where the ISA has them). */
-template <class T, int NR, bool kCopy = true>
-void pack_b_full_panel(const T* src0, int64_t rsb, int64_t kb, T* dst, T* babs, int64_t ldbabs,
-                       checksum::Fingerprint* fp) {
-  // A zmm only where a row is a whole number of register pairs (the AVX-512 kernels' 128 bytes).
-  constexpr int VB = NR * int(sizeof(T)) % (2 * kPackVecBytes) == 0 ? kPackVecBytes : 32;
+/** The vectors a full NR-column panel row is handled in by pack_b_rows: zmm only where a row
+ *  is a whole number of register pairs (the AVX-512 kernels' 128 bytes), else 32 bytes. */
+template <class T, int NR>
+struct PanelRowVec {
+  static constexpr int VB = NR * int(sizeof(T)) % (2 * kPackVecBytes) == 0 ? kPackVecBytes : 32;
   static_assert(NR * sizeof(T) % 32 == 0, "a row is whole fingerprint steps and vectors");
-  constexpr int L = int(VB / sizeof(T)), NV = NR / L;
+  static constexpr int L = int(VB / sizeof(T)), NV = NR / L;
   typedef T V __attribute__((vector_size(VB)));
   typedef std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t> U;
   typedef U VU __attribute__((vector_size(VB)));
+};
+
+/** A full NR-column panel in one pass: row p of the panel comes from row(p, V[NV]) (a copy
+ *  of the source row, or the complex expansion's), is stored at dst (kCopy; without it the
+ *  panel is already packed at dst and is only encoded), with babs the |B| chunk sums (kept in
+ *  registers over a chunk's rows, then written once) and, with fp, the panel's fingerprint of
+ *  the rows as written (each row is a whole number of eight-word steps, so the lanes see the
+ *  buffer's words in its own order). In an AVX-512 build a row of two zmm goes to the lanes
+ *  from the registers: reloading the stores just made waits on store forwarding, which took a
+ *  quarter of the protected pass (perf annotate, Zen 5). Vectors of kPackVecBytes (GCC vector
+ *  extensions: one register each where the ISA has them). */
+template <class T, int NR, bool kCopy, class RowFn>
+void pack_b_rows(RowFn row_of, int64_t kb, T* dst, T* babs, int64_t ldbabs,
+                 checksum::Fingerprint* fp) {
+  using RV = PanelRowVec<T, NR>;
+  [[maybe_unused]] constexpr int VB = RV::VB;
+  constexpr int L = RV::L, NV = RV::NV;
+  using V = typename RV::V;
+  using VU = typename RV::VU;
+  using U = typename RV::U;
   const VU magnitude = VU{} + (~U(0) >> 1);  // clears the sign bit
   checksum::FingerprintLanes lanes;
   for (int64_t c0 = 0; c0 < kb; c0 += kChunk) {
@@ -163,14 +175,12 @@ void pack_b_full_panel(const T* src0, int64_t rsb, int64_t kb, T* dst, T* babs, 
     V acc[NV];
     for (int v = 0; v < NV; ++v) acc[v] = V{};
     for (int64_t p = c0; p < c1; ++p) {
-      const T* src = src0 + p * rsb;
       T* d = dst + p * NR;
       V row[NV];
+      row_of(p, row);
       for (int v = 0; v < NV; ++v) {
-        V& x = row[v];
-        std::memcpy(&x, src + v * L, sizeof x);
-        if (kCopy) std::memcpy(d + v * L, &x, sizeof x);
-        if (babs) acc[v] += (V)((VU)x & magnitude);
+        if (kCopy) std::memcpy(d + v * L, &row[v], sizeof row[v]);
+        if (babs) acc[v] += (V)((VU)row[v] & magnitude);
       }
 #if defined(ABFT_FINGERPRINT_AVX512)
       if constexpr (VB == 64 && NV % 2 == 0) {
@@ -191,6 +201,55 @@ void pack_b_full_panel(const T* src0, int64_t rsb, int64_t kb, T* dst, T* babs, 
         std::memcpy(babs + (c0 / kChunk) * ldbabs + v * L, &acc[v], sizeof acc[v]);
   }
   if (fp) *fp = lanes.finish();
+}
+
+/** A full NR-column panel of row-contiguous B (the common case): rows copied from src0 with
+ *  row stride rsb (kCopy), or encoded where they lie (src0 = dst, rsb = NR). */
+template <class T, int NR, bool kCopy = true>
+void pack_b_full_panel(const T* src0, int64_t rsb, int64_t kb, T* dst, T* babs, int64_t ldbabs,
+                       checksum::Fingerprint* fp) {
+  using RV = PanelRowVec<T, NR>;
+  pack_b_rows<T, NR, kCopy>(
+      [&](int64_t p, typename RV::V* row) {
+        const T* src = src0 + p * rsb;
+        for (int v = 0; v < RV::NV; ++v) std::memcpy(&row[v], src + v * RV::L, sizeof row[v]);
+      },
+      kb, dst, babs, ldbabs, fp);
+}
+
+/** A full NR-column panel of a complex expansion (ComplexB) whose Q rows are contiguous
+ *  complex numbers (op(X) = X or conj(X): Q(p, i) = X(i, p)), in the same one pass: rows 2p
+ *  are Q's row p as it lies, (re, im) pairs (im negated under conjugation), rows 2p + 1 the same
+ *  vectors with each pair swapped and the first negated, (-im, re). Negation is the sign flip
+ *  of the scalar code (pack_b_expanded, ComplexB::at): the same bits. */
+template <class T, int NR>
+void pack_b_expanded_panel(const ComplexB<T>& xb, int64_t jcol, int64_t pc, int64_t kb, T* dst,
+                           T* babs, int64_t ldbabs, checksum::Fingerprint* fp) {
+  using RV = PanelRowVec<T, NR>;
+  using V = typename RV::V;
+  using VU = typename RV::VU;
+  using U = typename RV::U;
+  constexpr int L = RV::L;
+  VU sign_re{}, sign_im{}, swap{};  // sign bits of the re / im lanes; the pair-swap pattern
+  for (int l = 0; l < L; ++l) {
+    ((l & 1) ? sign_im : sign_re)[l] = U(1) << (8 * sizeof(U) - 1);
+    swap[l] = U(l ^ 1);
+  }
+  const int64_t i0 = jcol >> 1;
+  pack_b_rows<T, NR, true>(
+      [&](int64_t p, V* row) {
+        const int64_t pa = pc + p;
+        const T* z = xb.x + 2 * (i0 + (pa >> 1) * xb.ldx);
+        for (int v = 0; v < RV::NV; ++v) {
+          V x;
+          std::memcpy(&x, z + v * L, sizeof x);
+          VU u = (VU)x;
+          if (xb.conj) u ^= sign_im;            // (re, -im): Q = conj(X)
+          if (pa & 1) u = __builtin_shuffle(u, swap) ^ sign_re;  // (-Im Q, Re Q)
+          row[v] = (V)u;
+        }
+      },
+      kb, dst, babs, ldbabs, fp);
 }
 
 /** The column magnitudes of one row block and kc step (gemm_driver.cpp): for j < nb,
@@ -258,6 +317,11 @@ void pack_b(const Problem<T>& P, int nr, int64_t jc, int64_t nb, int64_t pc, int
       if (nr == NR && cols == NR && !P.xb.x && P.csb == 1) {
         pack_b_full_panel<T, NR>(P.B + pc * P.rsb + (jc + j0), P.rsb, kb, dst,
                                  babs ? babs + j0 : nullptr, ldbabs, fp ? fp + q : nullptr);
+        continue;
+      }
+      if (nr == NR && cols == NR && P.xb.x && !P.xb.trans && ((jc + j0) & 1) == 0) {
+        pack_b_expanded_panel<T, NR>(P.xb, jc + j0, pc, kb, dst, babs ? babs + j0 : nullptr,
+                                     ldbabs, fp ? fp + q : nullptr);
         continue;
       }
     }
