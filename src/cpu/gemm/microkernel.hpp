@@ -63,48 +63,48 @@ void ukr_tile(int64_t kb, const typename S::T* __restrict a, const typename S::T
   // The caller's C0 (kSaveC0) goes to the backup one vector per chunk of `step` k-steps,
   // starting three chunks in (the rows prefetched above have arrived by then), rather than as
   // a burst of MR x NV non-temporal stores in the epilogue, which stalled the tile on
-  // write-combining buffers draining to memory: the backup cost 1.5-2.6 % of a 1024^3 float
-  // product, spread out about a fifth of that (Zen 5, docs/PERFORMANCE.md). What a short k
-  // loop leaves goes in the epilogue as before.
+  // write-combining buffers draining to memory. Protected 1024^3 with beta = 1 over
+  // unprotected: +3.9 % -> +1.4..1.9 % float, +3.1..3.5 % -> +0.2..0.4 % double (Zen 5,
+  // docs/PERFORMANCE.md). What a short k loop leaves goes in the epilogue as before.
   const bool save = (e.flags & kSaveC0) != 0;
   const int64_t step = kb >= 128 ? ((kb / 32) & ~int64_t(3)) : 4;
   int copied = 0;  // C0 vectors of the tile (row-major, NV a row) already in the backup
   for (int64_t p0 = 0; p0 < kb; p0 += step) {
-  const int64_t pe = p0 + step < kb ? p0 + step : kb;
+    const int64_t pe = p0 + step < kb ? p0 + step : kb;
 #pragma GCC unroll 4
-  for (int64_t p = p0; p < pe; ++p) {
-    if (pf) {
+    for (int64_t p = p0; p < pe; ++p) {
+      if (pf) {
 #pragma GCC unroll 4
-      for (int l = 0; l < NR * int(sizeof(typename S::T)); l += 64)
-        S::prefetch_l2(pf + p * NR * int64_t(sizeof(typename S::T)) + l);
-    }
-    V bv[NV];
+        for (int l = 0; l < NR * int(sizeof(typename S::T)); l += 64)
+          S::prefetch_l2(pf + p * NR * int64_t(sizeof(typename S::T)) + l);
+      }
+      V bv[NV];
 #pragma GCC unroll 4
-    for (int v = 0; v < NV; ++v) bv[v] = S::load(b + v * W);
+      for (int v = 0; v < NV; ++v) bv[v] = S::load(b + v * W);
 #pragma GCC unroll 16
-    for (int i = 0; i < MR; ++i) {
-      const V ai = S::set1(a[i]);
+      for (int i = 0; i < MR; ++i) {
+        const V ai = S::set1(a[i]);
 #pragma GCC unroll 4
-      for (int v = 0; v < NV; ++v) acc[i][v] = S::fma(ai, bv[v], acc[i][v]);
-    }
+        for (int v = 0; v < NV; ++v) acc[i][v] = S::fma(ai, bv[v], acc[i][v]);
+      }
 #if defined(ABFT_FINGERPRINT_AVX512)
-    if constexpr (kFp)
+      if constexpr (kFp)
 #pragma GCC unroll 4
-      for (int v = 0; v < NV; ++v) lanes.step2(S::bits(bv[v]));
+        for (int v = 0; v < NV; ++v) lanes.step2(S::bits(bv[v]));
 #endif
-    if constexpr (kRef) {
-      const V vv = S::set1(vp[p]);
+      if constexpr (kRef) {
+        const V vv = S::set1(vp[p]);
 #pragma GCC unroll 4
-      for (int v = 0; v < NV; ++v) rf[v] = S::fma(vv, bv[v], rf[v]);
+        for (int v = 0; v < NV; ++v) rf[v] = S::fma(vv, bv[v], rf[v]);
+      }
+      a += MR;
+      b += NR;
     }
-    a += MR;
-    b += NR;
-  }
-  if (save && copied < MR * NV && p0 >= 3 * step) {
-    const int i = copied / NV, v = copied % NV;
-    S::stream(e.c0 + i * e.ldc0 + v * W, S::loadu(c + i * ldc + v * W));
-    ++copied;
-  }
+    if (save && copied < MR * NV && p0 >= 3 * step) {
+      const int i = copied / NV, v = copied % NV;
+      S::stream(e.c0 + i * e.ldc0 + v * W, S::loadu(c + i * ldc + v * W));
+      ++copied;
+    }
   }
   if constexpr (kRef) {
     alignas(64) typename S::T tmp[NR];
