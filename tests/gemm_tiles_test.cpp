@@ -5,8 +5,9 @@
  *  colref's within rounding; ukr_fp's fingerprint equals the whole sliver's
  *  (checksum::fingerprint) and moves with any one flipped bit of it. A kernel set without one
  *  of the tiles (AVX2, reference) skips that part and says so. Every tile's C0 backup is the
- *  caller's C bit for bit (backup_is_c0). The packing of a complex expansion gives
- *  ComplexB::at's values, |B| sums and fingerprints (expansion_packs_as_at).
+ *  caller's C bit for bit (backup_is_c0). The packing of a complex expansion, full or as half
+ *  slivers, gives ComplexB::at's values, |B| sums and fingerprints (expansion_packs_as_at); the
+ *  half-sliver tiles compute what the full tiles do on the expansion (half_tiles_agree).
  */
 #include <gtest/gtest.h>
 
@@ -187,38 +188,113 @@ void expansion_packs_as_at() {
   std::vector<T> x(size_t(2 * ldx * (m + k)));
   for (T& v : x) v = static_cast<T>(d(rng));
   x[7] = -0.0;
+  for (int half = 0; half < 2; ++half)
   for (int mode = 0; mode < 3; ++mode)
-    for (int64_t pc : {0, 1, 33}) {
-      SCOPED_TRACE(std::string(ks.desc) + ", mode " + std::to_string(mode) + ", pc " + std::to_string(pc));
+    for (int64_t pc : {0, 1, 32, 33}) {
+      if (half && pc % 2) continue;  // half slivers start on an even row of the expansion
+      SCOPED_TRACE(std::string(ks.desc) + ", mode " + std::to_string(mode) + ", pc " +
+                   std::to_string(pc) + (half ? ", half slivers" : ""));
       Problem<T> P;
       P.xb.x = x.data();
       P.xb.ldx = ldx;
       P.xb.trans = mode == 2;
       P.xb.conj = mode >= 1;
+      P.xb.half = half;
       const int64_t nb = 2 * m, kb = 2 * k - pc, nq = (nb + nr - 1) / nr;
-      const int64_t nchunk = (kb + kChunk - 1) / kChunk;
-      std::vector<T> bp(size_t(nq * kb * nr)), babs(size_t(nchunk * nb));
+      const int64_t rows = half ? kb / 2 : kb, step = half ? 2 : 1;  // stored rows of a sliver
+      const int64_t nchunk = (kb + kChunk - 1) / kChunk, crows = kChunk / step;
+      std::vector<T> bp(size_t(nq * rows * nr)), babs(size_t(nchunk * nb));
       std::vector<Fingerprint> fp(static_cast<size_t>(nq));
       ks.pack_b(P, nr, 0, nb, pc, kb, 0, nq, bp.data(), babs.data(), nb, fp.data());
       int wrong = 0;
       for (int64_t q = 0; q < nq; ++q) {
-        const T* panel = bp.data() + q * kb * nr;
-        EXPECT_TRUE(fp[size_t(q)] == abft::checksum::fingerprint(panel, kb * nr)) << "panel " << q;
+        const T* panel = bp.data() + q * rows * nr;
+        EXPECT_TRUE(fp[size_t(q)] == abft::checksum::fingerprint(panel, rows * nr)) << "panel " << q;
         for (int64_t j = q * nr; j < std::min(nb, (q + 1) * nr); ++j) {
           for (int64_t c = 0; c < nchunk; ++c) {
-            T sum = T(0);
-            for (int64_t p = c * kChunk; p < std::min(kb, (c + 1) * kChunk); ++p)
-              sum += std::fabs(P.xb.at(pc + p, j));
-            wrong += std::memcmp(&sum, &babs[size_t(c * nb + j)], sizeof(T)) != 0;
+            // In T in row order; a half sliver's column adds its pair partner's sum.
+            auto column_sum = [&](int64_t jj) {
+              T sum = T(0);
+              for (int64_t t = c * crows; t < std::min(rows, (c + 1) * crows); ++t)
+                sum += std::fabs(P.xb.at(pc + t * step, jj));
+              return sum;
+            };
+            T want = column_sum(j);
+            if (half) want = (j % 2 == 0) ? want + column_sum(j + 1) : column_sum(j - 1) + want;
+            wrong += std::memcmp(&want, &babs[size_t(c * nb + j)], sizeof(T)) != 0;
           }
-          for (int64_t p = 0; p < kb; ++p) {
-            const T want = P.xb.at(pc + p, j);
-            wrong += std::memcmp(&want, &panel[p * nr + j % nr], sizeof(T)) != 0;
+          for (int64_t t = 0; t < rows; ++t) {
+            const T want = P.xb.at(pc + t * step, j);
+            wrong += std::memcmp(&want, &panel[t * nr + j % nr], sizeof(T)) != 0;
           }
         }
       }
       EXPECT_EQ(wrong, 0) << "packed values or |B| sums that differ from ComplexB::at's";
     }
+}
+
+/** The half-sliver tiles (ComplexB::half) against the full tiles on the expansion the half
+ *  sliver stands for (row 2t the half row t, row 2t + 1 it pair-swapped with the first value
+ *  negated): outputs, column sums and references bit for bit, colref_half's reference equal to
+ *  the reference tile's (one chain in the same order), the fingerprinting tile's fingerprint the
+ *  half sliver's. A kernel set without them (AVX2, reference) skips. */
+template <class T>
+void half_tiles_agree() {
+  const KernelSet<T>& ks = active_kernels<T>();
+  if (!ks.ukr_half) GTEST_SKIP() << ks.desc << ": no half-sliver tiles (complex products pack the full expansion)";
+  const int mr = ks.mr, nr = ks.nr;
+  std::mt19937_64 rng(20261205);
+  std::uniform_real_distribution<double> d(-1.0, 1.0);
+  for (int64_t kb : {2, 8, 64, 334, 1024}) {
+    SCOPED_TRACE(std::string(ks.desc) + ", kb = " + std::to_string(kb));
+    Aligned<T> a{size_t(mr * kb)}, h{size_t(kb / 2 * nr)}, x{size_t(kb * nr)}, v{size_t(kb)};
+    for (int64_t t = 0; t < mr * kb; ++t) a.get()[t] = static_cast<T>(d(rng));
+    for (int64_t t = 0; t < kb / 2 * nr; ++t) h.get()[t] = static_cast<T>(d(rng));
+    for (int64_t t = 0; t < kb; ++t) v.get()[t] = static_cast<T>(d(rng));
+    for (int64_t p = 0; p < kb; ++p)
+      for (int q = 0; q < nr; ++q) {
+        const T* row = h.get() + (p / 2) * nr;
+        x.get()[p * nr + q] = (p % 2 == 0) ? row[q] : (q % 2) ? row[q - 1] : -row[q + 1];
+      }
+    const int64_t ldc = nr + 3;
+    auto run = [&](auto tile, const T* b, std::vector<T>& c, std::vector<double>& sums,
+                   std::vector<double>& ref, Fingerprint* fp) {
+      c.assign(size_t(mr * ldc), T(0.5));
+      sums.assign(size_t(nr), 0.0);
+      ref.assign(size_t(nr), 0.0);
+      Epi<T> e;
+      e.alpha = T(1.25);
+      e.beta = T(-0.5);
+      e.flags = kLoadC | kSumOut;
+      e.obs = sums.data();
+      e.v = v.get();
+      e.ref = ref.data();
+      e.fp = fp;
+      tile(kb, a.get(), b, c.data(), ldc, e);
+    };
+    std::vector<T> c0, c1;
+    std::vector<double> s0, s1, r0, r1;
+    run(ks.ukr, x.get(), c0, s0, r0, nullptr);
+    run(ks.ukr_half, h.get(), c1, s1, r1, nullptr);
+    EXPECT_EQ(0, std::memcmp(c0.data(), c1.data(), c0.size() * sizeof(T))) << "ukr_half's outputs";
+    EXPECT_EQ(s0, s1) << "ukr_half's column sums";
+    if (ks.ukr_ref && ks.ukr_half_ref) {
+      run(ks.ukr_ref, x.get(), c0, s0, r0, nullptr);
+      run(ks.ukr_half_ref, h.get(), c1, s1, r1, nullptr);
+      EXPECT_EQ(0, std::memcmp(c0.data(), c1.data(), c0.size() * sizeof(T))) << "ukr_half_ref's outputs";
+      EXPECT_EQ(r0, r1) << "ukr_half_ref's reference";
+      std::vector<double> want(size_t(nr), 0.0);
+      ks.colref_half(kb, nr, v.get(), h.get(), 1.25, want.data());
+      EXPECT_EQ(want, r1) << "colref_half's reference";
+    }
+    if (ks.ukr_half_fp) {
+      Fingerprint fp;
+      run(ks.ukr_half_fp, h.get(), c1, s1, r1, &fp);
+      run(ks.ukr, x.get(), c0, s0, r0, nullptr);
+      EXPECT_EQ(0, std::memcmp(c0.data(), c1.data(), c0.size() * sizeof(T))) << "ukr_half_fp's outputs";
+      EXPECT_TRUE(fp == abft::checksum::fingerprint(h.get(), kb / 2 * nr)) << "ukr_half_fp's fingerprint";
+    }
+  }
 }
 
 TEST(GemmTiles, AgreeWithThePlainTile_f32) { tiles_agree<float>(); }
@@ -227,5 +303,7 @@ TEST(GemmTiles, BackupIsTheCallersC_f32) { backup_is_c0<float>(); }
 TEST(GemmTiles, BackupIsTheCallersC_f64) { backup_is_c0<double>(); }
 TEST(GemmTiles, ComplexExpansionPacksAsAt_f32) { expansion_packs_as_at<float>(); }
 TEST(GemmTiles, ComplexExpansionPacksAsAt_f64) { expansion_packs_as_at<double>(); }
+TEST(GemmTiles, HalfSliverTilesAgreeWithTheFullExpansion_f32) { half_tiles_agree<float>(); }
+TEST(GemmTiles, HalfSliverTilesAgreeWithTheFullExpansion_f64) { half_tiles_agree<double>(); }
 
 }  // namespace

@@ -68,8 +68,19 @@ T* arena_get(size_t slot, size_t count) {
  *  product goes through a local buffer and a scalar epilogue with the same
  *  arithmetic (T-precision alpha*acc, then fma with beta*C0) and the same
  *  checksum side effects as the vector epilogue. */
+/** Element (p, q) of the expansion a packed B sliver stands for: the sliver itself, or for a
+ *  half sliver (ComplexB::half) row p / 2 as it lies (even p) or pair-swapped with the first
+ *  value negated (odd p), as the half tiles form it. */
 template <class T>
-void generic_tile(const KernelSet<T>& ks, int64_t kb, const T* a, const T* b, T* c, int64_t ldc,
+T sliver_value(const T* b, int64_t nr, bool half, int64_t p, int64_t q) {
+  if (!half) return b[p * nr + q];
+  const T* row = b + (p / 2) * nr;
+  if ((p & 1) == 0) return row[q];
+  return (q & 1) ? row[q - 1] : -row[q + 1];
+}
+
+template <class T>
+void generic_tile(const KernelSet<T>& ks, bool half, int64_t kb, const T* a, const T* b, T* c, int64_t ldc,
                   int64_t mr_e, int64_t nr_e, const Epi<T>& e, int64_t pc, int64_t ti, int64_t tj,
                   const std::vector<const InternalFault*>& acc_f,
                   const std::vector<const InternalFault*>& out_f) {
@@ -103,7 +114,7 @@ void generic_tile(const KernelSet<T>& ks, int64_t kb, const T* a, const T* b, T*
             acc = checksum::apply_fault<T>(acc, f->f->model, f->f->bit, f->f->value);
             record_fault(*f, before, acc, e.alpha);
           }
-          if (p < kb) acc = std::fma(a[p * mr + r], b[p * nr + q], acc);
+          if (p < kb) acc = std::fma(a[p * mr + r], sliver_value(b, nr, half, p, q), acc);
         }
         buf[r * nr + q] = acc;
       }
@@ -164,7 +175,8 @@ int64_t env_block(const char* name) {
 }  // namespace
 
 template <class T>
-abft_status run_gemm(Problem<T>& P, const KernelSet<T>& ks, abft_report& rep) {
+abft_status run_gemm(Problem<T>& P, const KernelSet<T>& ks_isa, abft_report& rep) {
+  const KernelSet<T>& ks0 = ks_isa;
   rep = abft_report{};
   const int64_t M = P.M, N = P.N, K = P.K;
   if (M == 0 || N == 0) return ABFT_STATUS_SUCCESS;
@@ -176,20 +188,32 @@ abft_status run_gemm(Problem<T>& P, const KernelSet<T>& ks, abft_report& rep) {
       }
     return ABFT_STATUS_SUCCESS;
   }
-  if (small_gemm_applies(P, ks)) return run_small_gemm(P, ks, rep);
+  if (small_gemm_applies(P, ks0)) return run_small_gemm(P, ks0, rep);
   const bool checks = P.policy != ABFT_POLICY_OFF;
   const bool beta_nz = P.beta != T(0);
-  const int mr = ks.mr, nr = ks.nr;
+  const int mr = ks0.mr, nr = ks0.nr;
   // Blocking: the kernel set's, or the tuning overrides ABFT_GEMM_MC/KC/NC.
   static const int64_t env_mc = env_block("ABFT_GEMM_MC");
   static const int64_t env_kc = env_block("ABFT_GEMM_KC");
   static const int64_t env_nc = env_block("ABFT_GEMM_NC");
   // kc is balanced over the passes K needs: K = 1100 at kc = 1024 runs two passes of 560
   // rather than 1024 + 76 (the C tile is loaded and stored once per pass either way).
-  const int64_t kc_max = env_kc ? env_kc : ks.kc;
+  const int64_t kc_max = env_kc ? env_kc : ks0.kc;
   const int64_t kc = std::min({K, kc_max, round_up(ceil_div(K, ceil_div(K, kc_max)), 16)});
-  const int64_t mcx = env_mc ? env_mc : ks.mc;
-  const int64_t nc = std::min<int64_t>(round_up(env_nc ? env_nc : ks.nc, nr), round_up(N, nr));
+  const int64_t mcx = env_mc ? env_mc : ks0.mc;
+  const int64_t nc = std::min<int64_t>(round_up(env_nc ? env_nc : ks0.nc, nr), round_up(N, nr));
+  // A complex expansion packs half slivers where the kernel set has the tiles for them
+  // (ComplexB::half): half the packed B to write and to stream, the same arithmetic. Every
+  // pass then starts on an even row of the expansion (even kc; K = 2k is even).
+  const bool half = P.xb.x && ks0.ukr_half && kc % 2 == 0;
+  P.xb.half = half;
+  KernelSet<T> ks = ks0;
+  if (half) {
+    ks.ukr = ks0.ukr_half;
+    ks.ukr_ref = ks0.ukr_half_ref;
+    ks.ukr_fp = ks0.ukr_half_fp;
+    ks.colref = ks0.colref_half;
+  }
   const int64_t nchunk_max = ceil_div(kc, kChunk);
   const double babs_inflate = 1.0 + 2.0 * checksum::gamma(double(kChunk), checksum::unit_roundoff<T>());
 
@@ -287,15 +311,20 @@ abft_status run_gemm(Problem<T>& P, const KernelSet<T>& ks, abft_report& rep) {
     auto locate_b_fault = [&](int64_t q) {
       try {
         // Re-pack panel q alone (as panel 0 of the shifted column range) and compare.
-        scratch.resize(size_t(cur_kb * nr));
+        const int64_t rows = half ? cur_kb / 2 : cur_kb;  // the sliver's stored rows
+        scratch.resize(size_t(rows * nr));
         ks.pack_b(P, nr, cur_jc + q * nr, std::min<int64_t>(nr, cur_nb - q * nr), cur_pc, cur_kb,
                   0, 1, scratch.data(), nullptr, 0, nullptr);
         std::vector<int64_t> pos;
-        diff_positions(bp + q * cur_kb * nr, scratch.data(), cur_kb * nr, pos);
+        diff_positions(bp + q * rows * nr, scratch.data(), rows * nr, pos);
         for (int64_t t : pos) {
-          char& flag = flags[q * nr + t % nr];
+          // A half sliver's element feeds its column in the even row and its pair partner's
+          // in the odd one (ComplexB::half): both columns read the change.
+          for (int64_t j : {t % nr, half ? (t % nr) ^ 1 : t % nr}) {
+            char& flag = flags[q * nr + j];
 #pragma omp atomic write
-          flag = 1;
+            flag = 1;
+          }
         }
       } catch (const std::bad_alloc&) {
 #pragma omp atomic write
@@ -316,6 +345,7 @@ abft_status run_gemm(Problem<T>& P, const KernelSet<T>& ks, abft_report& rep) {
       }
       for (int64_t pc = 0; pc < K; pc += kc) {
         const int64_t kb = std::min(kc, K - pc);
+        const int64_t kbs = half ? kb / 2 : kb;  // rows of a packed B sliver
         const bool first = pc == 0, last = pc + kb == K;
         const int64_t nchunk = ceil_div(kb, kChunk);
         cur_jc = jc, cur_nb = nb, cur_pc = pc, cur_kb = kb;
@@ -332,7 +362,11 @@ abft_status run_gemm(Problem<T>& P, const KernelSet<T>& ks, abft_report& rep) {
             if (f->site == InternalFault::PackB && f->p >= pc && f->p < pc + kb && f->j >= jc &&
                 f->j < jc + nb) {
               const int64_t jj = f->j - jc;
-              T& x = bp[(jj / nr) * kb * nr + (f->p - pc) * nr + jj % nr];
+              // A half sliver holds the even rows only: a fault aimed at an odd row lands on the
+              // element that row is formed from (the pair partner of the row above).
+              const int64_t pr = f->p - pc;
+              T& x = half ? bp[(jj / nr) * kbs * nr + (pr / 2) * nr + ((pr & 1) ? (jj % nr) ^ 1 : jj % nr)]
+                          : bp[(jj / nr) * kb * nr + pr * nr + jj % nr];
               const T before = x;
               x = checksum::apply_fault<T>(x, f->f->model, f->f->bit, f->f->value);
               record_fault(*f, before, x);
@@ -393,7 +427,7 @@ abft_status run_gemm(Problem<T>& P, const KernelSet<T>& ks, abft_report& rep) {
           Fingerprint fp_now;
           for (int64_t j0 = 0; j0 < nb; j0 += nr) {
             const int64_t nr_e = std::min<int64_t>(nr, nb - j0);
-            const T* bsl = bp + (j0 / nr) * kb * nr;
+            const T* bsl = bp + (j0 / nr) * kbs * nr;
             // The sliver's column reference rides in its first plain tile where the kernel
             // set can (ukr_ref); otherwise colref reads the sliver once more below. Its
             // fingerprint (the re-check of the packed copy) rides in the block's last tile of
@@ -413,7 +447,7 @@ abft_status run_gemm(Problem<T>& P, const KernelSet<T>& ks, abft_report& rep) {
               }
               // The last tile of a sliver brings the next one this thread uses into L2: the
               // panel's next sliver, or after the last one the first, for the next row block.
-              e.b_next = r0 + mr >= mb ? bp + ((j0 + nr < nb ? j0 + nr : 0) / nr) * kb * nr : nullptr;
+              e.b_next = r0 + mr >= mb ? bp + ((j0 + nr < nb ? j0 + nr : 0) / nr) * kbs * nr : nullptr;
               bool special = mr_e != mr || nr_e != nr;
               if (!acc_f.empty() || !out_f.empty()) {
                 tile_acc.clear();
@@ -440,7 +474,7 @@ abft_status run_gemm(Problem<T>& P, const KernelSet<T>& ks, abft_report& rep) {
                 if (fp_here) ks.ukr_fp(kb, asl, bsl, c, P.ldc, e);
                 else ks.ukr(kb, asl, bsl, c, P.ldc, e);
               } else {
-                generic_tile(ks, kb, asl, bsl, c, P.ldc, mr_e, nr_e, e, pc, i0 + r0, jc + j0,
+                generic_tile(ks, half, kb, asl, bsl, c, P.ldc, mr_e, nr_e, e, pc, i0 + r0, jc + j0,
                              tile_acc, tile_out);
               }
               if (fp_here) fp_pending = false;
@@ -452,7 +486,7 @@ abft_status run_gemm(Problem<T>& P, const KernelSet<T>& ks, abft_report& rep) {
               // column check cannot see those. A fault persists: the block's last read of the
               // sliver (its last tile, or a pass here) shows every change that any of its tiles
               // could have read, exactly. A change is located by re-packing.
-              if (fp_pending) fp_now = ks.fingerprint(bsl, kb * nr);
+              if (fp_pending) fp_now = ks.fingerprint(bsl, kbs * nr);
               if (fp_now != fp_b[size_t(j0 / nr)]) locate_b_fault(j0 / nr);
             }
           }

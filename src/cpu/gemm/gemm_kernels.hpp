@@ -79,6 +79,14 @@ struct KernelSet {
   void (*small_n)(int R, int64_t K, int nchunks, const T* ap, const T* b, int64_t rsb, T* out) = nullptr;
   void (*small_t)(int R, int64_t K, int ncols, const T* arows, int64_t lda, const T* b, int64_t ldb,
                   T* out) = nullptr;
+  /// Tiles and colref on a complex expansion's half slivers (ComplexB::half: the packed sliver
+  /// holds the expansion's even rows; the tile forms each odd row from its even row in
+  /// registers, with the same arithmetic as on the full expansion), or nullptr where the
+  /// registers do not allow it (the driver then packs the full expansion).
+  void (*ukr_half)(int64_t kb, const T* a, const T* b, T* c, int64_t ldc, const Epi<T>& e) = nullptr;
+  void (*ukr_half_ref)(int64_t kb, const T* a, const T* b, T* c, int64_t ldc, const Epi<T>& e) = nullptr;
+  void (*ukr_half_fp)(int64_t kb, const T* a, const T* b, T* c, int64_t ldc, const Epi<T>& e) = nullptr;
+  void (*colref_half)(int64_t kb, int64_t ncols, const T* v, const T* bp, double alpha, double* ref) = nullptr;
 };
 
 /** Rows of C up to which the small-M path runs (decoding a batch of a few sequences). */

@@ -80,17 +80,18 @@ void pack_a(const Problem<T>& P, int mr, int64_t i0, int64_t mb, int64_t pc, int
 }
 
 /** One NR-column panel of a complex expansion (ComplexB): each row of the panel is built
- *  from the row of Q it belongs to, (re, im) pairs for even rows and (-im, re) for odd ones.
+ *  from the row of Q it belongs to, (re, im) pairs for even rows and (-im, re) for odd ones;
+ *  rows pc, pc + step, ... (step 2 from an even pc: the half sliver, ComplexB::half).
  *  Written out here rather than through ComplexB::at so that this ISA's copy stays in its
  *  own namespace (see ABFT_TARGET_NS); the values are the same bits (copies, negations). */
 template <class T>
 void pack_b_expanded(const ComplexB<T>& xb, int nr, int64_t jcol, int64_t cols, int64_t pc,
-                     int64_t kb, T* dst) {
+                     int64_t rows, int64_t step, T* dst) {
   const bool pairs = (jcol & 1) == 0 && (cols & 1) == 0;  // always, with an even nr
   const int64_t i0 = jcol >> 1, np = cols >> 1;
-  for (int64_t p = 0; p < kb; ++p) {
-    const int64_t pq = (pc + p) >> 1;
-    const bool odd = ((pc + p) & 1) != 0;
+  for (int64_t p = 0; p < rows; ++p) {  // packed row p is the expansion's row pc + p step
+    const int64_t pq = (pc + p * step) >> 1;
+    const bool odd = ((pc + p * step) & 1) != 0;
     T* d = dst + p * nr;
     if (pairs) {
       // Q(pq, i0 + i) for i < np: contiguous complex numbers unless transposed.
@@ -159,7 +160,7 @@ struct PanelRowVec {
  *  from the registers: reloading the stores just made waits on store forwarding, which took a
  *  quarter of the protected pass (perf annotate, Zen 5). Vectors of kPackVecBytes (GCC vector
  *  extensions: one register each where the ISA has them). */
-template <class T, int NR, bool kCopy, class RowFn>
+template <class T, int NR, bool kCopy, class RowFn, int64_t kRows = kChunk, bool kPairs = false>
 void pack_b_rows(RowFn row_of, int64_t kb, T* dst, T* babs, int64_t ldbabs,
                  checksum::Fingerprint* fp) {
   using RV = PanelRowVec<T, NR>;
@@ -170,8 +171,10 @@ void pack_b_rows(RowFn row_of, int64_t kb, T* dst, T* babs, int64_t ldbabs,
   using U = typename RV::U;
   const VU magnitude = VU{} + (~U(0) >> 1);  // clears the sign bit
   checksum::FingerprintLanes lanes;
-  for (int64_t c0 = 0; c0 < kb; c0 += kChunk) {
-    const int64_t c1 = c0 + kChunk < kb ? c0 + kChunk : kb;
+  VU swap{};  // kPairs: the (re, im) pair-swap pattern
+  for (int l = 0; l < L; ++l) swap[l] = U(l ^ 1);
+  for (int64_t c0 = 0; c0 < kb; c0 += kRows) {
+    const int64_t c1 = c0 + kRows < kb ? c0 + kRows : kb;
     V acc[NV];
     for (int v = 0; v < NV; ++v) acc[v] = V{};
     for (int64_t p = c0; p < c1; ++p) {
@@ -197,8 +200,12 @@ void pack_b_rows(RowFn row_of, int64_t kb, T* dst, T* babs, int64_t ldbabs,
       }
     }
     if (babs)
-      for (int v = 0; v < NV; ++v)
-        std::memcpy(babs + (c0 / kChunk) * ldbabs + v * L, &acc[v], sizeof acc[v]);
+      for (int v = 0; v < NV; ++v) {
+        // kPairs: a half sliver's row stands for two rows of the expansion, the second with
+        // the pair swapped, so each column's chunk sum is its own plus its partner's.
+        if constexpr (kPairs) acc[v] += __builtin_shuffle(acc[v], swap);
+        std::memcpy(babs + (c0 / kRows) * ldbabs + v * L, &acc[v], sizeof acc[v]);
+      }
   }
   if (fp) *fp = lanes.finish();
 }
@@ -250,6 +257,31 @@ void pack_b_expanded_panel(const ComplexB<T>& xb, int64_t jcol, int64_t pc, int6
         }
       },
       kb, dst, babs, ldbabs, fp);
+}
+
+/** The half sliver (ComplexB::half) of a full panel with contiguous Q rows: row t is the
+ *  expansion's row pc + 2t, Q's row (pc + 2t) / 2 as it lies (im negated under conjugation);
+ *  the |B| chunk sums are the expansion's (kChunk rows: kChunk / 2 of these, each with its
+ *  pair-swapped partner). pc and kb even. */
+template <class T, int NR>
+void pack_b_half_panel(const ComplexB<T>& xb, int64_t jcol, int64_t pc, int64_t kb, T* dst,
+                       T* babs, int64_t ldbabs, checksum::Fingerprint* fp) {
+  using RV = PanelRowVec<T, NR>;
+  using V = typename RV::V;
+  using VU = typename RV::VU;
+  using U = typename RV::U;
+  constexpr int L = RV::L;
+  VU sign_im{};
+  for (int l = 1; l < L; l += 2) sign_im[l] = U(1) << (8 * sizeof(U) - 1);
+  const int64_t i0 = jcol >> 1, q0 = pc >> 1;
+  auto row_of = [&](int64_t t, V* row) {
+    const T* z = xb.x + 2 * (i0 + (q0 + t) * xb.ldx);
+    for (int v = 0; v < RV::NV; ++v) {
+      std::memcpy(&row[v], z + v * L, sizeof row[v]);
+      if (xb.conj) row[v] = (V)((VU)row[v] ^ sign_im);
+    }
+  };
+  pack_b_rows<T, NR, true, decltype(row_of), kChunk / 2, true>(row_of, kb / 2, dst, babs, ldbabs, fp);
 }
 
 /** The column magnitudes of one row block and kc step (gemm_driver.cpp): for j < nb,
@@ -309,10 +341,12 @@ void add_magnitudes(const T* babs, int64_t ld, int64_t nchunk, const double* m, 
 template <class T, int NR>
 void pack_b(const Problem<T>& P, int nr, int64_t jc, int64_t nb, int64_t pc, int64_t kb,
             int64_t q0, int64_t q1, T* bp, T* babs, int64_t ldbabs, checksum::Fingerprint* fp) {
+  const bool half = P.xb.x && P.xb.half;  // a half sliver: kb / 2 rows (ComplexB::half)
+  const int64_t rows = half ? kb / 2 : kb;
   for (int64_t q = q0; q < q1; ++q) {
     const int64_t j0 = q * nr;
     const int64_t cols = (nb - j0 < nr ? nb - j0 : int64_t(nr));
-    T* dst = bp + q * kb * nr;
+    T* dst = bp + q * rows * nr;
     if constexpr (NR * sizeof(T) % 32 == 0) {
       if (nr == NR && cols == NR && !P.xb.x && P.csb == 1) {
         pack_b_full_panel<T, NR>(P.B + pc * P.rsb + (jc + j0), P.rsb, kb, dst,
@@ -320,13 +354,17 @@ void pack_b(const Problem<T>& P, int nr, int64_t jc, int64_t nb, int64_t pc, int
         continue;
       }
       if (nr == NR && cols == NR && P.xb.x && !P.xb.trans && ((jc + j0) & 1) == 0) {
-        pack_b_expanded_panel<T, NR>(P.xb, jc + j0, pc, kb, dst, babs ? babs + j0 : nullptr,
-                                     ldbabs, fp ? fp + q : nullptr);
+        if (half)
+          pack_b_half_panel<T, NR>(P.xb, jc + j0, pc, kb, dst, babs ? babs + j0 : nullptr,
+                                   ldbabs, fp ? fp + q : nullptr);
+        else
+          pack_b_expanded_panel<T, NR>(P.xb, jc + j0, pc, kb, dst, babs ? babs + j0 : nullptr,
+                                       ldbabs, fp ? fp + q : nullptr);
         continue;
       }
     }
     if (P.xb.x) {
-      pack_b_expanded(P.xb, nr, jc + j0, cols, pc, kb, dst);
+      pack_b_expanded(P.xb, nr, jc + j0, cols, pc, rows, half ? 2 : 1, dst);
     } else if (P.rsb == 1 && P.csb != 1) {
       // Columns of B_int are contiguous: stream each column, scatter by nr.
       for (int64_t j = 0; j < cols; ++j) {
@@ -348,22 +386,29 @@ void pack_b(const Problem<T>& P, int nr, int64_t jc, int64_t nb, int64_t pc, int
       }
     }
     if constexpr (NR * sizeof(T) % 32 == 0) {
-      if (nr == NR && cols == NR && (babs || fp)) {  // e.g. a complex expansion: encode in one pass
+      if (nr == NR && cols == NR && (babs || fp) && !half) {  // e.g. a complex expansion: encode in one pass
         pack_b_full_panel<T, NR, false>(dst, NR, kb, dst, babs ? babs + j0 : nullptr, ldbabs,
                                         fp ? fp + q : nullptr);
         continue;
       }
     }
-    if (babs)
-      for (int64_t c0 = 0; c0 < kb; c0 += kChunk) {
-        T* ba = babs + (c0 / kChunk) * ldbabs + j0;
+    if (babs) {
+      const int64_t crows = half ? kChunk / 2 : kChunk;  // stored rows a chunk
+      for (int64_t c0 = 0; c0 < rows; c0 += crows) {
+        T* ba = babs + (c0 / crows) * ldbabs + j0;
         for (int64_t j = 0; j < cols; ++j) ba[j] = T(0);
-        for (int64_t p = c0; p < c0 + kChunk && p < kb; ++p) {
+        for (int64_t p = c0; p < c0 + crows && p < rows; ++p) {
           const T* d = dst + p * nr;
           for (int64_t j = 0; j < cols; ++j) ba[j] += abs_value(d[j]);
         }
+        if (half)  // each column's partner: the same sums, as pack_b_half_panel forms them
+          for (int64_t j = 0; j + 1 < cols; j += 2) {
+            const T s = ba[j] + ba[j + 1];
+            ba[j] = ba[j + 1] = s;
+          }
       }
-    if (fp) fp[q] = checksum::fingerprint(dst, kb * nr);
+    }
+    if (fp) fp[q] = checksum::fingerprint(dst, rows * nr);
   }
 }
 

@@ -41,6 +41,10 @@ struct ComplexB {
   int64_t ldx = 0;
   bool trans = false;    ///< op(X) = X^T or X^H: Q(p, i) = X(p, i); else X(i, p)
   bool conj = false;     ///< op(X) = X^H
+  /// Packed as half slivers (set by the driver where the kernel set has the half tiles): a
+  /// packed panel holds only the expansion's even rows 2p (Q's row p), and the tiles form the
+  /// odd row 2p + 1 from it in registers. The values and the arithmetic are the same.
+  bool half = false;
 
   /** Re and Im of Q(p, i). */
   void q(int64_t p, int64_t i, T& re, T& im) const {

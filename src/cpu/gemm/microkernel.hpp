@@ -27,7 +27,7 @@ inline namespace ABFT_TARGET_NS {
  *  the B vectors in registers (four more zmm and three integer operations a vector, on the
  *  ports the FMAs leave), into *e.fp: the driver's re-check of the packed copy without a pass
  *  of its own (gemm_driver.cpp). */
-template <class S, int MR, int NV, bool kRef = false, bool kFp = false>
+template <class S, int MR, int NV, bool kRef = false, bool kFp = false, bool kHalf = false>
 void ukr_tile(int64_t kb, const typename S::T* __restrict a, const typename S::T* __restrict b,
               typename S::T* __restrict c, int64_t ldc, const Epi<typename S::T>& e) {
   using V = typename S::V;
@@ -59,6 +59,10 @@ void ukr_tile(int64_t kb, const typename S::T* __restrict a, const typename S::T
 
   // The next sliver's row p is NR values, like this one's. The test is loop-invariant: the
   // compiler unswitches the loop, so the other tiles run without the prefetches' load slots.
+  // kHalf: the sliver is a complex expansion's half (ComplexB::half): its row t is the
+  // expansion's row 2t, and row 2t + 1 is formed here (S::swap_neg). The accumulators see
+  // the expanded rows in k order, so the tile's arithmetic is the full expansion's, bit for
+  // bit; the loop takes two steps of k a row.
   const char* __restrict pf = reinterpret_cast<const char*>(e.b_next);
   // The caller's C0 (kSaveC0) goes to the backup one vector per chunk of `step` k-steps,
   // starting three chunks in (the rows prefetched above have arrived by then), rather than as
@@ -72,11 +76,44 @@ void ukr_tile(int64_t kb, const typename S::T* __restrict a, const typename S::T
   for (int64_t p0 = 0; p0 < kb; p0 += step) {
     const int64_t pe = p0 + step < kb ? p0 + step : kb;
 #pragma GCC unroll 4
-    for (int64_t p = p0; p < pe; ++p) {
+    for (int64_t p = p0; p < pe; p += (kHalf ? 2 : 1)) {
+      const int64_t row = kHalf ? p / 2 : p;  // the sliver's row
       if (pf) {
 #pragma GCC unroll 4
         for (int l = 0; l < NR * int(sizeof(typename S::T)); l += 64)
-          S::prefetch_l2(pf + p * NR * int64_t(sizeof(typename S::T)) + l);
+          S::prefetch_l2(pf + row * NR * int64_t(sizeof(typename S::T)) + l);
+      }
+      if constexpr (kHalf) {
+        V bv[NV], bo[NV];
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; ++v) bv[v] = S::load(b + v * W);
+#pragma GCC unroll 16
+        for (int i = 0; i < MR; ++i) {
+          const V ai = S::set1(a[i]);
+#pragma GCC unroll 4
+          for (int v = 0; v < NV; ++v) acc[i][v] = S::fma(ai, bv[v], acc[i][v]);
+        }
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; ++v) bo[v] = S::swap_neg(bv[v]);
+#pragma GCC unroll 16
+        for (int i = 0; i < MR; ++i) {
+          const V ai = S::set1(a[MR + i]);
+#pragma GCC unroll 4
+          for (int v = 0; v < NV; ++v) acc[i][v] = S::fma(ai, bo[v], acc[i][v]);
+        }
+#if defined(ABFT_FINGERPRINT_AVX512)
+        if constexpr (kFp)
+#pragma GCC unroll 4
+          for (int v = 0; v < NV; ++v) lanes.step2(S::bits(bv[v]));
+#endif
+        if constexpr (kRef) {
+          const V v0 = S::set1(vp[p]), v1 = S::set1(vp[p + 1]);
+#pragma GCC unroll 4
+          for (int v = 0; v < NV; ++v) rf[v] = S::fma(v1, bo[v], S::fma(v0, bv[v], rf[v]));
+        }
+        a += 2 * MR;
+        b += NR;
+        continue;
       }
       V bv[NV];
 #pragma GCC unroll 4
@@ -203,18 +240,62 @@ void colref_sliver(int64_t kb, int64_t ncols, const typename S::T* __restrict v,
   for (int64_t j = 0; j < ncols; ++j) ref[j] += alpha * static_cast<double>(tmp[j]);
 }
 
+/** colref_sliver for a complex expansion's half sliver (ComplexB::half): row t is the
+ *  expansion's row 2t, S::swap_neg of it row 2t + 1; one FMA chain per vector in the
+ *  expansion's k order, as the reference tile (the bound's kc + 1 terms). */
+template <class S, int NV>
+void colref_sliver_half(int64_t kb, int64_t ncols, const typename S::T* __restrict v,
+                        const typename S::T* __restrict bp, double alpha, double* __restrict ref) {
+  using T = typename S::T;
+  using V = typename S::V;
+  constexpr int W = S::W;
+  constexpr int NR = NV * W;
+  V acc[NV];
+#pragma GCC unroll 4
+  for (int q = 0; q < NV; ++q) acc[q] = S::zero();
+  for (int64_t p = 0; p < kb; p += 2) {
+    const V v0 = S::set1(v[p]), v1 = S::set1(v[p + 1]);
+#pragma GCC unroll 4
+    for (int q = 0; q < NV; ++q) {
+      const V x = S::load(bp + (p / 2) * NR + q * W);
+      acc[q] = S::fma(v1, S::swap_neg(x), S::fma(v0, x, acc[q]));
+    }
+  }
+  alignas(64) T tmp[NR];
+#pragma GCC unroll 4
+  for (int q = 0; q < NV; ++q) S::storeu(tmp + q * W, acc[q]);
+  for (int64_t j = 0; j < ncols; ++j) ref[j] += alpha * static_cast<double>(tmp[j]);
+}
+
 /** The fingerprinting tile where this build can form it from registers (a row of the sliver
  *  is whole 64-byte vectors, AVX-512), else nullptr. */
-template <class S, int MR, int NV, bool kFuse>
+template <class S, int MR, int NV, bool kFuse, bool kHalf = false>
 constexpr auto fingerprint_tile() {
   using Fn = void (*)(int64_t, const typename S::T*, const typename S::T*, typename S::T*, int64_t,
                       const Epi<typename S::T>&);
 #if defined(ABFT_FINGERPRINT_AVX512)
-  if constexpr (kFuse && S::W * sizeof(typename S::T) == 64) return Fn(&ukr_tile<S, MR, NV, false, true>);
+  if constexpr (kFuse && S::W * sizeof(typename S::T) == 64)
+    return Fn(&ukr_tile<S, MR, NV, false, true, kHalf>);
   else return Fn(nullptr);
 #else
   return Fn(nullptr);
 #endif
+}
+
+/** The half-sliver tiles (kHalf) where the registers hold them (kFuse: the 32 of AVX-512,
+ *  whose traits have swap_neg), else nullptr. */
+template <class S, int MR, int NV, bool kFuse, bool kRef>
+constexpr auto half_tile() {
+  using Fn = void (*)(int64_t, const typename S::T*, const typename S::T*, typename S::T*, int64_t,
+                      const Epi<typename S::T>&);
+  if constexpr (kFuse) return Fn(&ukr_tile<S, MR, NV, kRef, false, true>);
+  else return Fn(nullptr);
+}
+template <class S, int NV, bool kFuse>
+constexpr auto half_colref() {
+  using Fn = void (*)(int64_t, int64_t, const typename S::T*, const typename S::T*, double, double*);
+  if constexpr (kFuse) return Fn(&colref_sliver_half<S, NV>);
+  else return Fn(nullptr);
 }
 
 /** Fill a KernelSet for traits S. kFuseRef: the tile has the registers for the column
@@ -240,7 +321,11 @@ constexpr KernelSet<typename S::T> make_kernel_set(abft_isa isa, int mc, int kc,
                                   desc,
                                   S::W,
                                   &small_n<S>,
-                                  &small_t<S>};
+                                  &small_t<S>,
+                                  half_tile<S, MR, NV, kFuseRef, false>(),
+                                  half_tile<S, MR, NV, kFuseRef, true>(),
+                                  fingerprint_tile<S, MR, NV, kFuseRef, true>(),
+                                  half_colref<S, NV, kFuseRef>()};
 }
 
 }  // namespace ABFT_TARGET_NS

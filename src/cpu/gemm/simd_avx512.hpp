@@ -91,6 +91,13 @@ struct Avx512F32 {
   }
   static void prefetch(const void* p) { _mm_prefetch(static_cast<const char*>(p), _MM_HINT_T0); }
   static void prefetch_l2(const void* p) { _mm_prefetch(static_cast<const char*>(p), _MM_HINT_T1); }
+  /// (-x1, x0, -x3, x2, ...): a row of the complex expansion's odd rows from its even row
+  /// (ComplexB): each (re, im) pair swapped, the sign of the first flipped.
+  static V swap_neg(V x) {
+    const __m512i sign = _mm512_set1_epi64(int64_t(0x80000000u));  // even lanes' sign bits
+    return _mm512_castsi512_ps(
+        _mm512_xor_si512(_mm512_castps_si512(_mm512_permute_ps(x, 0xb1)), sign));
+  }
 };
 
 struct Avx512F64 {
@@ -156,6 +163,12 @@ struct Avx512F64 {
   }
   static void prefetch(const void* p) { _mm_prefetch(static_cast<const char*>(p), _MM_HINT_T0); }
   static void prefetch_l2(const void* p) { _mm_prefetch(static_cast<const char*>(p), _MM_HINT_T1); }
+  /// (-x1, x0, -x3, x2, ...), as Avx512F32::swap_neg.
+  static V swap_neg(V x) {
+    const __m512i sign = _mm512_set_epi64(0, INT64_MIN, 0, INT64_MIN, 0, INT64_MIN, 0, INT64_MIN);
+    return _mm512_castsi512_pd(
+        _mm512_xor_si512(_mm512_castpd_si512(_mm512_permute_pd(x, 0x55)), sign));
+  }
 };
 
 }  // namespace abft::cpu::gemm
