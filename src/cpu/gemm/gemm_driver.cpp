@@ -64,10 +64,6 @@ T* arena_get(size_t slot, size_t count) {
   return static_cast<T*>(t_arena.get(slot, count * sizeof(T)));
 }
 
-/** A tile that is not a full register tile, or that a fault targets: the
- *  product goes through a local buffer and a scalar epilogue with the same
- *  arithmetic (T-precision alpha*acc, then fma with beta*C0) and the same
- *  checksum side effects as the vector epilogue. */
 /** Element (p, q) of the expansion a packed B sliver stands for: the sliver itself, or for a
  *  half sliver (ComplexB::half) row p / 2 as it lies (even p) or pair-swapped with the first
  *  value negated (odd p), as the half tiles form it. */
@@ -79,6 +75,10 @@ T sliver_value(const T* b, int64_t nr, bool half, int64_t p, int64_t q) {
   return (q & 1) ? row[q - 1] : -row[q + 1];
 }
 
+/** A tile that is not a full register tile, or that a fault targets: the
+ *  product goes through a local buffer and a scalar epilogue with the same
+ *  arithmetic (T-precision alpha*acc, then fma with beta*C0) and the same
+ *  checksum side effects as the vector epilogue. half: b is a half sliver (ks holds the half tiles). */
 template <class T>
 void generic_tile(const KernelSet<T>& ks, bool half, int64_t kb, const T* a, const T* b, T* c, int64_t ldc,
                   int64_t mr_e, int64_t nr_e, const Epi<T>& e, int64_t pc, int64_t ti, int64_t tj,
@@ -175,8 +175,7 @@ int64_t env_block(const char* name) {
 }  // namespace
 
 template <class T>
-abft_status run_gemm(Problem<T>& P, const KernelSet<T>& ks_isa, abft_report& rep) {
-  const KernelSet<T>& ks0 = ks_isa;
+abft_status run_gemm(Problem<T>& P, const KernelSet<T>& ks0, abft_report& rep) {
   rep = abft_report{};
   const int64_t M = P.M, N = P.N, K = P.K;
   if (M == 0 || N == 0) return ABFT_STATUS_SUCCESS;

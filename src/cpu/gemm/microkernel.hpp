@@ -26,7 +26,9 @@ inline namespace ABFT_TARGET_NS {
  *  kFp (AVX-512 builds only): also the fingerprint of the sliver as this tile reads it, from
  *  the B vectors in registers (four more zmm and three integer operations a vector, on the
  *  ports the FMAs leave), into *e.fp: the driver's re-check of the packed copy without a pass
- *  of its own (gemm_driver.cpp). */
+ *  of its own (gemm_driver.cpp).
+ *  kHalf (AVX-512 kernel sets only, whose traits have swap_neg): the B sliver is a complex
+ *  expansion's half sliver (ComplexB::half); see the k loop. */
 template <class S, int MR, int NV, bool kRef = false, bool kFp = false, bool kHalf = false>
 void ukr_tile(int64_t kb, const typename S::T* __restrict a, const typename S::T* __restrict b,
               typename S::T* __restrict c, int64_t ldc, const Epi<typename S::T>& e) {
