@@ -224,63 +224,63 @@ void pack_b_full_panel(const T* src0, int64_t rsb, int64_t kb, T* dst, T* babs, 
       kb, dst, babs, ldbabs, fp);
 }
 
-/** A full NR-column panel of a complex expansion (ComplexB) whose Q rows are contiguous
- *  complex numbers (op(X) = X or conj(X): Q(p, i) = X(i, p)), in the same one pass: rows 2p
- *  are Q's row p as it lies, (re, im) pairs (im negated under conjugation), rows 2p + 1 the same
- *  vectors with each pair swapped and the first negated, (-im, re). Negation is the sign flip
- *  of the scalar code (pack_b_expanded, ComplexB::at): the same bits. */
+/** Rows of Q (ComplexB, op(X) = X or conj(X): Q(p, i) = X(i, p), contiguous complex numbers)
+ *  as the vectors of a full NR-column panel from column jcol: q_row(p) is Q's row p, (re, im)
+ *  pairs (im negated under conjugation); odd_row turns it into the expansion's row 2p + 1, each
+ *  pair swapped and the first negated, (-im, re). Negation is the sign flip of the scalar code
+ *  (pack_b_expanded, ComplexB::at): the same bits. */
 template <class T, int NR>
-void pack_b_expanded_panel(const ComplexB<T>& xb, int64_t jcol, int64_t pc, int64_t kb, T* dst,
-                           T* babs, int64_t ldbabs, checksum::Fingerprint* fp) {
+struct QRows {
   using RV = PanelRowVec<T, NR>;
   using V = typename RV::V;
   using VU = typename RV::VU;
   using U = typename RV::U;
-  constexpr int L = RV::L;
+  const ComplexB<T>& xb;
+  int64_t i0;
   VU sign_re{}, sign_im{}, swap{};  // sign bits of the re / im lanes; the pair-swap pattern
-  for (int l = 0; l < L; ++l) {
-    ((l & 1) ? sign_im : sign_re)[l] = U(1) << (8 * sizeof(U) - 1);
-    swap[l] = U(l ^ 1);
+  QRows(const ComplexB<T>& x, int64_t jcol) : xb(x), i0(jcol >> 1) {
+    for (int l = 0; l < RV::L; ++l) {
+      ((l & 1) ? sign_im : sign_re)[l] = U(1) << (8 * sizeof(U) - 1);
+      swap[l] = U(l ^ 1);
+    }
   }
-  const int64_t i0 = jcol >> 1;
+  void q_row(int64_t p, V* row) const {
+    const T* z = xb.x + 2 * (i0 + p * xb.ldx);
+    for (int v = 0; v < RV::NV; ++v) {
+      std::memcpy(&row[v], z + v * RV::L, sizeof row[v]);
+      if (xb.conj) row[v] = (V)((VU)row[v] ^ sign_im);
+    }
+  }
+  void odd_row(V* row) const {
+    for (int v = 0; v < RV::NV; ++v) row[v] = (V)(__builtin_shuffle((VU)row[v], swap) ^ sign_re);
+  }
+};
+
+/** A full NR-column panel of the complex expansion with contiguous Q rows (QRows) in the
+ *  real panel's one pass: rows 2p are Q's row p as it lies, rows 2p + 1 the same registers
+ *  through QRows::odd_row. */
+template <class T, int NR>
+void pack_b_expanded_panel(const ComplexB<T>& xb, int64_t jcol, int64_t pc, int64_t kb, T* dst,
+                           T* babs, int64_t ldbabs, checksum::Fingerprint* fp) {
+  const QRows<T, NR> q(xb, jcol);
   pack_b_rows<T, NR, true>(
-      [&](int64_t p, V* row) {
+      [&](int64_t p, typename PanelRowVec<T, NR>::V* row) {
         const int64_t pa = pc + p;
-        const T* z = xb.x + 2 * (i0 + (pa >> 1) * xb.ldx);
-        for (int v = 0; v < RV::NV; ++v) {
-          V x;
-          std::memcpy(&x, z + v * L, sizeof x);
-          VU u = (VU)x;
-          if (xb.conj) u ^= sign_im;            // (re, -im): Q = conj(X)
-          if (pa & 1) u = __builtin_shuffle(u, swap) ^ sign_re;  // (-Im Q, Re Q)
-          row[v] = (V)u;
-        }
+        q.q_row(pa >> 1, row);
+        if (pa & 1) q.odd_row(row);
       },
       kb, dst, babs, ldbabs, fp);
 }
 
 /** The half sliver (ComplexB::half) of a full panel with contiguous Q rows: row t is the
- *  expansion's row pc + 2t, Q's row (pc + 2t) / 2 as it lies (im negated under conjugation);
- *  the |B| chunk sums are the expansion's (kChunk rows: kChunk / 2 of these, each with its
- *  pair-swapped partner). pc and kb even. */
+ *  expansion's row pc + 2t, Q's row pc / 2 + t as it lies; the |B| chunk sums are the
+ *  expansion's (kChunk rows: kChunk / 2 of these, each with its pair-swapped partner). pc and
+ *  kb even. */
 template <class T, int NR>
 void pack_b_half_panel(const ComplexB<T>& xb, int64_t jcol, int64_t pc, int64_t kb, T* dst,
                        T* babs, int64_t ldbabs, checksum::Fingerprint* fp) {
-  using RV = PanelRowVec<T, NR>;
-  using V = typename RV::V;
-  using VU = typename RV::VU;
-  using U = typename RV::U;
-  constexpr int L = RV::L;
-  VU sign_im{};
-  for (int l = 1; l < L; l += 2) sign_im[l] = U(1) << (8 * sizeof(U) - 1);
-  const int64_t i0 = jcol >> 1, q0 = pc >> 1;
-  auto row_of = [&](int64_t t, V* row) {
-    const T* z = xb.x + 2 * (i0 + (q0 + t) * xb.ldx);
-    for (int v = 0; v < RV::NV; ++v) {
-      std::memcpy(&row[v], z + v * L, sizeof row[v]);
-      if (xb.conj) row[v] = (V)((VU)row[v] ^ sign_im);
-    }
-  };
+  const QRows<T, NR> q(xb, jcol);
+  auto row_of = [&](int64_t t, typename PanelRowVec<T, NR>::V* row) { q.q_row((pc >> 1) + t, row); };
   pack_b_rows<T, NR, true, decltype(row_of), kChunk / 2, true>(row_of, kb / 2, dst, babs, ldbabs, fp);
 }
 

@@ -18,6 +18,16 @@
 namespace abft::cpu::gemm {
 inline namespace ABFT_TARGET_NS {
 
+/** ref[j] += alpha * (column j of the NV vectors acc), j < ncols: where the reference tile
+ *  and colref leave a sliver's column reference. */
+template <class S, int NV>
+inline void add_ref_sums(const typename S::V* acc, int64_t ncols, double alpha, double* ref) {
+  alignas(64) typename S::T tmp[NV * S::W];
+#pragma GCC unroll 4
+  for (int v = 0; v < NV; ++v) S::storeu(tmp + v * S::W, acc[v]);
+  for (int64_t j = 0; j < ncols; ++j) ref[j] += alpha * static_cast<double>(tmp[j]);
+}
+
 /** kRef: also ref[j] += alpha * sum_p v[p] b[p][j] over the tile's NR columns, from the B
  *  vectors the loop loads anyway (NV more accumulators and one broadcast per p, no load of B):
  *  the column reference of the sliver at a fraction of colref_sliver's cost, which reads the
@@ -75,6 +85,15 @@ void ukr_tile(int64_t kb, const typename S::T* __restrict a, const typename S::T
   const bool save = (e.flags & kSaveC0) != 0;
   const int64_t step = kb >= 128 ? ((kb / 32) & ~int64_t(3)) : 4;
   int copied = 0;  // C0 vectors of the tile (row-major, NV a row) already in the backup
+  // One step of k: the tile's MR x NV FMAs with A's column ar (MR values) and B's row bb.
+  auto sweep = [&](const typename S::T* __restrict ar, const V* bb) __attribute__((always_inline)) {
+#pragma GCC unroll 16
+    for (int i = 0; i < MR; ++i) {
+      const V ai = S::set1(ar[i]);
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) acc[i][v] = S::fma(ai, bb[v], acc[i][v]);
+    }
+  };
   for (int64_t p0 = 0; p0 < kb; p0 += step) {
     const int64_t pe = p0 + step < kb ? p0 + step : kb;
 #pragma GCC unroll 4
@@ -85,58 +104,31 @@ void ukr_tile(int64_t kb, const typename S::T* __restrict a, const typename S::T
         for (int l = 0; l < NR * int(sizeof(typename S::T)); l += 64)
           S::prefetch_l2(pf + row * NR * int64_t(sizeof(typename S::T)) + l);
       }
-      if constexpr (kHalf) {
-        V bv[NV], bo[NV];
+      V bv[NV];
 #pragma GCC unroll 4
-        for (int v = 0; v < NV; ++v) bv[v] = S::load(b + v * W);
-#pragma GCC unroll 16
-        for (int i = 0; i < MR; ++i) {
-          const V ai = S::set1(a[i]);
-#pragma GCC unroll 4
-          for (int v = 0; v < NV; ++v) acc[i][v] = S::fma(ai, bv[v], acc[i][v]);
-        }
+      for (int v = 0; v < NV; ++v) bv[v] = S::load(b + v * W);
+      sweep(a, bv);
+      if constexpr (kHalf) {  // the expansion's next row, formed from this one
+        V bo[NV];
 #pragma GCC unroll 4
         for (int v = 0; v < NV; ++v) bo[v] = S::swap_neg(bv[v]);
-#pragma GCC unroll 16
-        for (int i = 0; i < MR; ++i) {
-          const V ai = S::set1(a[MR + i]);
-#pragma GCC unroll 4
-          for (int v = 0; v < NV; ++v) acc[i][v] = S::fma(ai, bo[v], acc[i][v]);
-        }
-#if defined(ABFT_FINGERPRINT_AVX512)
-        if constexpr (kFp)
-#pragma GCC unroll 4
-          for (int v = 0; v < NV; ++v) lanes.step2(S::bits(bv[v]));
-#endif
+        sweep(a + MR, bo);
         if constexpr (kRef) {
           const V v0 = S::set1(vp[p]), v1 = S::set1(vp[p + 1]);
 #pragma GCC unroll 4
           for (int v = 0; v < NV; ++v) rf[v] = S::fma(v1, bo[v], S::fma(v0, bv[v], rf[v]));
         }
-        a += 2 * MR;
-        b += NR;
-        continue;
-      }
-      V bv[NV];
+      } else if constexpr (kRef) {
+        const V vv = S::set1(vp[p]);
 #pragma GCC unroll 4
-      for (int v = 0; v < NV; ++v) bv[v] = S::load(b + v * W);
-#pragma GCC unroll 16
-      for (int i = 0; i < MR; ++i) {
-        const V ai = S::set1(a[i]);
-#pragma GCC unroll 4
-        for (int v = 0; v < NV; ++v) acc[i][v] = S::fma(ai, bv[v], acc[i][v]);
+        for (int v = 0; v < NV; ++v) rf[v] = S::fma(vv, bv[v], rf[v]);
       }
 #if defined(ABFT_FINGERPRINT_AVX512)
       if constexpr (kFp)
 #pragma GCC unroll 4
         for (int v = 0; v < NV; ++v) lanes.step2(S::bits(bv[v]));
 #endif
-      if constexpr (kRef) {
-        const V vv = S::set1(vp[p]);
-#pragma GCC unroll 4
-        for (int v = 0; v < NV; ++v) rf[v] = S::fma(vv, bv[v], rf[v]);
-      }
-      a += MR;
+      a += kHalf ? 2 * MR : MR;
       b += NR;
     }
     if (save && copied < MR * NV && p0 >= 3 * step) {
@@ -145,13 +137,7 @@ void ukr_tile(int64_t kb, const typename S::T* __restrict a, const typename S::T
       ++copied;
     }
   }
-  if constexpr (kRef) {
-    alignas(64) typename S::T tmp[NR];
-#pragma GCC unroll 4
-    for (int v = 0; v < NV; ++v) S::storeu(tmp + v * W, rf[v]);
-    const double al = static_cast<double>(e.alpha);
-    for (int j = 0; j < NR; ++j) e.ref[j] += al * static_cast<double>(tmp[j]);
-  }
+  if constexpr (kRef) add_ref_sums<S, NV>(rf, NR, static_cast<double>(e.alpha), e.ref);
 #if defined(ABFT_FINGERPRINT_AVX512)
   if constexpr (kFp) *e.fp = lanes.finish();
 #endif
@@ -213,7 +199,6 @@ void ukr_tile(int64_t kb, const typename S::T* __restrict a, const typename S::T
 template <class S, int NV>
 void colref_sliver(int64_t kb, int64_t ncols, const typename S::T* __restrict v,
                    const typename S::T* __restrict bp, double alpha, double* __restrict ref) {
-  using T = typename S::T;
   using V = typename S::V;
   constexpr int W = S::W;
   constexpr int NR = NV * W;
@@ -235,11 +220,10 @@ void colref_sliver(int64_t kb, int64_t ncols, const typename S::T* __restrict v,
 #pragma GCC unroll 4
     for (int q = 0; q < NV; ++q) acc[0][q] = S::fma(vp, S::load(bp + p * NR + q * W), acc[0][q]);
   }
-  alignas(64) T tmp[NR];
+  V sum[NV];
 #pragma GCC unroll 4
-  for (int q = 0; q < NV; ++q)
-    S::storeu(tmp + q * W, S::add(S::add(acc[0][q], acc[1][q]), S::add(acc[2][q], acc[3][q])));
-  for (int64_t j = 0; j < ncols; ++j) ref[j] += alpha * static_cast<double>(tmp[j]);
+  for (int q = 0; q < NV; ++q) sum[q] = S::add(S::add(acc[0][q], acc[1][q]), S::add(acc[2][q], acc[3][q]));
+  add_ref_sums<S, NV>(sum, ncols, alpha, ref);
 }
 
 /** colref_sliver for a complex expansion's half sliver (ComplexB::half): row t is the
@@ -248,7 +232,6 @@ void colref_sliver(int64_t kb, int64_t ncols, const typename S::T* __restrict v,
 template <class S, int NV>
 void colref_sliver_half(int64_t kb, int64_t ncols, const typename S::T* __restrict v,
                         const typename S::T* __restrict bp, double alpha, double* __restrict ref) {
-  using T = typename S::T;
   using V = typename S::V;
   constexpr int W = S::W;
   constexpr int NR = NV * W;
@@ -263,10 +246,7 @@ void colref_sliver_half(int64_t kb, int64_t ncols, const typename S::T* __restri
       acc[q] = S::fma(v1, S::swap_neg(x), S::fma(v0, x, acc[q]));
     }
   }
-  alignas(64) T tmp[NR];
-#pragma GCC unroll 4
-  for (int q = 0; q < NV; ++q) S::storeu(tmp + q * W, acc[q]);
-  for (int64_t j = 0; j < ncols; ++j) ref[j] += alpha * static_cast<double>(tmp[j]);
+  add_ref_sums<S, NV>(acc, ncols, alpha, ref);
 }
 
 /** The fingerprinting tile where this build can form it from registers (a row of the sliver
