@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <complex>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -240,6 +241,45 @@ TYPED_TEST(ComplexGemm, FaultsAtEverySiteRepairedOnBothPaths) {
         abft_handle_destroy(h);
         abft_injector_destroy(inj);
       }
+}
+
+/** An accumulator fault runs its tile element by element through the fault (the kernel's FMA
+ *  chains, on whatever the packed B stands for: the full expansion or a half sliver), so only
+ *  the faulted element differs from a clean run: it alone is corrected, nothing is recomputed,
+ *  and C equals the clean call's bit for bit. Real alpha and op(A) = A take the half-sliver
+ *  path where the kernel set has it; a wrong odd row in the element-wise tile fails here (the
+ *  repair would otherwise hide it). */
+TYPED_TEST(ComplexGemm, AccumulatorFaultLeavesItsNeighboursBitExact) {
+  using R = TypeParam;
+  for (uint32_t seed = 1; seed <= 6; ++seed) {
+    Problem<R> P(ABFT_COL_MAJOR, ABFT_NO_TRANS, ABFT_NO_TRANS, 45, 38, 150, seed);
+    const cplx<R> alpha(-0.75), beta(0.5);
+    std::vector<cplx<R>> clean = P.C;
+    ASSERT_EQ(cgemm<R>(nullptr, P.layout, P.ta, P.tb, P.m, P.n, P.k, alpha, P.A.data(), P.lda,
+                       P.B.data(), P.ldb, beta, clean.data(), P.ldc, nullptr),
+              ABFT_STATUS_SUCCESS);
+    abft_handle_t h;
+    abft_injector_t inj;
+    ASSERT_EQ(abft_handle_create(&h), ABFT_STATUS_SUCCESS);
+    ASSERT_EQ(abft_injector_create(100 + seed, &inj), ABFT_STATUS_SUCCESS);
+    abft_fault f{};
+    f.site = ABFT_SITE_ACCUMULATOR;
+    f.model = ABFT_FAULT_BITFLIP;
+    f.bit = sizeof(R) == 4 ? 30 : 62;  // top exponent bit: far above any bound
+    f.row = f.col = f.kpos = -1;
+    ASSERT_EQ(abft_injector_add(inj, &f), ABFT_STATUS_SUCCESS);
+    ASSERT_EQ(abft_handle_set_injector(h, inj), ABFT_STATUS_SUCCESS);
+    abft_report rep{};
+    ASSERT_EQ(cgemm<R>(h, P.layout, P.ta, P.tb, P.m, P.n, P.k, alpha, P.A.data(), P.lda,
+                       P.B.data(), P.ldb, beta, P.C.data(), P.ldc, &rep),
+              ABFT_STATUS_SUCCESS);
+    EXPECT_EQ(rep.corrected, 1u) << "seed " << seed;
+    EXPECT_EQ(rep.recomputed, 0u) << "seed " << seed;
+    EXPECT_EQ(0, std::memcmp(clean.data(), P.C.data(), clean.size() * sizeof(cplx<R>)))
+        << "seed " << seed << ": C differs from the clean call";
+    abft_handle_destroy(h);
+    abft_injector_destroy(inj);
+  }
 }
 
 TYPED_TEST(ComplexGemm, InjectedFaultsAreCorrectedAndCountedOnce) {
