@@ -205,6 +205,29 @@ TYPED_TEST(ComplexGemm, BadArgumentsWriteNothing) {
   EXPECT_EQ(P.C, before);
 }
 
+/** A handle whose injector holds one bit flip of the top exponent bit (far above any bound) at
+ *  site, random coordinates from seed; released with the object. */
+struct OneFault {
+  abft_handle_t h = nullptr;
+  abft_injector_t inj = nullptr;
+  template <class R>
+  void arm(abft_site site, uint32_t seed) {
+    ASSERT_EQ(abft_handle_create(&h), ABFT_STATUS_SUCCESS);
+    ASSERT_EQ(abft_injector_create(seed, &inj), ABFT_STATUS_SUCCESS);
+    abft_fault f{};
+    f.site = site;
+    f.model = ABFT_FAULT_BITFLIP;
+    f.bit = sizeof(R) == 4 ? 30 : 62;
+    f.row = f.col = f.kpos = -1;
+    ASSERT_EQ(abft_injector_add(inj, &f), ABFT_STATUS_SUCCESS);
+    ASSERT_EQ(abft_handle_set_injector(h, inj), ABFT_STATUS_SUCCESS);
+  }
+  ~OneFault() {
+    if (h) abft_handle_destroy(h);
+    if (inj) abft_injector_destroy(inj);
+  }
+};
+
 /** Every site, both alpha paths (complex alpha: Q' formed; real alpha: packed from op(A)),
  *  faults far above the bound: each call is repaired to reference accuracy. */
 TYPED_TEST(ComplexGemm, FaultsAtEverySiteRepairedOnBothPaths) {
@@ -212,17 +235,10 @@ TYPED_TEST(ComplexGemm, FaultsAtEverySiteRepairedOnBothPaths) {
   for (abft_site site : {ABFT_SITE_OUTPUT, ABFT_SITE_ACCUMULATOR, ABFT_SITE_PACKED_A, ABFT_SITE_PACKED_B})
     for (cplx<R> alpha : {cplx<R>(0.5, 2), cplx<R>(-0.75)})
       for (abft_op ta : {ABFT_NO_TRANS, ABFT_CONJ_TRANS}) {
-        abft_handle_t h;
-        abft_injector_t inj;
-        ASSERT_EQ(abft_handle_create(&h), ABFT_STATUS_SUCCESS);
-        ASSERT_EQ(abft_injector_create(7 + site, &inj), ABFT_STATUS_SUCCESS);
-        abft_fault f{};
-        f.site = site;
-        f.model = ABFT_FAULT_BITFLIP;
-        f.bit = sizeof(R) == 4 ? 30 : 62;
-        f.row = f.col = f.kpos = -1;
-        ASSERT_EQ(abft_injector_add(inj, &f), ABFT_STATUS_SUCCESS);
-        ASSERT_EQ(abft_handle_set_injector(h, inj), ABFT_STATUS_SUCCESS);
+        OneFault one;
+        ASSERT_NO_FATAL_FAILURE(one.arm<R>(site, 7 + site));
+        abft_handle_t h = one.h;
+        abft_injector_t inj = one.inj;
         Problem<R> P(ABFT_COL_MAJOR, ta, ABFT_NO_TRANS, 45, 38, 150, 3);
         std::vector<cplx<LD>> want;
         std::vector<LD> tol;
@@ -238,8 +254,6 @@ TYPED_TEST(ComplexGemm, FaultsAtEverySiteRepairedOnBothPaths) {
         EXPECT_EQ(last[0].applied, 1) << "site " << site;
         EXPECT_GE(rep.detected, 1u) << "site " << site << " alpha " << alpha;
         P.expect_matches(want, tol, "site " + std::to_string(site));
-        abft_handle_destroy(h);
-        abft_injector_destroy(inj);
       }
 }
 
@@ -258,27 +272,16 @@ TYPED_TEST(ComplexGemm, AccumulatorFaultLeavesItsNeighboursBitExact) {
     ASSERT_EQ(cgemm<R>(nullptr, P.layout, P.ta, P.tb, P.m, P.n, P.k, alpha, P.A.data(), P.lda,
                        P.B.data(), P.ldb, beta, clean.data(), P.ldc, nullptr),
               ABFT_STATUS_SUCCESS);
-    abft_handle_t h;
-    abft_injector_t inj;
-    ASSERT_EQ(abft_handle_create(&h), ABFT_STATUS_SUCCESS);
-    ASSERT_EQ(abft_injector_create(100 + seed, &inj), ABFT_STATUS_SUCCESS);
-    abft_fault f{};
-    f.site = ABFT_SITE_ACCUMULATOR;
-    f.model = ABFT_FAULT_BITFLIP;
-    f.bit = sizeof(R) == 4 ? 30 : 62;  // top exponent bit: far above any bound
-    f.row = f.col = f.kpos = -1;
-    ASSERT_EQ(abft_injector_add(inj, &f), ABFT_STATUS_SUCCESS);
-    ASSERT_EQ(abft_handle_set_injector(h, inj), ABFT_STATUS_SUCCESS);
+    OneFault one;
+    ASSERT_NO_FATAL_FAILURE(one.arm<R>(ABFT_SITE_ACCUMULATOR, 100 + seed));
     abft_report rep{};
-    ASSERT_EQ(cgemm<R>(h, P.layout, P.ta, P.tb, P.m, P.n, P.k, alpha, P.A.data(), P.lda,
+    ASSERT_EQ(cgemm<R>(one.h, P.layout, P.ta, P.tb, P.m, P.n, P.k, alpha, P.A.data(), P.lda,
                        P.B.data(), P.ldb, beta, P.C.data(), P.ldc, &rep),
               ABFT_STATUS_SUCCESS);
     EXPECT_EQ(rep.corrected, 1u) << "seed " << seed;
     EXPECT_EQ(rep.recomputed, 0u) << "seed " << seed;
     EXPECT_EQ(0, std::memcmp(clean.data(), P.C.data(), clean.size() * sizeof(cplx<R>)))
         << "seed " << seed << ": C differs from the clean call";
-    abft_handle_destroy(h);
-    abft_injector_destroy(inj);
   }
 }
 
