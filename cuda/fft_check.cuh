@@ -112,12 +112,7 @@ __device__ __forceinline__ void in_term(const T* in, const SigLayout& L, const c
     backup[(b * cnt + e) * scal] = in[scal * off];
     if (scal == 2) backup[(b * cnt + e) * 2 + 1] = in[2 * off + 1];
   }
-  if (sh.kind == 2) {
-    const ck::Cd A = c2r_in[2 * e], B = c2r_in[2 * e + 1];
-    t = {x.re * A.re + x.im * B.re, x.re * A.im + x.im * B.im};
-  } else {
-    t = ck::cmul(x, ck::fft_in_weight<R>(sh, idx, tw));
-  }
+  t = ck::fft_in_term_of<R>(x, sh, tw, c2r_in, e, idx);
   x2 = x.re * x.re + x.im * x.im;
 }
 
@@ -128,8 +123,7 @@ __device__ __forceinline__ ck::Cd out_term(const T* out, const SigLayout& L, con
                                            int64_t e) {
   int64_t idx[3] = {e, 0, 0};
   if (R != 1) ck::fft_unravel(e, L.rank, L.dims, idx);
-  const ck::Cd y = load_elem(out, L, L.offset<R>(b, idx));
-  return sh.kind == 2 ? ck::cmul(y, c2r_out[e]) : ck::fft_out_term<R>(sh, idx, y, tw);
+  return ck::fft_out_term_of<R>(load_elem(out, L, L.offset<R>(b, idx)), sh, tw, c2r_out, e, idx);
 }
 
 /** Input side of every signal: acc[b].in += v_j x_j, acc[b].x2 += |x_j|^2 (in_term). grid:
@@ -248,20 +242,25 @@ struct FftVerdictArgs {
  *  listed in flags[1 + ...] (flags[0] their number) for the repair. The counters are summed per
  *  warp first: one atomic per signal on one address serialised at small lengths (2^17 signals
  *  of 256 points). blockDim.x is a multiple of 32 and every thread reaches the warp sums. */
+/** Signal b's verdict from its sums a[0..kAcc), counted; a failed signal listed in flags. */
+__device__ __forceinline__ void count_verdict(const double* a, int64_t b, const FftVerdictArgs& va, int* flags,
+                                              unsigned long long& checks, unsigned long long& skipped,
+                                              unsigned long long& failed) {
+  const ck::LineVerdict v = ck::fft_library_verdict({a[0], a[1]}, {a[3], a[4]}, a[2], va.coef, va.abs, va.Y, va.t_max);
+  ++checks;
+  if (v == ck::LineVerdict::Skipped) ++skipped;
+  if (v == ck::LineVerdict::Failed) {
+    ++failed;
+    const int slot = atomicAdd(flags, 1);
+    flags[1 + slot] = int(b);
+  }
+}
+
 __global__ void fft_verify_kernel(const double* acc, int64_t batch, FftVerdictArgs va, int* flags,
                                   DeviceCounters* dc) {
   unsigned long long checks = 0, skipped = 0, failed = 0;
-  for (int64_t b = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; b < batch; b += int64_t(gridDim.x) * blockDim.x) {
-    const double* a = acc + kAcc * b;
-    const ck::LineVerdict v = ck::fft_library_verdict({a[0], a[1]}, {a[3], a[4]}, a[2], va.coef, va.abs, va.Y, va.t_max);
-    ++checks;
-    if (v == ck::LineVerdict::Skipped) ++skipped;
-    if (v == ck::LineVerdict::Failed) {
-      ++failed;
-      const int slot = atomicAdd(flags, 1);
-      flags[1 + slot] = int(b);
-    }
-  }
+  for (int64_t b = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; b < batch; b += int64_t(gridDim.x) * blockDim.x)
+    count_verdict(acc + kAcc * b, b, va, flags, checks, skipped, failed);
   for (int o = 16; o > 0; o >>= 1) {
     checks += __shfl_down_sync(0xffffffffu, checks, o);
     skipped += __shfl_down_sync(0xffffffffu, skipped, o);
@@ -271,6 +270,56 @@ __global__ void fft_verify_kernel(const double* acc, int64_t batch, FftVerdictAr
     if (checks) atomicAdd(&dc->checks, checks);
     if (skipped) atomicAdd(&dc->skipped, skipped);
     if (failed) atomicAdd(&dc->failed, failed);
+  }
+}
+
+/** CALLBACKS (cuda/fft_callbacks.cu): every signal's bucket sums added — a warp per signal,
+ *  lanes over the buckets in order, then 5 levels (the depth ck::fft_callback_sum_depth counts)
+ *  — and cleared for the next call; the totals written to acc (kAcc a signal, as the passes
+ *  leave them: the re-check reads the input side there); the verdicts; the counters summed per
+ *  block in shared memory, then one atomic per block and counter. bin: 3 doubles a (signal,
+ *  bucket), nb_in buckets a signal; bout: 2 doubles, nb_out. blockDim.x a multiple of 32. */
+__global__ void fft_bucket_verify_kernel(double* bin, double* bout, int64_t nb_in, int64_t nb_out, int64_t batch,
+                                         double* acc, FftVerdictArgs va, int* flags, DeviceCounters* dc) {
+  __shared__ unsigned long long cnt[3];
+  if (threadIdx.x < 3) cnt[threadIdx.x] = 0;
+  __syncthreads();
+  const int lane = threadIdx.x & 31;
+  const int64_t wpb = blockDim.x / 32, warps = int64_t(gridDim.x) * wpb;
+  unsigned long long checks = 0, skipped = 0, failed = 0;
+  for (int64_t b = blockIdx.x * wpb + threadIdx.x / 32; b < batch; b += warps) {  // warp-uniform
+    double s[kAcc] = {0, 0, 0, 0, 0};
+    double* pi = bin + 3 * b * nb_in;
+    for (int64_t k = lane; k < nb_in; k += 32) {
+      s[0] += pi[3 * k], s[1] += pi[3 * k + 1], s[2] += pi[3 * k + 2];
+      pi[3 * k] = pi[3 * k + 1] = pi[3 * k + 2] = 0.0;
+    }
+    double* po = bout + 2 * b * nb_out;
+    for (int64_t k = lane; k < nb_out; k += 32) {
+      s[3] += po[2 * k], s[4] += po[2 * k + 1];
+      po[2 * k] = po[2 * k + 1] = 0.0;
+    }
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1)
+#pragma unroll
+      for (int i = 0; i < kAcc; ++i) s[i] += __shfl_xor_sync(0xffffffffu, s[i], o);
+    if (lane == 0) {
+      double* a = acc + kAcc * b;
+#pragma unroll
+      for (int i = 0; i < kAcc; ++i) a[i] = s[i];
+      count_verdict(a, b, va, flags, checks, skipped, failed);
+    }
+  }
+  if (lane == 0 && (checks | skipped | failed)) {
+    atomicAdd(&cnt[0], checks);
+    atomicAdd(&cnt[1], skipped);
+    atomicAdd(&cnt[2], failed);
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    if (cnt[0]) atomicAdd(&dc->checks, cnt[0]);
+    if (cnt[1]) atomicAdd(&dc->skipped, cnt[1]);
+    if (cnt[2]) atomicAdd(&dc->failed, cnt[2]);
   }
 }
 

@@ -13,8 +13,17 @@
  *    4. output side, verdict per signal, device counters;
  *    5. CORRECT: every failed signal recomputed in double, then re-verified; one that still
  *       fails counts as uncorrectable.
- *  Separate passes over the batch, not yet cuFFT callbacks: the issue asks to measure which is
- *  faster, which needs a GPU (docs/PERFORMANCE.md, "GPU FFT").
+ *  Two ways of forming the sums (abft_cuda_fft_sums, chosen when the plan is made):
+ *   - CALLBACKS (the default): cuFFT's load and store callbacks (cuda/fft_callbacks.cu, LTO-IR
+ *     linked into cuFFT's kernels at plan time) add every element's term to per-(signal,
+ *     bucket) sums as cuFFT moves it; one small kernel adds the buckets and gives the verdicts.
+ *     Steps 1 and 4 ride on the transform's own loads and stores; an injected fault is applied
+ *     in the callbacks (in what cuFFT gets, in what it stores). A policy-OFF call runs a second
+ *     cuFFT plan without callbacks, made on first use.
+ *   - PASSES (ABFT_CUDA_FFT_SUMS=passes, or when cuFFT refuses the callbacks): separate passes
+ *     over the input and the output around cuFFT (cuda/fft_check.cuh), as described above.
+ *  Steps 4 (verdicts), 5 and the counters are shared. The callbacks are NOT yet run on a GPU
+ *  (docs/PERFORMANCE.md, "GPU FFT").
  *
  *  Status: compiled for sm_90 + PTX in every CUDA build; argument checks tested on the CPU;
  *  run on an H200 (2026-11-30: tests pass, docs/RELIABILITY.md §12).
@@ -26,6 +35,8 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <mutex>
 #include <new>
@@ -39,7 +50,14 @@
 #include "abft/fft.h"
 #include "core/internal.hpp"
 #include "device_state.hpp"
+#include "fft_callback_args.hpp"
 #include "fft_check.cuh"
+
+namespace abft::cuda {
+// The callbacks' LTO-IR (generated from fft_callbacks.cu by cmake/embed_binary.cmake).
+extern const unsigned char kFftCallbacksImage[];
+extern const size_t kFftCallbacksImage_size;
+}  // namespace abft::cuda
 
 struct abft_cuda_fft_plan_s {
   abft_handle_t handle = nullptr;
@@ -59,6 +77,23 @@ struct abft_cuda_fft_plan_s {
   void* backup = nullptr;                 // device: packed input copy (grown on demand)
   size_t backup_bytes = 0;
   cudaStream_t stream = nullptr;  // the cuFFT-signature path's stream (abft_cufftSetStream)
+  // cuFFT's plan parameters (for the plain plan a callback plan makes on its first OFF call).
+  long long nn[3] = {1, 1, 1}, ie[3] = {1, 1, 1}, oe[3] = {1, 1, 1};
+  long long istride = 1, idist = 1, ostride = 1, odist = 1;
+  cufftType type = CUFFT_C2C;
+  // CALLBACKS: the callbacks' arguments (device; cb_info is their caller_info), the copy last
+  // written there, the (signal, bucket) sums (input side, then output side; zero between calls:
+  // the verification kernel clears what it read) and the injected faults' values.
+  bool callbacks = false;
+  abft::cuda::FftCallbackArgs* cb_dev = nullptr;
+  void* cb_info = nullptr;
+  abft::cuda::FftCallbackArgs cb_last{};
+  bool cb_written = false;
+  double* buckets = nullptr;
+  size_t bucket_doubles = 0;
+  double* fault_vals = nullptr;
+  cufftHandle plain = 0;  // CALLBACKS: the plan of policy-OFF calls
+  bool plain_made = false;
   std::string desc;
   // One execution at a time on the plan's buffers: `mu` held while enqueuing, and a call on
   // another stream than the previous one waits for its end (`done`).
@@ -69,6 +104,10 @@ struct abft_cuda_fft_plan_s {
   ~abft_cuda_fft_plan_s() {
     if (done) cudaEventDestroy(done);
     if (fft_made) cufftDestroy(fft);
+    if (plain_made) cufftDestroy(plain);
+    cudaFree(cb_dev);
+    cudaFree(buckets);
+    cudaFree(fault_vals);
     cudaFree(c2r_tab);
     cudaFree(turn_tab);
     cudaFree(acc);
@@ -141,18 +180,202 @@ std::unordered_map<cufftHandle, CufftEntry*>& registry() {
   return *m;
 }
 
+/** Element offset (in elements of the side) of scalar `col` of signal `row`'s output or input,
+ *  the way injection coordinates count (col over the side's scalars, folded into the signal). */
+int64_t fault_offset(const SigLayout& L, int64_t row, int64_t col, int64_t cnt, int* scalar) {
+  const int sc = L.complex ? 2 : 1;
+  int64_t idx[3] = {0, 0, 0};
+  ck::fft_unravel((col / sc) % cnt, L.rank, L.dims, idx);
+  *scalar = int(col % sc);
+  return L.offset(row, idx);
+}
+
+/** One fault at a side's element, corrupted in memory by a one-thread kernel on the call's
+ *  stream (PASSES; injection only: synchronizes). */
+template <class T>
+void inject_in_memory(T* p, const SigLayout& L, abft_fault& f, int64_t cnt, cudaStream_t stream) {
+  const int sc = L.complex ? 2 : 1;
+  double* dv = nullptr;
+  if (cudaMalloc(&dv, 2 * sizeof(double)) != cudaSuccess) {
+    cudaGetLastError();
+    return;
+  }
+  fft_fault_kernel<T><<<1, 1, 0, stream>>>(p, L, f.row, (f.col / sc) % cnt, int(f.col % sc), f.model, f.bit, f.value,
+                                           dv);
+  double v[2] = {0, 0};
+  cudaMemcpyAsync(v, dv, sizeof v, cudaMemcpyDeviceToHost, stream);
+  cudaStreamSynchronize(stream);
+  cudaFree(dv);
+  f.original = v[0], f.corrupted = v[1], f.applied = 1;
+}
+
+/** Everything of one protected call both ways of forming the sums share. */
+struct Call {
+  abft_cuda_fft_plan_s* p;
+  cudaStream_t stream;
+  ck::FftLibraryShape sh;  // with this call's sign
+  int dir;
+  int64_t batch, cin, cout;
+  abft_kernel kid;
+  core::InjectionPlan plan;
+  State* st;
+  abft_policy pol;
+};
+
+/** PASSES: the input side, cuFFT (from a corrupted private copy when a fault is injected into
+ *  its input), output faults, the output side and the verdicts. */
+template <class T>
+abft_status run_passes(Call& c, const T* in, T* out, T* backup) {
+  abft_cuda_fft_plan_s* p = c.p;
+  cudaStream_t stream = c.stream;
+  const int64_t batch = c.batch, cin = c.cin, cout = c.cout;
+  bool input_fault = false;
+  for (const abft_fault& f : c.plan.faults) input_fault = input_fault || f.site == ABFT_SITE_FFT_STAGE;
+  cudaMemsetAsync(p->acc, 0, size_t(kAcc * batch) * sizeof(double), stream);
+
+  const int threads = kSumThreads;
+  auto slices = [](int64_t cnt) { return sum_slices(cnt); };
+  const unsigned gy = unsigned(batch < 65535 ? batch : 65535);
+  const ck::Cd* c2r_in = p->c2r_tab;
+  const ck::Cd* c2r_out = p->c2r_tab ? p->c2r_tab + 2 * (p->sh.n[0] / 2 + 1) : nullptr;
+
+  // 1. Input side.
+  // Rank 1 (the common case) as its own instance: no run-time indexing of the shape or tables.
+  // Short rank-1 signals: a warp each (fft_warp_sums_kernel), as many blocks as fill the device.
+  const bool r1 = c.sh.rank == 1;
+  const unsigned wblocks = unsigned((batch + 7) / 8 < 8192 ? (batch + 7) / 8 : 8192);  // 8 warps a block
+  if (r1 && cin <= ck::kFftWarpMaxCount)
+    fft_warp_sums_kernel<T, true><<<wblocks, threads, 0, stream>>>(in, p->in, c.sh, p->tw, c2r_in, batch, p->acc,
+                                                                  backup);
+  else
+    (r1 ? fft_in_kernel<T, 1> : fft_in_kernel<T, 0>)<<<dim3(slices(cin), gy), threads, 0, stream>>>(
+        in, p->in, c.sh, p->tw, c2r_in, batch, p->acc, backup);
+
+  // 2. The transform (from a corrupted private copy when a fault is injected into its input).
+  const T* src = in;
+  T* scratch = nullptr;
+  if (input_fault) {
+    const int64_t span = span_scalars(p->in, batch);
+    if (cudaMalloc(&scratch, size_t(span) * sizeof(T)) != cudaSuccess) {
+      cudaGetLastError();
+      return ABFT_STATUS_ALLOC_FAILED;
+    }
+    cudaMemcpyAsync(scratch, in, size_t(span) * sizeof(T), cudaMemcpyDeviceToDevice, stream);
+    for (abft_fault& f : c.plan.faults)  // injection only: the fault-free path never gets here
+      if (f.site == ABFT_SITE_FFT_STAGE) inject_in_memory(scratch, p->in, f, cin, stream);
+    src = scratch;
+  }
+  const cufftResult fr = cufftXtExec(p->fft, const_cast<T*>(src), out, c.dir);
+  if (scratch) {
+    cudaStreamSynchronize(stream);
+    cudaFree(scratch);
+  }
+  if (fr != CUFFT_SUCCESS) return ABFT_STATUS_INTERNAL_ERROR;
+  // 3. Output faults.
+  for (abft_fault& f : c.plan.faults)
+    if (f.site == ABFT_SITE_OUTPUT) inject_in_memory(out, p->out, f, cout, stream);
+
+  // 4. Output side and verdicts.
+  if (r1 && cout <= ck::kFftWarpMaxCount)
+    fft_warp_sums_kernel<T, false><<<wblocks, threads, 0, stream>>>(out, p->out, c.sh, p->tw, c2r_out, batch, p->acc,
+                                                                   nullptr);
+  else
+    (r1 ? fft_out_kernel<T, 1> : fft_out_kernel<T, 0>)<<<dim3(slices(cout), gy), threads, 0, stream>>>(
+        out, p->out, c.sh, p->tw, c2r_out, batch, p->acc);
+  const unsigned vb = unsigned((batch + threads - 1) / threads < 4096 ? (batch + threads - 1) / threads : 4096);
+  fft_verify_kernel<<<vb, threads, 0, stream>>>(p->acc, batch, p->va, p->flags, c.st->counters + c.kid);
+  return ABFT_STATUS_SUCCESS;
+}
+
+/** CALLBACKS: this call's callback arguments (written to the device when they differ from the
+ *  last ones), cuFFT with the callbacks, the faults' values read back (injection only), then
+ *  the buckets' verification. */
+template <class T>
+abft_status run_callbacks(Call& c, const T* in, T* out, T* backup) {
+  abft_cuda_fft_plan_s* p = c.p;
+  cudaStream_t stream = c.stream;
+  FftCallbackArgs a = p->cb_last;
+  a.sh.sign = c.sh.sign;
+  a.backup = backup;
+  a.fault_in = FftCallbackFault{};
+  a.fault_out = FftCallbackFault{};
+  abft_fault* f_in = nullptr;
+  abft_fault* f_out = nullptr;
+  for (abft_fault& f : c.plan.faults) {  // one fault a side (the campaigns' single faults)
+    FftCallbackFault* cf = nullptr;
+    const SigLayout* L = nullptr;
+    int64_t cnt = 0;
+    if (f.site == ABFT_SITE_FFT_STAGE && !f_in) cf = &a.fault_in, L = &p->in, cnt = c.cin, f_in = &f;
+    if (f.site == ABFT_SITE_OUTPUT && !f_out) cf = &a.fault_out, L = &p->out, cnt = c.cout, f_out = &f;
+    if (!cf) continue;
+    cf->off = fault_offset(*L, f.row, f.col, cnt, &cf->scalar);
+    cf->model = int(f.model), cf->bit = f.bit, cf->value = f.value;
+  }
+  if (!p->cb_written || std::memcmp(&a, &p->cb_last, sizeof a) != 0) {
+    p->cb_last = a;  // the source stays as it is: a pageable copy is staged at the call
+    if (cudaMemcpyAsync(p->cb_dev, &p->cb_last, sizeof a, cudaMemcpyHostToDevice, stream) != cudaSuccess)
+      return ABFT_STATUS_INTERNAL_ERROR;
+    p->cb_written = true;
+  }
+  const bool faults = f_in || f_out;
+  if (faults) cudaMemsetAsync(p->fault_vals, 0xff, 4 * sizeof(double), stream);  // NaN: not reached
+  const cufftResult fr = cufftXtExec(p->fft, const_cast<T*>(in), out, c.dir);
+  if (fr != CUFFT_SUCCESS) {
+    // The verification below would have cleared the buckets: clear them here.
+    cudaMemsetAsync(p->buckets, 0, p->bucket_doubles * sizeof(double), stream);
+    return ABFT_STATUS_INTERNAL_ERROR;
+  }
+  if (faults) {  // injection only: the fault-free path never waits
+    double v[4];
+    cudaMemcpyAsync(v, p->fault_vals, sizeof v, cudaMemcpyDeviceToHost, stream);
+    cudaStreamSynchronize(stream);
+    for (int s = 0; s < 2; ++s) {
+      abft_fault* f = s == 0 ? f_in : f_out;
+      if (!f || std::isnan(v[2 * s])) continue;  // (a NaN before the fault: recorded as not applied)
+      f->original = v[2 * s], f->corrupted = v[2 * s + 1], f->applied = 1;
+    }
+  }
+  const int64_t wpb = kSumThreads / 32, blocks = (c.batch + wpb - 1) / wpb;
+  fft_bucket_verify_kernel<<<unsigned(blocks < 2048 ? blocks : 2048), kSumThreads, 0, stream>>>(
+      p->buckets, p->buckets + size_t(3 * c.batch * a.in.buckets), a.in.buckets, a.out.buckets, c.batch, p->acc,
+      p->va, p->flags, c.st->counters + c.kid);
+  return ABFT_STATUS_SUCCESS;
+}
+
+/** A callback plan's plain twin for policy-OFF calls, made on first use (cuFFT cannot take
+ *  callbacks off a plan). */
+cufftResult plain_plan(abft_cuda_fft_plan_s* p) {
+  if (p->plain_made) return CUFFT_SUCCESS;
+  size_t ws = 0;
+  cufftResult r = cufftCreate(&p->plain);
+  if (r != CUFFT_SUCCESS) return r;
+  r = cufftMakePlanMany64(p->plain, p->sh.rank, p->nn, p->ie, p->istride, p->idist, p->oe, p->ostride, p->odist,
+                          p->type, p->batch, &ws);
+  if (r != CUFFT_SUCCESS) {
+    cufftDestroy(p->plain);
+    return r;
+  }
+  p->plain_made = true;
+  return CUFFT_SUCCESS;
+}
+
 template <class T>
 abft_status execute(abft_cuda_fft_plan_s* p, cudaStream_t stream, const void* in_v, void* out_v, int sign) {
   const T* in = static_cast<const T*>(in_v);
   T* out = static_cast<T*>(out_v);
-  if (cufftSetStream(p->fft, stream) != CUFFT_SUCCESS) return ABFT_STATUS_INTERNAL_ERROR;
   const int dir = sign < 0 ? CUFFT_FORWARD : CUFFT_INVERSE;
   const abft_policy pol = core::resolve_policy(p->handle, p->policy);
+  const abft_kernel kid = p->dbl ? ABFT_KERNEL_DFFT : ABFT_KERNEL_SFFT;
   if (pol == ABFT_POLICY_OFF) {
-    core::record_call(p->handle, p->dbl ? ABFT_KERNEL_DFFT : ABFT_KERNEL_SFFT, abft_report{});
-    return cufftXtExec(p->fft, const_cast<T*>(in), out, dir) == CUFFT_SUCCESS ? ABFT_STATUS_SUCCESS
-                                                                              : ABFT_STATUS_INTERNAL_ERROR;
+    std::lock_guard<std::mutex> lock(p->mu);
+    if (p->callbacks && plain_plan(p) != CUFFT_SUCCESS) return ABFT_STATUS_ALLOC_FAILED;
+    const cufftHandle h = p->callbacks ? p->plain : p->fft;
+    if (cufftSetStream(h, stream) != CUFFT_SUCCESS) return ABFT_STATUS_INTERNAL_ERROR;
+    core::record_call(p->handle, kid, abft_report{});
+    return cufftXtExec(h, const_cast<T*>(in), out, dir) == CUFFT_SUCCESS ? ABFT_STATUS_SUCCESS
+                                                                         : ABFT_STATUS_INTERNAL_ERROR;
   }
+  if (cufftSetStream(p->fft, stream) != CUFFT_SUCCESS) return ABFT_STATUS_INTERNAL_ERROR;
   State* st = nullptr;
   const abft_status ss = state_of(p->handle, &st);
   if (ss != ABFT_STATUS_SUCCESS) return ss;
@@ -167,145 +390,123 @@ abft_status execute(abft_cuda_fft_plan_s* p, cudaStream_t stream, const void* in
       p->used = true;
     }
   } end_mark{p, stream};
-  ck::FftLibraryShape sh = p->sh;
-  sh.sign = p->sh.kind == ABFT_FFT_C2C ? (sign < 0 ? -1 : +1) : p->sh.sign;
-  const int64_t batch = p->batch, cin = p->in.count(), cout = p->out.count();
+  Call c{p, stream, p->sh, dir, p->batch, p->in.count(), p->out.count(), kid, {}, st, pol};
+  c.sh.sign = p->sh.kind == ABFT_FFT_C2C ? (sign < 0 ? -1 : +1) : p->sh.sign;
   const int sin = p->in.complex ? 2 : 1;
 
-  // Injection (a planner on the handle): input faults go into a private copy cuFFT reads,
-  // output faults into the output before verification. call: m = signals, n = output scalars
-  // of one signal, k = 1 (the library's stages are not visible).
-  const abft_kernel kid = p->dbl ? ABFT_KERNEL_DFFT : ABFT_KERNEL_SFFT;
-  abft_call_info call{kid, batch, cout * (p->out.complex ? 2 : 1), 1, 0, 1};
-  core::InjectionPlan plan = core::plan_injection(p->handle, call);
+  // Injection (a planner on the handle): input faults go into what cuFFT reads, output faults
+  // into the output before verification. call: m = signals, n = output scalars of one signal,
+  // k = 1 (the library's stages are not visible).
+  abft_call_info call{kid, c.batch, c.cout * (p->out.complex ? 2 : 1), 1, 0, 1};
+  c.plan = core::plan_injection(p->handle, call);
+  struct Finish {  // the injection's record, on every way out
+    core::InjectionPlan& plan;
+    ~Finish() { core::finish_injection(plan); }
+  } finish{c.plan};
   bool input_fault = false;
-  for (const abft_fault& f : plan.faults) input_fault = input_fault || f.site == ABFT_SITE_FFT_STAGE;
+  for (const abft_fault& f : c.plan.faults) input_fault = input_fault || f.site == ABFT_SITE_FFT_STAGE;
 
   // The repair's source: the caller's input unless the transform may overwrite it (in place,
-  // C2R) or a fault is injected into what the transform reads.
+  // C2R) or (PASSES) a fault is injected into what the transform reads. CALLBACKS apply that
+  // fault in the load callback, after the caller's element was read: the input stays clean.
   const bool in_place = in_v == out_v;
-  const bool need_backup =
-      pol == ABFT_POLICY_CORRECT && (in_place || p->sh.kind == ABFT_FFT_C2R || input_fault);
-  const size_t bbytes = need_backup ? size_t(batch * cin * sin) * sizeof(T) : 0;
+  const bool need_backup = pol == ABFT_POLICY_CORRECT &&
+                           (in_place || p->sh.kind == ABFT_FFT_C2R || (input_fault && !p->callbacks));
+  const size_t bbytes = need_backup ? size_t(c.batch * c.cin * sin) * sizeof(T) : 0;
   if (bbytes > p->backup_bytes) {
     cudaFree(p->backup);
     p->backup = nullptr;
     p->backup_bytes = 0;
     if (cudaMalloc(&p->backup, bbytes) != cudaSuccess) {
       cudaGetLastError();
-      core::finish_injection(plan);
       return ABFT_STATUS_ALLOC_FAILED;
     }
     p->backup_bytes = bbytes;
   }
   T* backup = need_backup ? static_cast<T*>(p->backup) : nullptr;
-  cudaMemsetAsync(p->acc, 0, size_t(kAcc * batch) * sizeof(double), stream);
   cudaMemsetAsync(p->flags, 0, sizeof(int), stream);
 
-  const int threads = kSumThreads;
-  auto slices = [](int64_t cnt) { return sum_slices(cnt); };
-  const unsigned gy = unsigned(batch < 65535 ? batch : 65535);
-  const ck::Cd* c2r_in = p->c2r_tab;
-  const ck::Cd* c2r_out = p->c2r_tab ? p->c2r_tab + 2 * (p->sh.n[0] / 2 + 1) : nullptr;
-
-  // 1. Input side.
-  // Rank 1 (the common case) as its own instance: no run-time indexing of the shape or tables.
-  // Short rank-1 signals: a warp each (fft_warp_sums_kernel), as many blocks as fill the device.
-  const bool r1 = sh.rank == 1;
-  const unsigned wblocks = unsigned((batch + 7) / 8 < 8192 ? (batch + 7) / 8 : 8192);  // 8 warps a block
-  if (r1 && cin <= ck::kFftWarpMaxCount)
-    fft_warp_sums_kernel<T, true><<<wblocks, threads, 0, stream>>>(in, p->in, sh, p->tw, c2r_in, batch, p->acc, backup);
-  else
-    (r1 ? fft_in_kernel<T, 1> : fft_in_kernel<T, 0>)<<<dim3(slices(cin), gy), threads, 0, stream>>>(
-        in, p->in, sh, p->tw, c2r_in, batch, p->acc, backup);
-
-  // 2. The transform (from a corrupted private copy when a fault is injected into its input).
-  const T* src = in;
-  T* scratch = nullptr;
-  if (input_fault) {
-    const int64_t span = span_scalars(p->in, batch);
-    if (cudaMalloc(&scratch, size_t(span) * sizeof(T)) != cudaSuccess) {
-      cudaGetLastError();
-      core::finish_injection(plan);
-      return ABFT_STATUS_ALLOC_FAILED;
-    }
-    cudaMemcpyAsync(scratch, in, size_t(span) * sizeof(T), cudaMemcpyDeviceToDevice, stream);
-    for (abft_fault& f : plan.faults) {
-      if (f.site != ABFT_SITE_FFT_STAGE) continue;
-      const int64_t e = (f.col / sin) % cin;
-      double* dv = nullptr;
-      if (cudaMalloc(&dv, 2 * sizeof(double)) != cudaSuccess) {
-        cudaGetLastError();
-        continue;
-      }
-      fft_fault_kernel<T><<<1, 1, 0, stream>>>(scratch, p->in, f.row, e, int(f.col % sin), f.model, f.bit, f.value, dv);
-      double v[2] = {0, 0};
-      cudaMemcpyAsync(v, dv, sizeof v, cudaMemcpyDeviceToHost, stream);
-      cudaStreamSynchronize(stream);  // injection only: the fault-free path never gets here
-      cudaFree(dv);
-      f.original = v[0], f.corrupted = v[1], f.applied = 1;
-    }
-    src = scratch;
-  }
-  const cufftResult fr = cufftXtExec(p->fft, const_cast<T*>(src), out, dir);
-  if (scratch) {
-    cudaStreamSynchronize(stream);
-    cudaFree(scratch);
-  }
-  if (fr != CUFFT_SUCCESS) {
-    core::finish_injection(plan);
-    return ABFT_STATUS_INTERNAL_ERROR;
-  }
-  // 3. Output faults.
-  for (abft_fault& f : plan.faults) {
-    if (f.site != ABFT_SITE_OUTPUT) continue;
-    const int so = p->out.complex ? 2 : 1;
-    double* dv = nullptr;
-    if (cudaMalloc(&dv, 2 * sizeof(double)) != cudaSuccess) {
-      cudaGetLastError();
-      continue;
-    }
-    fft_fault_kernel<T><<<1, 1, 0, stream>>>(out, p->out, f.row, (f.col / so) % cout, int(f.col % so), f.model, f.bit,
-                                             f.value, dv);
-    double v[2] = {0, 0};
-    cudaMemcpyAsync(v, dv, sizeof v, cudaMemcpyDeviceToHost, stream);
-    cudaStreamSynchronize(stream);
-    cudaFree(dv);
-    f.original = v[0], f.corrupted = v[1], f.applied = 1;
-  }
-  core::finish_injection(plan);
-
-  // 4. Output side and verdicts.
-  if (r1 && cout <= ck::kFftWarpMaxCount)
-    fft_warp_sums_kernel<T, false><<<wblocks, threads, 0, stream>>>(out, p->out, sh, p->tw, c2r_out, batch, p->acc,
-                                                                   nullptr);
-  else
-    (r1 ? fft_out_kernel<T, 1> : fft_out_kernel<T, 0>)<<<dim3(slices(cout), gy), threads, 0, stream>>>(
-        out, p->out, sh, p->tw, c2r_out, batch, p->acc);
-  const unsigned vb = unsigned((batch + threads - 1) / threads < 4096 ? (batch + threads - 1) / threads : 4096);
-  fft_verify_kernel<<<vb, threads, 0, stream>>>(p->acc, batch, p->va, p->flags, st->counters + kid);
+  // 1-4. The sums, the transform, the verdicts.
+  const abft_status rs = p->callbacks ? run_callbacks<T>(c, in, out, backup) : run_passes<T>(c, in, out, backup);
+  if (rs != ABFT_STATUS_SUCCESS) return rs;
 
   // 5. Repair and re-verification (blocks return at once when nothing failed).
   if (pol == ABFT_POLICY_CORRECT) {
+    const int threads = kSumThreads;
+    const ck::Cd* c2r_out = p->c2r_tab ? p->c2r_tab + 2 * (p->sh.n[0] / 2 + 1) : nullptr;
     SigLayout ls = p->in;
     const T* rsrc = in;
     if (backup) {  // packed: signal after signal, tight dims
-      ls.dist = cin;
+      ls.dist = c.cin;
       ls.stride = 1;
       for (int d = 0; d < ls.rank; ++d) ls.embed[d] = ls.dims[d];
       rsrc = backup;
     }
-    const int64_t rs = (cout + threads - 1) / threads;
-    fft_repair_kernel<T><<<dim3(unsigned(rs < 256 ? rs : 256), unsigned(batch < 16 ? batch : 16)), threads, 0, stream>>>(
-        rsrc, ls, out, p->out, sh, p->flags);
-    (r1 ? fft_recheck_kernel<T, 1> : fft_recheck_kernel<T, 0>)<<<unsigned(batch < 1024 ? batch : 1024), threads, 0, stream>>>(
-        out, p->out, sh, p->tw, c2r_out, p->acc, p->flags, p->va, st->repair + kid);
+    const int64_t rs2 = (c.cout + threads - 1) / threads, batch = c.batch;
+    fft_repair_kernel<T><<<dim3(unsigned(rs2 < 256 ? rs2 : 256), unsigned(batch < 16 ? batch : 16)), threads, 0,
+                           stream>>>(rsrc, ls, out, p->out, c.sh, p->flags);
+    (c.sh.rank == 1 ? fft_recheck_kernel<T, 1> : fft_recheck_kernel<T, 0>)<<<unsigned(batch < 1024 ? batch : 1024),
+                                                                             threads, 0, stream>>>(
+        out, p->out, c.sh, p->tw, c2r_out, p->acc, p->flags, p->va, st->repair + kid);
   }
   core::record_call(p->handle, kid, abft_report{});  // the call; its counts arrive at abft_cuda_sync
   return cudaGetLastError() == cudaSuccess ? ABFT_STATUS_SUCCESS : ABFT_STATUS_INTERNAL_ERROR;
 }
 
 }  // namespace
+
+/** How plans form their sums: ABFT_CUDA_FFT_SUMS=passes or =callbacks (the default). */
+abft_cuda_fft_sums fft_sums_wanted() {
+  const char* e = std::getenv("ABFT_CUDA_FFT_SUMS");
+  return e && std::string(e) == "passes" ? ABFT_CUDA_FFT_SUMS_PASSES : ABFT_CUDA_FFT_SUMS_CALLBACKS;
+}
+
+/** Attach the load and store callbacks of the plan's type to its cuFFT handle (after
+ *  cufftCreate, before planning; kFftCallbackSymbols is in cuFFT's callback type order). */
+bool attach_callbacks(abft_cuda_fft_plan_s* p) {
+  const bool d = p->dbl;
+  const abft_fft_kind k = abft_fft_kind(p->sh.kind);
+  const int ld = (k == ABFT_FFT_R2C ? CUFFT_CB_LD_REAL : CUFFT_CB_LD_COMPLEX) + (d ? 1 : 0);
+  const int st = (k == ABFT_FFT_C2R ? CUFFT_CB_ST_REAL : CUFFT_CB_ST_COMPLEX) + (d ? 1 : 0);
+  for (int t : {ld, st})
+    if (cufftXtSetJITCallback(p->fft, kFftCallbackSymbols[t], kFftCallbacksImage, kFftCallbacksImage_size,
+                              cufftXtCallbackType(t), &p->cb_info) != CUFFT_SUCCESS)
+      return false;
+  return true;
+}
+
+/** A callback plan's device state: the buckets (zeroed: each verification clears what it
+ *  read), the faults' values, and the callbacks' fixed arguments (written at the first call). */
+bool callback_state(abft_cuda_fft_plan_s* p) {
+  auto decoder = [&](const SigLayout& L) {
+    int64_t last[3] = {0, 0, 0};
+    for (int d = 0; d < L.rank; ++d) last[d] = L.dims[d] - 1;
+    SigLayout one = L;
+    one.dist = 0;
+    const bool interleaved = !(L.dist >= one.offset(0, last) + 1);  // as fft_plan_args admits it
+    return ck::FftSideDecoder::make(L.rank, L.dims, L.embed, L.stride, L.dist, p->batch, interleaved,
+                                    ck::fft_callback_bucket_shift(p->dbl));
+  };
+  FftCallbackArgs& a = p->cb_last;
+  std::memset(static_cast<void*>(&a), 0, sizeof a);  // padding too: calls compare the bytes
+  a = FftCallbackArgs{};
+  a.sh = p->sh;
+  a.tw = p->tw;
+  a.c2r_in = p->c2r_tab;
+  a.c2r_out = p->c2r_tab ? p->c2r_tab + 2 * (p->sh.n[0] / 2 + 1) : nullptr;
+  a.in = decoder(p->in);
+  a.out = decoder(p->out);
+  p->bucket_doubles = size_t(p->batch * (3 * a.in.buckets + 2 * a.out.buckets));
+  if (cudaMalloc(&p->buckets, p->bucket_doubles * sizeof(double)) != cudaSuccess ||
+      cudaMemset(p->buckets, 0, p->bucket_doubles * sizeof(double)) != cudaSuccess ||
+      cudaMalloc(&p->fault_vals, 4 * sizeof(double)) != cudaSuccess)
+    return false;
+  a.bucket_in = p->buckets;
+  a.bucket_out = p->buckets + size_t(3 * p->batch * a.in.buckets);
+  a.fault_vals = p->fault_vals;
+  p->cb_written = false;
+  return true;
+}
 
 /** Check the arguments (no CUDA call) and describe the two sides. */
 abft_status fft_plan_args(abft_precision prec, abft_fft_kind kind, int rank, const int64_t* n, int sign, int64_t batch,
@@ -371,16 +572,33 @@ abft_status fft_plan_make(abft_cuda_fft_plan_s** out, abft_handle_t h, abft_prec
   p->in = li;
   p->out = lo;
   p->batch = batch;
-  long long nn[3], ie[3], oe[3];
-  for (int d = 0; d < rank; ++d) nn[d] = n[d], ie[d] = li.embed[d], oe[d] = lo.embed[d];
-  size_t ws = 0;
-  if (cufftCreate(&p->fft) != CUFFT_SUCCESS) {
+  for (int d = 0; d < rank; ++d) p->nn[d] = n[d], p->ie[d] = li.embed[d], p->oe[d] = lo.embed[d];
+  p->istride = istride, p->idist = idist > 0 ? idist : 1, p->ostride = ostride, p->odist = odist > 0 ? odist : 1;
+  p->type = cufft_type(p->dbl, kind);
+  // cuFFT's plan: with the callbacks unless ABFT_CUDA_FFT_SUMS=passes, or when cuFFT refuses
+  // them (no nvJitLink, an architecture the LTO-IR does not cover): then a plan without.
+  const bool want_callbacks = fft_sums_wanted() == ABFT_CUDA_FFT_SUMS_CALLBACKS;
+  if (want_callbacks && cudaMalloc(&p->cb_dev, sizeof(FftCallbackArgs)) != cudaSuccess) {
+    cudaGetLastError();
     delete p;
-    return ABFT_STATUS_NOT_SUPPORTED;
+    return ABFT_STATUS_ALLOC_FAILED;
   }
-  p->fft_made = true;
-  if (cufftMakePlanMany64(p->fft, rank, nn, ie, istride, idist > 0 ? idist : 1, oe, ostride, odist > 0 ? odist : 1,
-                          cufft_type(p->dbl, kind), batch, &ws) != CUFFT_SUCCESS) {
+  p->cb_info = p->cb_dev;
+  for (int attempt = want_callbacks ? 0 : 1; attempt < 2 && !p->fft_made; ++attempt) {
+    size_t ws = 0;
+    if (cufftCreate(&p->fft) != CUFFT_SUCCESS) break;
+    const bool cb = attempt == 0;
+    bool ok = !cb || attach_callbacks(p);
+    ok = ok && cufftMakePlanMany64(p->fft, rank, p->nn, p->ie, p->istride, p->idist, p->oe, p->ostride, p->odist,
+                                   p->type, batch, &ws) == CUFFT_SUCCESS;
+    if (!ok) {
+      cufftDestroy(p->fft);
+      continue;
+    }
+    p->fft_made = true;
+    p->callbacks = cb;
+  }
+  if (!p->fft_made) {
     delete p;
     return ABFT_STATUS_NOT_SUPPORTED;
   }
@@ -395,9 +613,12 @@ abft_status fft_plan_make(abft_cuda_fft_plan_s** out, abft_handle_t h, abft_prec
   } else {
     v_norm = ck::fft_library_v_norm(sh);
   }
-  // The longest addition chain of the sums: the slices of either side, or the re-check's one
-  // block per signal.
-  const double depth = ck::fft_engine_sum_depth(li.count(), lo.count());
+  // The longest addition chain of the sums: the slices of either side (or the callbacks'
+  // buckets), or the re-check's one block per signal.
+  double depth = ck::fft_engine_sum_depth(li.count(), lo.count());
+  if (p->callbacks)
+    depth = std::max({depth, ck::fft_callback_sum_depth(li.count(), ck::fft_callback_bucket_shift(p->dbl)),
+                      ck::fft_callback_sum_depth(lo.count(), ck::fft_callback_bucket_shift(p->dbl))});
   const ck::FftUnitBound b = p->dbl ? ck::fft_library_bound<double>(sh, w_norm, v_norm, depth)
                                     : ck::fft_library_bound<float>(sh, w_norm, v_norm, depth);
   p->va = {b.coefficient(), b.abs, b.Y,
@@ -431,6 +652,7 @@ abft_status fft_plan_make(abft_cuda_fft_plan_s** out, abft_handle_t h, abft_prec
       p->tw.t[d] = {lo, hi, t.shift};
     }
   }
+  if (ok && p->callbacks) ok = callback_state(p);
   if (!ok) {
     cudaGetLastError();
     delete p;
@@ -471,6 +693,12 @@ extern "C" abft_status abft_cuda_fft_execute(abft_cuda_fft_plan_t p, void* strea
   cudaStream_t s = static_cast<cudaStream_t>(stream);
   return p->dbl ? abft::cuda::execute<double>(p, s, in, out, p->sh.sign)
                 : abft::cuda::execute<float>(p, s, in, out, p->sh.sign);
+}
+
+extern "C" abft_status abft_cuda_fft_get_sums(abft_cuda_fft_plan_t p, abft_cuda_fft_sums* out) {
+  if (!p || !out) return ABFT_STATUS_NULL_POINTER;
+  *out = p->callbacks ? ABFT_CUDA_FFT_SUMS_CALLBACKS : ABFT_CUDA_FFT_SUMS_PASSES;
+  return ABFT_STATUS_SUCCESS;
 }
 
 extern "C" abft_status abft_cuda_fft_destroy(abft_cuda_fft_plan_t p) {

@@ -12,6 +12,7 @@
  */
 #include <cublas_v2.h>
 #include <cufft.h>
+#include <cufftXt.h>
 
 #include "real_symbols.hpp"
 
@@ -55,4 +56,10 @@ extern "C" cublasStatus_t cublasGetPointerMode_v2(cublasHandle_t handle, cublasP
 extern "C" cufftResult cufftCreate(cufftHandle* handle) {
   const auto real = ABFT_REAL(Cufft, cufftCreate);
   return real ? real(handle) : CUFFT_NOT_SUPPORTED;
+}
+
+extern "C" cufftResult cufftXtSetJITCallback(cufftHandle plan, const char* name, const void* fatbin, size_t size,
+                                             cufftXtCallbackType type, void** caller_info) {
+  const auto real = ABFT_REAL(Cufft, cufftXtSetJITCallback);
+  return real ? real(plan, name, fatbin, size, type, caller_info) : CUFFT_NOT_SUPPORTED;
 }

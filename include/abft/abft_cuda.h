@@ -98,6 +98,19 @@ ABFT_API abft_status abft_cuda_fft_set_policy(abft_cuda_fft_plan_t p, abft_polic
 ABFT_API abft_status abft_cuda_fft_execute(abft_cuda_fft_plan_t p, void* stream, const void* in, void* out);
 ABFT_API abft_status abft_cuda_fft_destroy(abft_cuda_fft_plan_t p);
 
+/** How a plan forms its checksums (docs/ABFT.md §12.4), fixed when it is made:
+ *  CALLBACKS — inside cuFFT's own kernels: load and store callbacks (LTO-IR the library embeds,
+ *  linked by cuFFT through nvJitLink at plan time, which makes planning slower) sum every
+ *  element as the transform reads and writes it; the default. PASSES — separate passes over the
+ *  input and the output around cuFFT: when the environment says ABFT_CUDA_FFT_SUMS=passes at
+ *  planning, or when cuFFT refuses the callbacks. Both give the same verdicts and statistics. */
+typedef enum abft_cuda_fft_sums {
+  ABFT_CUDA_FFT_SUMS_PASSES = 0,
+  ABFT_CUDA_FFT_SUMS_CALLBACKS = 1
+} abft_cuda_fft_sums;
+/** The plan's way of forming its sums (NULL_POINTER for a NULL plan or out). */
+ABFT_API abft_status abft_cuda_fft_get_sums(abft_cuda_fft_plan_t p, abft_cuda_fft_sums* out);
+
 /* -------------------------------------------------------- protected attention (device) */
 
 /** Storage type of a GPU attention call's tensors (Q, K, V, the mask, O and the gradients);

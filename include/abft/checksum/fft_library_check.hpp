@@ -254,6 +254,28 @@ ABFT_HD Cd fft_out_term(const FftLibraryShape& sh, const int64_t* idx, Cd y, con
   return t;
 }
 
+/** The input side's term of element x (flat index e, multi-index idx): v x for C2C and R2C,
+ *  and for C2R (rank 1) the pair of table weights of its bin, A_e Re x + B_e Im x. One
+ *  definition for the GPU engine's two ways of forming the sums (passes over memory,
+ *  cuda/fft_check.cuh, and cuFFT's load callback, cuda/fft_callbacks.cu). */
+template <int R = 0, class W = FftDirectWeights>
+ABFT_HD Cd fft_in_term_of(Cd x, const FftLibraryShape& sh, const W& w, const Cd* c2r_in, int64_t e,
+                          const int64_t* idx) {
+  if (sh.kind == 2) {
+    const Cd A = c2r_in[2 * e], B = c2r_in[2 * e + 1];
+    return {x.re * A.re + x.im * B.re, x.re * A.im + x.im * B.im};
+  }
+  return cmul(x, fft_in_weight<R>(sh, idx, w));
+}
+
+/** The output side's term of a stored element y: fft_out_term (C2C, R2C), or y times the C2R
+ *  table's weight of position e. */
+template <int R = 0, class W = FftDirectWeights>
+ABFT_HD Cd fft_out_term_of(Cd y, const FftLibraryShape& sh, const W& w, const Cd* c2r_out, int64_t e,
+                           const int64_t* idx) {
+  return sh.kind == 2 ? cmul(y, c2r_out[e]) : fft_out_term<R>(sh, idx, y, w);
+}
+
 /** Multi-index of the linear (row-major) position e over the sizes dims[0..rank). */
 ABFT_HD void fft_unravel(int64_t e, int rank, const int64_t* dims, int64_t* idx) {
   if (rank == 1) {  // (no 64-bit division on the common path)
