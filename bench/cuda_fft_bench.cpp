@@ -5,14 +5,20 @@
  *  order alternating) after one untimed warm-up of each, so the ratio is paired; counters:
  *  GFLOP/s of each (5 n log2 n per complex transform, half for real) and `vs_cufft` =
  *  protected time / cuFFT time. Every row skips (with the reason) when no device is usable.
- *  Run by scripts/gpu-check.sh. Not yet run on a GPU.
+ *  Rows cuda_fft/...: the plan as made by default (its sums inside cuFFT's kernels, counter
+ *  `sums` = 1, or in passes where cuFFT refused the callbacks, 0); rows cuda_fft-passes/...: a
+ *  few sizes planned with ABFT_CUDA_FFT_SUMS=passes, the comparison between the two ways.
+ *  `plan_ms`: the protected plan's making (the callbacks are linked into cuFFT's kernels then).
+ *  Run by scripts/gpu-check.sh. The passes ran on an H200 (2026-11-30); the callbacks not yet.
  */
 #include <benchmark/benchmark.h>
 #include <cuda_runtime.h>
 #include <cufft.h>
 #include <cufftXt.h>
 
+#include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -24,7 +30,7 @@
 
 namespace {
 
-void BM_fft(benchmark::State& state, bool dbl, bool real, int64_t n) {
+void BM_fft(benchmark::State& state, bool dbl, bool real, int64_t n, bool passes) {
   if (!abft_bench::device_or_skip(state)) return;
   const int64_t total = dbl ? (int64_t(1) << 24) : (int64_t(1) << 25);
   const int64_t batch = total / n > 0 ? total / n : 1;
@@ -56,9 +62,14 @@ void BM_fft(benchmark::State& state, bool dbl, bool real, int64_t n) {
   cufftHandle plain = 0;
   int nn = int(n);
   const cufftType type = real ? (dbl ? CUFFT_D2Z : CUFFT_R2C) : (dbl ? CUFFT_Z2Z : CUFFT_C2C);
-  if (abft_handle_create(&h) != ABFT_STATUS_SUCCESS ||
-      abft_cuda_fft_plan_1d(&p, h, dbl ? ABFT_PRECISION_DOUBLE : ABFT_PRECISION_FLOAT,
-                            real ? ABFT_FFT_R2C : ABFT_FFT_C2C, n, -1, batch) != ABFT_STATUS_SUCCESS ||
+  if (passes) setenv("ABFT_CUDA_FFT_SUMS", "passes", 1);
+  const auto t0 = std::chrono::steady_clock::now();
+  const bool planned = abft_handle_create(&h) == ABFT_STATUS_SUCCESS &&
+                       abft_cuda_fft_plan_1d(&p, h, dbl ? ABFT_PRECISION_DOUBLE : ABFT_PRECISION_FLOAT,
+                                             real ? ABFT_FFT_R2C : ABFT_FFT_C2C, n, -1, batch) == ABFT_STATUS_SUCCESS;
+  const double plan_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  if (passes) unsetenv("ABFT_CUDA_FFT_SUMS");
+  if (!planned ||
       cufftPlanMany(&plain, 1, &nn, nullptr, 1, int(in_elems), nullptr, 1, int(out_elems), type, int(batch)) !=
           CUFFT_SUCCESS) {
     state.SkipWithError("planning failed");
@@ -83,6 +94,10 @@ void BM_fft(benchmark::State& state, bool dbl, bool real, int64_t n) {
   state.counters["vs_cufft"] = sum_prot / sum_plain;
   state.counters["detected"] = double(r.detected);
   state.counters["batch"] = double(batch);
+  abft_cuda_fft_sums sums = ABFT_CUDA_FFT_SUMS_PASSES;
+  abft_cuda_fft_get_sums(p, &sums);
+  state.counters["sums"] = sums == ABFT_CUDA_FFT_SUMS_CALLBACKS ? 1.0 : 0.0;
+  state.counters["plan_ms"] = plan_ms;
   if (ss != ABFT_STATUS_SUCCESS || r.detected) state.SkipWithError("a clean run was flagged (false positive)");
   cufftDestroy(plain);
   abft_cuda_fft_destroy(p);
@@ -98,7 +113,19 @@ void register_all() {
       for (int lg = 8; lg <= 22; lg += 2) {
         const std::string name = std::string("cuda_fft/") + (real ? "r2c" : "c2c") + "/" + (dbl ? "f64" : "f32") +
                                  "/n" + std::to_string(int64_t(1) << lg);
-        benchmark::RegisterBenchmark(name.c_str(), BM_fft, dbl, real, int64_t(1) << lg)
+        benchmark::RegisterBenchmark(name.c_str(), BM_fft, dbl, real, int64_t(1) << lg, false)
+            ->UseManualTime()
+            ->Iterations(10)
+            ->Unit(benchmark::kMillisecond);
+      }
+  // The same transforms with the sums in passes, at three sizes (short, mid, long).
+  for (bool dbl : {false, true})
+    for (bool real : {false, true})
+      for (int lg : {8, 12, 22}) {
+        if (dbl && real) continue;
+        const std::string name = std::string("cuda_fft-passes/") + (real ? "r2c" : "c2c") + "/" +
+                                 (dbl ? "f64" : "f32") + "/n" + std::to_string(int64_t(1) << lg);
+        benchmark::RegisterBenchmark(name.c_str(), BM_fft, dbl, real, int64_t(1) << lg, true)
             ->UseManualTime()
             ->Iterations(10)
             ->Unit(benchmark::kMillisecond);

@@ -20,7 +20,7 @@ echo "gpu-run-bundle.sh: binaries of commit $(cat "$b/commit" 2>/dev/null) unpac
 
 # The CUDA libraries the binaries were linked against (same sonames on the device's CUDA 13).
 cudadirs=
-for so in libcudart.so.13 libcublas.so.13 libcublasLt.so.13 libcufft.so.12; do
+for so in libcudart.so.13 libcublas.so.13 libcublasLt.so.13 libcufft.so.12 libnvJitLink.so.13; do
   d=$(find /usr/local /opt /usr/lib -name "$so" -printf '%h\n' 2>/dev/null | head -1)
   [ -n "$d" ] || { echo "gpu-run-bundle.sh: $so not found on this machine"; continue; }
   case ":$cudadirs:" in *":$d:"*) ;; *) cudadirs=${cudadirs:+$cudadirs:}$d ;; esac

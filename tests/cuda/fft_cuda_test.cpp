@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <random>
 #include <string>
 #include <vector>
@@ -166,12 +167,44 @@ double tolerance(int64_t N) {
   return (sizeof(T) == 4 ? 2e-6 : 4e-15) * std::log2(double(N) + 2.0) * 4.0;
 }
 
+/** The way of forming the sums a test asks for (ABFT_CUDA_FFT_SUMS at planning), set by the
+ *  fixture below; every plan made under it must use it (a plan that fell back to passes when
+ *  the callbacks were asked for fails here: the GPU check must say so). */
+abft_cuda_fft_sums g_sums = ABFT_CUDA_FFT_SUMS_CALLBACKS;
+
+void expect_sums(abft_cuda_fft_plan_t p) {
+  abft_cuda_fft_sums got = ABFT_CUDA_FFT_SUMS_PASSES;
+  ASSERT_EQ(abft_cuda_fft_get_sums(p, &got), ABFT_STATUS_SUCCESS);
+  EXPECT_EQ(got, g_sums) << (g_sums == ABFT_CUDA_FFT_SUMS_CALLBACKS ? "cuFFT refused the callbacks"
+                                                                   : "callbacks despite ABFT_CUDA_FFT_SUMS=passes");
+}
+
+/** Runs a test once per way of forming the sums. */
+class CudaFftSums : public ::testing::TestWithParam<abft_cuda_fft_sums> {
+ protected:
+  void SetUp() override {
+    g_sums = GetParam();
+    if (g_sums == ABFT_CUDA_FFT_SUMS_PASSES)
+      setenv("ABFT_CUDA_FFT_SUMS", "passes", 1);
+    else
+      unsetenv("ABFT_CUDA_FFT_SUMS");
+  }
+  void TearDown() override {
+    unsetenv("ABFT_CUDA_FFT_SUMS");
+    g_sums = ABFT_CUDA_FFT_SUMS_CALLBACKS;
+  }
+};
+std::string sums_name(const ::testing::TestParamInfo<abft_cuda_fft_sums>& i) {
+  return i.param == ABFT_CUDA_FFT_SUMS_CALLBACKS ? "Callbacks" : "Passes";
+}
+
 template <class T>
 void check_clean(const Case<T>& c, abft_policy pol) {
   abft_handle_t h = nullptr;
   ASSERT_EQ(abft_handle_create(&h), ABFT_STATUS_SUCCESS);
   abft_cuda_fft_plan_t p = nullptr;
   ASSERT_EQ(c.plan(h, &p), ABFT_STATUS_SUCCESS);
+  expect_sums(p);
   abft_cuda_fft_set_policy(p, pol);
   DeviceBuffer<T> in(c.in), out(std::vector<T>(c.out_scalars(), T(0)));
   ASSERT_EQ(abft_cuda_fft_execute(p, nullptr, in.p, out.p), ABFT_STATUS_SUCCESS);
@@ -192,7 +225,7 @@ void check_clean(const Case<T>& c, abft_policy pol) {
   abft_handle_destroy(h);
 }
 
-TEST(CudaFft, MatchesReferenceEveryKindRankAndPolicy) {
+TEST_P(CudaFftSums, MatchesReferenceEveryKindRankAndPolicy) {
   REQUIRE_DEVICE();
   for (abft_policy pol : {ABFT_POLICY_OFF, ABFT_POLICY_DETECT, ABFT_POLICY_CORRECT}) {
     for (int s : {-1, +1}) {
@@ -209,7 +242,7 @@ TEST(CudaFft, MatchesReferenceEveryKindRankAndPolicy) {
   }
 }
 
-TEST(CudaFft, NoFalsePositivesOnManyCleanSignals) {
+TEST_P(CudaFftSums, NoFalsePositivesOnManyCleanSignals) {
   REQUIRE_DEVICE();
   for (int dist = 0; dist < 3; ++dist) {
     check_clean(Case<float>(ABFT_FFT_C2C, {256}, -1, 4096, 1, 100 + dist, dist), ABFT_POLICY_DETECT);
@@ -230,6 +263,7 @@ void check_fault(const Case<T>& c, abft_site site, abft_fault_model model, int b
   abft_handle_set_injector(h, inj);
   abft_cuda_fft_plan_t p = nullptr;
   ASSERT_EQ(c.plan(h, &p), ABFT_STATUS_SUCCESS);
+  expect_sums(p);
   DeviceBuffer<T> in(c.in), out(std::vector<T>(c.out_scalars(), T(0)));
   ASSERT_EQ(abft_cuda_fft_execute(p, nullptr, in.p, out.p), ABFT_STATUS_SUCCESS);
   abft_report r{};
@@ -255,7 +289,7 @@ void check_fault(const Case<T>& c, abft_site site, abft_fault_model model, int b
   abft_handle_destroy(h);
 }
 
-TEST(CudaFft, InjectedFaultsAreRepairedOnTheDevice) {
+TEST_P(CudaFftSums, InjectedFaultsAreRepairedOnTheDevice) {
   REQUIRE_DEVICE();
   for (abft_site site : {ABFT_SITE_OUTPUT, ABFT_SITE_FFT_STAGE}) {
     check_fault(Case<float>(ABFT_FFT_C2C, {512}, -1, 6, 1, 21), site, ABFT_FAULT_NAN, 0);
@@ -265,6 +299,99 @@ TEST(CudaFft, InjectedFaultsAreRepairedOnTheDevice) {
     check_fault(Case<double>(ABFT_FFT_C2R, {256}, +1, 4, 1, 25), site, ABFT_FAULT_BITFLIP, 61);
   }
 }
+
+// A callback plan's own paths: in place (the load writes the repair's copy), an interleaved
+// batch (signals inside one stride), both directions and policies alternating on one plan (the
+// callbacks' arguments rewritten, the plain twin made for OFF), faults at both sites repaired.
+TEST_P(CudaFftSums, InPlaceInterleavedAndAlternatingCallsStayCorrect) {
+  REQUIRE_DEVICE();
+  const int64_t n = 700, batch = 5;
+  abft_handle_t h = nullptr;
+  ASSERT_EQ(abft_handle_create(&h), ABFT_STATUS_SUCCESS);
+  // Interleaved: element j of signal b at b + j * batch (dist 1, stride batch).
+  std::vector<float> x(size_t(2 * n * batch));
+  std::mt19937_64 g(77);
+  std::uniform_real_distribution<float> u(-1, 1);
+  for (float& v : x) v = u(g);
+  abft_cuda_fft_plan_t p = nullptr;
+  const int64_t nn[1] = {n};
+  ASSERT_EQ(abft_cuda_fft_plan_many(&p, h, ABFT_PRECISION_FLOAT, ABFT_FFT_C2C, 1, nn, -1, batch, nullptr, batch, 1,
+                                    nullptr, batch, 1),
+            ABFT_STATUS_SUCCESS);
+  expect_sums(p);
+  // The reference: each signal through the CPU FFT in double, forward then inverse.
+  auto reference = [&](const std::vector<float>& src, int sign) {
+    std::vector<float> y(src.size());
+    abft_fft_plan_t cp = nullptr;
+    EXPECT_EQ(abft_fft_plan_1d(&cp, nullptr, ABFT_PRECISION_DOUBLE, ABFT_FFT_C2C, n, sign, 0), ABFT_STATUS_SUCCESS);
+    abft_fft_set_policy(cp, ABFT_POLICY_OFF);
+    std::vector<double> a(size_t(2 * n)), b(size_t(2 * n));
+    for (int64_t s = 0; s < batch; ++s) {
+      for (int64_t j = 0; j < n; ++j)
+        for (int c = 0; c < 2; ++c) a[size_t(2 * j + c)] = src[size_t(2 * (s + j * batch) + c)];
+      abft_fft_execute(cp, a.data(), b.data(), nullptr);
+      for (int64_t j = 0; j < n; ++j)
+        for (int c = 0; c < 2; ++c) y[size_t(2 * (s + j * batch) + c)] = float(b[size_t(2 * j + c)]);
+    }
+    abft_fft_destroy(cp);
+    return y;
+  };
+  auto close = [&](const std::vector<float>& got, const std::vector<float>& want) {
+    double num = 0, den = 0;
+    for (size_t i = 0; i < got.size(); ++i) num += std::pow(got[i] - want[i], 2), den += std::pow(want[i], 2);
+    return std::sqrt(num / den) < tolerance<float>(n);
+  };
+  DeviceBuffer<float> buf(x), outb(std::vector<float>(x.size(), 0.0f));
+  const std::vector<float> fwd = reference(x, -1), back = reference(fwd, +1);
+  // Out of place forward, then in place inverse of that, then OFF, then CORRECT again.
+  ASSERT_EQ(abft_cuda_fft_execute(p, nullptr, buf.p, outb.p), ABFT_STATUS_SUCCESS);
+  EXPECT_TRUE(close(outb.get(x.size()), fwd));
+  abft_cuda_fft_plan_t pi = nullptr;  // the inverse plan on the same layout, run in place
+  ASSERT_EQ(abft_cuda_fft_plan_many(&pi, h, ABFT_PRECISION_FLOAT, ABFT_FFT_C2C, 1, nn, +1, batch, nullptr, batch, 1,
+                                    nullptr, batch, 1),
+            ABFT_STATUS_SUCCESS);
+  ASSERT_EQ(abft_cuda_fft_execute(pi, nullptr, outb.p, outb.p), ABFT_STATUS_SUCCESS);
+  EXPECT_TRUE(close(outb.get(x.size()), back));
+  abft_cuda_fft_set_policy(p, ABFT_POLICY_OFF);
+  ASSERT_EQ(abft_cuda_fft_execute(p, nullptr, buf.p, outb.p), ABFT_STATUS_SUCCESS);
+  EXPECT_TRUE(close(outb.get(x.size()), fwd));
+  abft_cuda_fft_set_policy(p, ABFT_POLICY_CORRECT);
+  ASSERT_EQ(abft_cuda_fft_execute(p, nullptr, buf.p, outb.p), ABFT_STATUS_SUCCESS);
+  EXPECT_TRUE(close(outb.get(x.size()), fwd));
+  abft_report r{};
+  ASSERT_EQ(abft_cuda_sync(h, nullptr, &r), ABFT_STATUS_SUCCESS);
+  EXPECT_EQ(r.checks, uint64_t(3 * batch));  // three protected calls
+  EXPECT_EQ(r.detected, 0u);
+  // In place with a fault at each site: repaired from the copy the transform did not overwrite.
+  for (abft_site site : {ABFT_SITE_OUTPUT, ABFT_SITE_FFT_STAGE}) {
+    abft_injector_t inj = nullptr;
+    ASSERT_EQ(abft_injector_create(5, &inj), ABFT_STATUS_SUCCESS);
+    abft_fault f{};
+    f.site = site, f.model = ABFT_FAULT_BITFLIP, f.bit = 29, f.row = 2, f.col = 11;
+    ASSERT_EQ(abft_injector_add(inj, &f), ABFT_STATUS_SUCCESS);
+    abft_handle_set_injector(h, inj);
+    DeviceBuffer<float> ip(x);
+    ASSERT_EQ(abft_cuda_fft_execute(p, nullptr, ip.p, ip.p), ABFT_STATUS_SUCCESS);
+    ASSERT_EQ(abft_cuda_sync(h, nullptr, &r), ABFT_STATUS_SUCCESS);
+    abft_fault landed{};
+    int count = 0;
+    abft_injector_last(inj, &landed, 1, &count);
+    EXPECT_EQ(count, 1);
+    EXPECT_EQ(landed.applied, 1) << "site " << site;
+    EXPECT_EQ(r.detected, 1u) << "site " << site;
+    EXPECT_EQ(r.corrected, 1u) << "site " << site;
+    EXPECT_TRUE(close(ip.get(x.size()), fwd)) << "site " << site;
+    abft_handle_set_injector(h, nullptr);
+    abft_injector_destroy(inj);
+  }
+  abft_cuda_fft_destroy(p);
+  abft_cuda_fft_destroy(pi);
+  abft_cuda_release(h);
+  abft_handle_destroy(h);
+}
+
+INSTANTIATE_TEST_SUITE_P(Sums, CudaFftSums,
+                         ::testing::Values(ABFT_CUDA_FFT_SUMS_CALLBACKS, ABFT_CUDA_FFT_SUMS_PASSES), sums_name);
 
 TEST(CudaFft, CufftSignaturesMatchCufft) {
   REQUIRE_DEVICE();
