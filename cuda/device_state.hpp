@@ -59,6 +59,23 @@ abft_status state_of(abft_handle_t h, State** out);
 void begin_call(State* st, cudaStream_t stream);
 void end_call(State* st, cudaStream_t stream);
 
+/** Grow a device buffer to at least `need` bytes (contents not kept); false when cudaMalloc
+ *  fails (the buffer is then empty, the CUDA error cleared). The GEMM's workspace and the FFT's
+ *  repair copy. */
+inline bool grow_device_buffer(void** buf, size_t* have, size_t need) {
+  if (need <= *have) return true;
+  cudaFree(*buf);
+  *buf = nullptr;
+  *have = 0;
+  if (cudaMalloc(buf, need) != cudaSuccess) {
+    *buf = nullptr;
+    cudaGetLastError();
+    return false;
+  }
+  *have = need;
+  return true;
+}
+
 /** The state's cuBLAS handle, created on first use; nullptr when cuBLAS cannot start. */
 cublasHandle_t blas_of(State* s);
 

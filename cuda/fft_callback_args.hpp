@@ -6,6 +6,7 @@
  *  copy, an injected fault). Both translation units include this one definition.
  */
 #pragma once
+#include <cstddef>
 #include <cstdint>
 
 #include "abft/checksum/fft_callback_sums.hpp"
@@ -21,6 +22,9 @@ struct FftCallbackFault {
   double value = 0;
 };
 
+/** Injected faults a side the callbacks apply in one call (more are left unapplied). */
+constexpr int kFftCallbackFaults = 4;
+
 struct FftCallbackArgs {
   abft::checksum::FftLibraryShape sh;  ///< sign: this call's
   abft::checksum::FftTableWeights tw;  ///< device tables (C2C, R2C)
@@ -30,15 +34,29 @@ struct FftCallbackArgs {
   double* bucket_in = nullptr;   ///< 3 doubles a (signal, bucket): re, im of sum v x, and sum |x|^2
   double* bucket_out = nullptr;  ///< 2 doubles a (signal, bucket): re, im of sum w y
   void* backup = nullptr;        ///< the repair's packed input copy (written by the load), or null
-  FftCallbackFault fault_in;     ///< corrupts what cuFFT gets, after the input side summed it
-  FftCallbackFault fault_out;    ///< corrupts the output before the output side sums and stores it
-  double* fault_vals = nullptr;  ///< device: input before / after, output before / after
+  /** 0 while a protected call runs its transform (set with the call's flags, cleared by its
+   *  verification kernel): otherwise the callbacks only move the data, so a transform run on
+   *  the plan's cuFFT handle outside the library (a plain cufftExec*) adds nothing to the sums. */
+  const int* gate = nullptr;
+  int n_in = 0, n_out = 0;                       ///< injected faults this call
+  FftCallbackFault fault_in[kFftCallbackFaults];   ///< corrupt what cuFFT gets, after the input side summed it
+  FftCallbackFault fault_out[kFftCallbackFaults];  ///< corrupt the output before the output side sums and stores it
+  double* fault_vals = nullptr;  ///< device: before / after of each, inputs then outputs (4 kFftCallbackFaults)
 };
 
 /** The callbacks' symbol names (extern "C" in cuda/fft_callbacks.cu), by cuFFT callback type
- *  order: load C, Z, R, D, then store C, Z, R, D. */
+ *  order: load C, Z, R, D, then store C, Z, R, D. The loads and the stores are two LTO-IR
+ *  images (fft_callbacks.cu compiled with ABFT_FFT_CB_LOADS, then ABFT_FFT_CB_STORES): cuFFT
+ *  links the image of each callback it is given, and one image holding both would define every
+ *  symbol twice in that link. */
 constexpr const char* kFftCallbackSymbols[8] = {
     "abft_fft_cb_load_c",  "abft_fft_cb_load_z",  "abft_fft_cb_load_r",  "abft_fft_cb_load_d",
     "abft_fft_cb_store_c", "abft_fft_cb_store_z", "abft_fft_cb_store_r", "abft_fft_cb_store_d"};
+
+/** The two images (generated from the LTO-IR by cmake/embed_binary.cmake, in abft_cuda). */
+extern const unsigned char kFftLoadsImage[];
+extern const size_t kFftLoadsImage_size;
+extern const unsigned char kFftStoresImage[];
+extern const size_t kFftStoresImage_size;
 
 }  // namespace abft::cuda

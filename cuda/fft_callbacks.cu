@@ -5,17 +5,17 @@
  *  The transform then moves the data once, as unprotected cuFFT does; the separate passes over
  *  the input and the output (cuda/fft_check.cuh) are gone from the fault-free path.
  *
- *  Not compiled into abft_cuda: this file becomes LTO-IR (nvcc -dlto, cuda/CMakeLists.txt), which
- *  is embedded in the library and handed to cufftXtSetJITCallback when a plan is made; cuFFT
- *  links it into its own kernels (nvJitLink) and inlines the callbacks there.
+ *  Not compiled into abft_cuda: this file becomes two LTO-IR images (code=lto_XX,
+ *  cuda/CMakeLists.txt), the loads and the stores, embedded in the library and handed to
+ *  cufftXtSetJITCallback when a plan is made; cuFFT links them into its own kernels (nvJitLink)
+ *  and inlines the callbacks there.
  *
  *  A callback sees one element and its offset; it decodes signal, multi-index and bucket from
  *  the offset (FftSideDecoder), forms the term with the same functions as the passes
- *  (fft_in_term_of, fft_out_term_of), and adds it to the (signal, bucket) sums: the lanes of a
- *  warp with the same bucket are combined first (cooperative groups: a labeled partition of the
- *  active lanes and a reduction over it, at most 5 levels), then one atomic addition per group
- *  and value. A bucket thus takes at most 2^shift additions in any order cuFFT's threads run in
- *  (fft_callback_sum_depth, the bound's depth).
+ *  (fft_in_term_of, fft_out_term_of), and adds it to the (signal, bucket) sums: a whole warp
+ *  on one bucket is summed first (a butterfly, 5 levels) and adds once per value; otherwise each
+ *  lane adds its own. A bucket thus takes at most 2^shift additions in any order cuFFT's
+ *  threads run in (fft_callback_sum_depth, the bound's depth).
  *
  *  Injection (FftCallbackArgs::fault_in / fault_out, injection-only calls): the load returns a
  *  corrupted element after the input side summed the clean one (a fault in what the transform
@@ -26,8 +26,6 @@
  *  Status: compiled to LTO-IR for sm_90 in every CUDA build, linked by nvJitLink for sm_90 on
  *  the host in CI (tests/cuda/fft_callback_link_test.cpp); NOT yet run on a GPU.
  */
-#include <cooperative_groups.h>
-#include <cooperative_groups/reduce.h>
 #include <cufftXt.h>
 
 #include <type_traits>
@@ -35,24 +33,48 @@
 #include "abft/checksum/fault_models.hpp"
 #include "fft_callback_args.hpp"
 
+#if !defined(ABFT_FFT_CB_LOADS) && !defined(ABFT_FFT_CB_STORES)
+#error "build with ABFT_FFT_CB_LOADS or ABFT_FFT_CB_STORES (cuda/CMakeLists.txt)"
+#endif
+
 namespace {
 
-namespace cg = cooperative_groups;
 namespace ck = abft::checksum;
 using abft::cuda::FftCallbackArgs;
 using abft::cuda::FftCallbackFault;
 
-/** Add this lane's N values to the sums of bucket `key`: the active lanes with the same key
- *  are summed first, one of them adds the group's sums. */
+/** The lane's index in its warp (%laneid: cuFFT's blocks need not be one-dimensional, so
+ *  threadIdx.x & 31 is not it). */
+__device__ __forceinline__ unsigned lane_id() {
+  unsigned l;
+  asm("mov.u32 %0, %%laneid;" : "=r"(l));
+  return l;
+}
+
+/** Add this lane's N values to the sums of bucket `key`. When the whole warp is here with one
+ *  key (cuFFT's loads and stores of consecutive elements by consecutive lanes: the common
+ *  case), a butterfly of 5 levels and one atomic a value for the warp; otherwise one atomic a
+ *  lane and value. (Cooperative groups' general grouping, a labeled partition and a reduce,
+ *  made the callbacks larger for the link to inline: the smaller code is kept.) */
 template <int N>
 __device__ __forceinline__ void add_to_bucket(double* base, unsigned long long key, const double (&v)[N]) {
-  const cg::coalesced_group g = cg::labeled_partition(cg::coalesced_threads(), key);
-  double s[N];
+  const unsigned act = __activemask();
+  double* at = base + key * N;
+  if (act == 0xffffffffu && __match_any_sync(act, key) == act) {
+    double s[N];
 #pragma unroll
-  for (int i = 0; i < N; ++i) s[i] = cg::reduce(g, v[i], cg::plus<double>());
-  if (g.thread_rank() == 0)
+    for (int i = 0; i < N; ++i) s[i] = v[i];
 #pragma unroll
-    for (int i = 0; i < N; ++i) atomicAdd(base + key * N + i, s[i]);
+    for (int o = 16; o > 0; o >>= 1)
+#pragma unroll
+      for (int i = 0; i < N; ++i) s[i] += __shfl_xor_sync(act, s[i], o);
+    if (lane_id() == 0)  // (one lane: every lane holds the sums)
+#pragma unroll
+      for (int i = 0; i < N; ++i) atomicAdd(at + i, s[i]);
+    return;
+  }
+#pragma unroll
+  for (int i = 0; i < N; ++i) atomicAdd(at + i, v[i]);
 }
 
 /** The input side of element x at offset off (its signal b and flat index e returned). */
@@ -75,96 +97,143 @@ __device__ __forceinline__ void output_terms(const FftCallbackArgs& a, unsigned 
   add_to_bucket<2>(a.bucket_out, static_cast<unsigned long long>(b * a.out.buckets + (e >> a.out.shift)), v);
 }
 
-/** Scalar c of element p[0..S) faulted when off is the planned offset; before / after recorded. */
-template <class T, int S>
-__device__ __forceinline__ void maybe_fault(T* p, unsigned long long off, const FftCallbackFault& f, double* vals) {
-  if (static_cast<long long>(off) != f.off) return;
-  const int c = f.scalar < S ? f.scalar : 0;
-  vals[0] = double(p[c]);
-  p[c] = ck::apply_fault<T>(p[c], abft_fault_model(f.model), f.bit, f.value);
-  vals[1] = double(p[c]);
+/** Ranks 2 and 3, out of line: the rank-1 code (the common case) stays small enough for the
+ *  link to inline every callback into cuFFT's kernels (with the multi-dimensional weights
+ *  inline too, the double store was kept as a call with 116 bytes of spills). */
+#if defined(ABFT_FFT_CB_LOADS)
+__device__ __noinline__ void input_terms_md(const FftCallbackArgs& a, unsigned long long off, ck::Cd x, int64_t& b,
+                                            int64_t& e) {
+  input_terms<0>(a, off, x, b, e);
+}
+#else
+__device__ __noinline__ void output_terms_md(const FftCallbackArgs& a, unsigned long long off, ck::Cd y) {
+  output_terms<0>(a, off, y);
+}
+#endif
+
+/** An element as cuFFT hands it over (cufftComplex = float2, cufftDoubleComplex = double2,
+ *  or a real): its scalar type, count and components, by value (no address of a local is
+ *  taken: that would put every element through the stack). */
+template <class V>
+struct Elem {  // complex
+  using T = decltype(V{}.x);
+  static constexpr int S = 2;
+  __device__ static ck::Cd cd(const V& v) { return {double(v.x), double(v.y)}; }
+  __device__ static T get(const V& v, int c) { return c ? v.y : v.x; }
+  __device__ static void set(V& v, int c, T t) { (c ? v.y : v.x) = t; }
+};
+template <>
+struct Elem<float> {
+  using T = float;
+  static constexpr int S = 1;
+  __device__ static ck::Cd cd(float v) { return {double(v), 0.0}; }
+  __device__ static T get(float v, int) { return v; }
+  __device__ static void set(float& v, int, T t) { v = t; }
+};
+template <>
+struct Elem<double> {
+  using T = double;
+  static constexpr int S = 1;
+  __device__ static ck::Cd cd(double v) { return {v, 0.0}; }
+  __device__ static T get(double v, int) { return v; }
+  __device__ static void set(double& v, int, T t) { v = t; }
+};
+
+/** The planned faults f[0..n) at element v (offset off): scalar c corrupted where the offset
+ *  is a fault's, before / after recorded in vals (2 a fault). Out of line: injection calls
+ *  only, and the callbacks stay small enough for the link to inline them into cuFFT's kernels. */
+template <class V>
+__device__ __noinline__ V apply_faults(V v, unsigned long long off, const FftCallbackFault* f, int n, double* vals) {
+  using E = Elem<V>;
+  for (int i = 0; i < n; ++i) {
+    if (static_cast<long long>(off) != f[i].off) continue;
+    const int c = f[i].scalar < E::S ? f[i].scalar : 0;
+    vals[2 * i] = double(E::get(v, c));
+    E::set(v, c, ck::apply_fault<typename E::T>(E::get(v, c), abft_fault_model(f[i].model), f[i].bit, f[i].value));
+    vals[2 * i + 1] = double(E::get(v, c));
+  }
+  return v;
 }
 
-/** A load: the element's terms, the repair copy, then an input fault on what cuFFT gets. S: 2
- *  scalars (complex) or 1 (real). */
-template <class T, int S>
-__device__ __forceinline__ void on_load(const FftCallbackArgs& a, unsigned long long off, T* x) {
-  const ck::Cd xv{double(x[0]), S == 2 ? double(x[S - 1]) : 0.0};
+#if defined(ABFT_FFT_CB_LOADS)
+/** A load: the element's terms, the repair copy, then an input fault on what cuFFT gets.
+ *  Nothing outside a protected call (the gate). */
+template <class V>
+__device__ __forceinline__ V on_load(const FftCallbackArgs& a, unsigned long long off, V x) {
+  if (*a.gate) return x;
+  const ck::Cd xv = Elem<V>::cd(x);
   int64_t b, e;
   if (a.sh.rank == 1)
     input_terms<1>(a, off, xv, b, e);
   else
-    input_terms<0>(a, off, xv, b, e);
-  if (a.backup) {
-    T* dst = static_cast<T*>(a.backup) + (b * a.in.count + e) * S;
-#pragma unroll
-    for (int c = 0; c < S; ++c) dst[c] = x[c];
-  }
-  if (a.fault_in.off >= 0) maybe_fault<T, S>(x, off, a.fault_in, a.fault_vals);
+    input_terms_md(a, off, xv, b, e);
+  if (a.backup) static_cast<V*>(a.backup)[b * a.in.count + e] = x;  // packed, signal after signal
+  if (a.n_in) x = apply_faults(x, off, a.fault_in, a.n_in, a.fault_vals);
+  return x;
 }
 
-/** A store: an output fault first (the transform's last stage), then the element's terms. */
-template <class T, int S>
-__device__ __forceinline__ void on_store(const FftCallbackArgs& a, unsigned long long off, T* y) {
-  if (a.fault_out.off >= 0) maybe_fault<T, S>(y, off, a.fault_out, a.fault_vals + 2);
-  const ck::Cd yv{double(y[0]), S == 2 ? double(y[S - 1]) : 0.0};
+#else
+/** A store: an output fault first (the transform's last stage), then the element's terms; the
+ *  element to store returned. */
+template <class V>
+__device__ __forceinline__ V on_store(const FftCallbackArgs& a, unsigned long long off, V y) {
+  if (*a.gate) return y;
+  if (a.n_out) y = apply_faults(y, off, a.fault_out, a.n_out, a.fault_vals + 2 * abft::cuda::kFftCallbackFaults);
   if (a.sh.rank == 1)
-    output_terms<1>(a, off, yv);
+    output_terms<1>(a, off, Elem<V>::cd(y));
   else
-    output_terms<0>(a, off, yv);
+    output_terms_md(a, off, Elem<V>::cd(y));
+  return y;
 }
+
+#endif
 
 __device__ __forceinline__ const FftCallbackArgs& args(void* info) { return *static_cast<const FftCallbackArgs*>(info); }
 
 }  // namespace
 
-// The callbacks, with cuFFT's LTO signatures (cufftXt.h: cufftJITCallbackLoadC ... StoreD).
+// The callbacks, with cuFFT's LTO signatures (cufftXt.h: cufftJITCallbackLoadC ... StoreD): the
+// loads in the image built with ABFT_FFT_CB_LOADS, the stores in the one with ABFT_FFT_CB_STORES
+// (fft_callback_args.hpp: one image a callback cuFFT links).
+#if defined(ABFT_FFT_CB_LOADS)
 extern "C" __device__ cufftComplex abft_fft_cb_load_c(void* in, unsigned long long off, void* info, void*) {
-  cufftComplex x = static_cast<const cufftComplex*>(in)[off];
-  on_load<float, 2>(args(info), off, &x.x);
-  return x;
+  return on_load(args(info), off, static_cast<const cufftComplex*>(in)[off]);
 }
 extern "C" __device__ cufftDoubleComplex abft_fft_cb_load_z(void* in, unsigned long long off, void* info, void*) {
-  cufftDoubleComplex x = static_cast<const cufftDoubleComplex*>(in)[off];
-  on_load<double, 2>(args(info), off, &x.x);
-  return x;
+  return on_load(args(info), off, static_cast<const cufftDoubleComplex*>(in)[off]);
 }
 extern "C" __device__ cufftReal abft_fft_cb_load_r(void* in, unsigned long long off, void* info, void*) {
-  cufftReal x = static_cast<const cufftReal*>(in)[off];
-  on_load<float, 1>(args(info), off, &x);
-  return x;
+  return on_load(args(info), off, static_cast<const cufftReal*>(in)[off]);
 }
 extern "C" __device__ cufftDoubleReal abft_fft_cb_load_d(void* in, unsigned long long off, void* info, void*) {
-  cufftDoubleReal x = static_cast<const cufftDoubleReal*>(in)[off];
-  on_load<double, 1>(args(info), off, &x);
-  return x;
+  return on_load(args(info), off, static_cast<const cufftDoubleReal*>(in)[off]);
 }
-extern "C" __device__ void abft_fft_cb_store_c(void* out, unsigned long long off, cufftComplex y, void* info, void*) {
-  on_store<float, 2>(args(info), off, &y.x);
-  static_cast<cufftComplex*>(out)[off] = y;
-}
-extern "C" __device__ void abft_fft_cb_store_z(void* out, unsigned long long off, cufftDoubleComplex y, void* info,
-                                               void*) {
-  on_store<double, 2>(args(info), off, &y.x);
-  static_cast<cufftDoubleComplex*>(out)[off] = y;
-}
-extern "C" __device__ void abft_fft_cb_store_r(void* out, unsigned long long off, cufftReal y, void* info, void*) {
-  on_store<float, 1>(args(info), off, &y);
-  static_cast<cufftReal*>(out)[off] = y;
-}
-extern "C" __device__ void abft_fft_cb_store_d(void* out, unsigned long long off, cufftDoubleReal y, void* info,
-                                               void*) {
-  on_store<double, 1>(args(info), off, &y);
-  static_cast<cufftDoubleReal*>(out)[off] = y;
-}
-
 // The signatures are cuFFT's own (cufftXtSetJITCallback links by name: a mismatch would not
 // be seen there).
 static_assert(std::is_same<decltype(&abft_fft_cb_load_c), cufftJITCallbackLoadC>::value, "load C");
 static_assert(std::is_same<decltype(&abft_fft_cb_load_z), cufftJITCallbackLoadZ>::value, "load Z");
 static_assert(std::is_same<decltype(&abft_fft_cb_load_r), cufftJITCallbackLoadR>::value, "load R");
 static_assert(std::is_same<decltype(&abft_fft_cb_load_d), cufftJITCallbackLoadD>::value, "load D");
+#endif
+
+#if defined(ABFT_FFT_CB_STORES)
+extern "C" __device__ void abft_fft_cb_store_c(void* out, unsigned long long off, cufftComplex y, void* info, void*) {
+  static_cast<cufftComplex*>(out)[off] = on_store(args(info), off, y);
+}
+extern "C" __device__ void abft_fft_cb_store_z(void* out, unsigned long long off, cufftDoubleComplex y, void* info,
+                                               void*) {
+  static_cast<cufftDoubleComplex*>(out)[off] = on_store(args(info), off, y);
+}
+extern "C" __device__ void abft_fft_cb_store_r(void* out, unsigned long long off, cufftReal y, void* info, void*) {
+  static_cast<cufftReal*>(out)[off] = on_store(args(info), off, y);
+}
+extern "C" __device__ void abft_fft_cb_store_d(void* out, unsigned long long off, cufftDoubleReal y, void* info,
+                                               void*) {
+  static_cast<cufftDoubleReal*>(out)[off] = on_store(args(info), off, y);
+}
+
 static_assert(std::is_same<decltype(&abft_fft_cb_store_c), cufftJITCallbackStoreC>::value, "store C");
 static_assert(std::is_same<decltype(&abft_fft_cb_store_z), cufftJITCallbackStoreZ>::value, "store Z");
 static_assert(std::is_same<decltype(&abft_fft_cb_store_r), cufftJITCallbackStoreR>::value, "store R");
 static_assert(std::is_same<decltype(&abft_fft_cb_store_d), cufftJITCallbackStoreD>::value, "store D");
+#endif

@@ -277,12 +277,14 @@ __global__ void fft_verify_kernel(const double* acc, int64_t batch, FftVerdictAr
  *  lanes over the buckets in order, then 5 levels (the depth ck::fft_callback_sum_depth counts)
  *  — and cleared for the next call; the totals written to acc (kAcc a signal, as the passes
  *  leave them: the re-check reads the input side there); the verdicts; the counters summed per
- *  block in shared memory, then one atomic per block and counter. bin: 3 doubles a (signal,
+ *  block in shared memory, then one atomic per block and counter; the callbacks' gate closed
+ *  (FftCallbackArgs::gate). bin: 3 doubles a (signal,
  *  bucket), nb_in buckets a signal; bout: 2 doubles, nb_out. blockDim.x a multiple of 32. */
 __global__ void fft_bucket_verify_kernel(double* bin, double* bout, int64_t nb_in, int64_t nb_out, int64_t batch,
-                                         double* acc, FftVerdictArgs va, int* flags, DeviceCounters* dc) {
+                                         double* acc, FftVerdictArgs va, int* flags, DeviceCounters* dc, int* gate) {
   __shared__ unsigned long long cnt[3];
   if (threadIdx.x < 3) cnt[threadIdx.x] = 0;
+  if (blockIdx.x == 0 && threadIdx.x == 0) *gate = 1;  // the transform is over: callbacks idle
   __syncthreads();
   const int lane = threadIdx.x & 31;
   const int64_t wpb = blockDim.x / 32, warps = int64_t(gridDim.x) * wpb;

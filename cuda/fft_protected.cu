@@ -53,12 +53,6 @@
 #include "fft_callback_args.hpp"
 #include "fft_check.cuh"
 
-namespace abft::cuda {
-// The callbacks' LTO-IR (generated from fft_callbacks.cu by cmake/embed_binary.cmake).
-extern const unsigned char kFftCallbacksImage[];
-extern const size_t kFftCallbacksImage_size;
-}  // namespace abft::cuda
-
 struct abft_cuda_fft_plan_s {
   abft_handle_t handle = nullptr;
   abft_policy policy = ABFT_POLICY_DEFAULT;
@@ -73,7 +67,8 @@ struct abft_cuda_fft_plan_s {
   abft::checksum::Cd* turn_tab = nullptr;  // device: the turn tables of each dimension (C2C, R2C)
   abft::checksum::FftTableWeights tw;      // views into turn_tab
   double* acc = nullptr;                  // device: kAcc per signal
-  int* flags = nullptr;                   // device: count, then the failed signals
+  int* flag_base = nullptr;               // device: the callbacks' gate, then flags
+  int* flags = nullptr;                   // device: count, then the failed signals (flag_base + 1)
   void* backup = nullptr;                 // device: packed input copy (grown on demand)
   size_t backup_bytes = 0;
   cudaStream_t stream = nullptr;  // the cuFFT-signature path's stream (abft_cufftSetStream)
@@ -111,7 +106,7 @@ struct abft_cuda_fft_plan_s {
     cudaFree(c2r_tab);
     cudaFree(turn_tab);
     cudaFree(acc);
-    cudaFree(flags);
+    cudaFree(flag_base);
     cudaFree(backup);
   }
 };
@@ -297,48 +292,55 @@ abft_status run_callbacks(Call& c, const T* in, T* out, T* backup) {
   FftCallbackArgs a = p->cb_last;
   a.sh.sign = c.sh.sign;
   a.backup = backup;
-  a.fault_in = FftCallbackFault{};
-  a.fault_out = FftCallbackFault{};
-  abft_fault* f_in = nullptr;
-  abft_fault* f_out = nullptr;
-  for (abft_fault& f : c.plan.faults) {  // one fault a side (the campaigns' single faults)
-    FftCallbackFault* cf = nullptr;
-    const SigLayout* L = nullptr;
-    int64_t cnt = 0;
-    if (f.site == ABFT_SITE_FFT_STAGE && !f_in) cf = &a.fault_in, L = &p->in, cnt = c.cin, f_in = &f;
-    if (f.site == ABFT_SITE_OUTPUT && !f_out) cf = &a.fault_out, L = &p->out, cnt = c.cout, f_out = &f;
-    if (!cf) continue;
-    cf->off = fault_offset(*L, f.row, f.col, cnt, &cf->scalar);
-    cf->model = int(f.model), cf->bit = f.bit, cf->value = f.value;
+  a.n_in = a.n_out = 0;
+  for (int i = 0; i < kFftCallbackFaults; ++i) a.fault_in[i] = a.fault_out[i] = FftCallbackFault{};
+  abft_fault* f_in[kFftCallbackFaults] = {};
+  abft_fault* f_out[kFftCallbackFaults] = {};
+  for (abft_fault& f : c.plan.faults) {  // up to kFftCallbackFaults a side; more stay unapplied
+    const bool input = f.site == ABFT_SITE_FFT_STAGE;
+    if (!input && f.site != ABFT_SITE_OUTPUT) continue;
+    int& n = input ? a.n_in : a.n_out;
+    if (n == kFftCallbackFaults) continue;
+    FftCallbackFault& cf = input ? a.fault_in[n] : a.fault_out[n];
+    (input ? f_in : f_out)[n] = &f;
+    ++n;
+    cf.off = fault_offset(input ? p->in : p->out, f.row, f.col, input ? c.cin : c.cout, &cf.scalar);
+    cf.model = int(f.model), cf.bit = f.bit, cf.value = f.value;
   }
   if (!p->cb_written || std::memcmp(&a, &p->cb_last, sizeof a) != 0) {
-    p->cb_last = a;  // the source stays as it is: a pageable copy is staged at the call
-    if (cudaMemcpyAsync(p->cb_dev, &p->cb_last, sizeof a, cudaMemcpyHostToDevice, stream) != cudaSuccess)
+    // A pageable source is staged before the call returns: `a` may go out of scope after it.
+    if (cudaMemcpyAsync(p->cb_dev, &a, sizeof a, cudaMemcpyHostToDevice, stream) != cudaSuccess) {
+      p->cb_written = false;  // the device's copy is unknown: written again at the next call
       return ABFT_STATUS_INTERNAL_ERROR;
+    }
+    p->cb_last = a;
     p->cb_written = true;
   }
-  const bool faults = f_in || f_out;
-  if (faults) cudaMemsetAsync(p->fault_vals, 0xff, 4 * sizeof(double), stream);  // NaN: not reached
+  const bool faults = a.n_in || a.n_out;
+  if (faults)  // NaN (0xff bytes): a fault that was not reached
+    cudaMemsetAsync(p->fault_vals, 0xff, 4 * kFftCallbackFaults * sizeof(double), stream);
   const cufftResult fr = cufftXtExec(p->fft, const_cast<T*>(in), out, c.dir);
   if (fr != CUFFT_SUCCESS) {
-    // The verification below would have cleared the buckets: clear them here.
+    // The verification below would have cleared the buckets and closed the gate: do it here.
     cudaMemsetAsync(p->buckets, 0, p->bucket_doubles * sizeof(double), stream);
+    const int closed = 1;
+    cudaMemcpyAsync(p->flag_base, &closed, sizeof closed, cudaMemcpyHostToDevice, stream);
     return ABFT_STATUS_INTERNAL_ERROR;
   }
   if (faults) {  // injection only: the fault-free path never waits
-    double v[4];
+    double v[4 * kFftCallbackFaults];
     cudaMemcpyAsync(v, p->fault_vals, sizeof v, cudaMemcpyDeviceToHost, stream);
     cudaStreamSynchronize(stream);
-    for (int s = 0; s < 2; ++s) {
-      abft_fault* f = s == 0 ? f_in : f_out;
-      if (!f || std::isnan(v[2 * s])) continue;  // (a NaN before the fault: recorded as not applied)
-      f->original = v[2 * s], f->corrupted = v[2 * s + 1], f->applied = 1;
+    for (int i = 0; i < 2 * kFftCallbackFaults; ++i) {
+      abft_fault* f = i < kFftCallbackFaults ? f_in[i] : f_out[i - kFftCallbackFaults];
+      if (!f || std::isnan(v[2 * i])) continue;  // (a NaN before the fault: recorded as not applied)
+      f->original = v[2 * i], f->corrupted = v[2 * i + 1], f->applied = 1;
     }
   }
   const int64_t wpb = kSumThreads / 32, blocks = (c.batch + wpb - 1) / wpb;
   fft_bucket_verify_kernel<<<unsigned(blocks < 2048 ? blocks : 2048), kSumThreads, 0, stream>>>(
       p->buckets, p->buckets + size_t(3 * c.batch * a.in.buckets), a.in.buckets, a.out.buckets, c.batch, p->acc,
-      p->va, p->flags, c.st->counters + c.kid);
+      p->va, p->flags, c.st->counters + c.kid, p->flag_base);
   return ABFT_STATUS_SUCCESS;
 }
 
@@ -375,11 +377,13 @@ abft_status execute(abft_cuda_fft_plan_s* p, cudaStream_t stream, const void* in
     return cufftXtExec(h, const_cast<T*>(in), out, dir) == CUFFT_SUCCESS ? ABFT_STATUS_SUCCESS
                                                                          : ABFT_STATUS_INTERNAL_ERROR;
   }
-  if (cufftSetStream(p->fft, stream) != CUFFT_SUCCESS) return ABFT_STATUS_INTERNAL_ERROR;
   State* st = nullptr;
   const abft_status ss = state_of(p->handle, &st);
   if (ss != ABFT_STATUS_SUCCESS) return ss;
   std::lock_guard<std::mutex> lock(p->mu);
+  // Under the lock: cuFFT's stream is the plan's, and another thread's call must not move this
+  // call's transform off the stream its sums and verification are ordered on.
+  if (cufftSetStream(p->fft, stream) != CUFFT_SUCCESS) return ABFT_STATUS_INTERNAL_ERROR;
   if (p->used && p->last != stream) cudaStreamWaitEvent(stream, p->done, 0);
   struct EndMark {  // recorded on every way out, after the call's last launch
     abft_cuda_fft_plan_s* p;
@@ -413,18 +417,14 @@ abft_status execute(abft_cuda_fft_plan_s* p, cudaStream_t stream, const void* in
   const bool need_backup = pol == ABFT_POLICY_CORRECT &&
                            (in_place || p->sh.kind == ABFT_FFT_C2R || (input_fault && !p->callbacks));
   const size_t bbytes = need_backup ? size_t(c.batch * c.cin * sin) * sizeof(T) : 0;
-  if (bbytes > p->backup_bytes) {
-    cudaFree(p->backup);
-    p->backup = nullptr;
-    p->backup_bytes = 0;
-    if (cudaMalloc(&p->backup, bbytes) != cudaSuccess) {
-      cudaGetLastError();
-      return ABFT_STATUS_ALLOC_FAILED;
-    }
-    p->backup_bytes = bbytes;
-  }
+  if (!grow_device_buffer(&p->backup, &p->backup_bytes, bbytes)) return ABFT_STATUS_ALLOC_FAILED;
   T* backup = need_backup ? static_cast<T*>(p->backup) : nullptr;
-  cudaMemsetAsync(p->flags, 0, sizeof(int), stream);
+  // No failed signal yet; for a callback plan the gate opens too (the two words are adjacent):
+  // its verification kernel closes it again once the transform is done.
+  if (p->callbacks)
+    cudaMemsetAsync(p->flag_base, 0, 2 * sizeof(int), stream);
+  else
+    cudaMemsetAsync(p->flags, 0, sizeof(int), stream);
 
   // 1-4. The sums, the transform, the verdicts.
   const abft_status rs = p->callbacks ? run_callbacks<T>(c, in, out, backup) : run_passes<T>(c, in, out, backup);
@@ -468,11 +468,10 @@ bool attach_callbacks(abft_cuda_fft_plan_s* p) {
   const abft_fft_kind k = abft_fft_kind(p->sh.kind);
   const int ld = (k == ABFT_FFT_R2C ? CUFFT_CB_LD_REAL : CUFFT_CB_LD_COMPLEX) + (d ? 1 : 0);
   const int st = (k == ABFT_FFT_C2R ? CUFFT_CB_ST_REAL : CUFFT_CB_ST_COMPLEX) + (d ? 1 : 0);
-  for (int t : {ld, st})
-    if (cufftXtSetJITCallback(p->fft, kFftCallbackSymbols[t], kFftCallbacksImage, kFftCallbacksImage_size,
-                              cufftXtCallbackType(t), &p->cb_info) != CUFFT_SUCCESS)
-      return false;
-  return true;
+  return cufftXtSetJITCallback(p->fft, kFftCallbackSymbols[ld], kFftLoadsImage, kFftLoadsImage_size,
+                               cufftXtCallbackType(ld), &p->cb_info) == CUFFT_SUCCESS &&
+         cufftXtSetJITCallback(p->fft, kFftCallbackSymbols[st], kFftStoresImage, kFftStoresImage_size,
+                               cufftXtCallbackType(st), &p->cb_info) == CUFFT_SUCCESS;
 }
 
 /** A callback plan's device state: the buckets (zeroed: each verification clears what it
@@ -499,13 +498,16 @@ bool callback_state(abft_cuda_fft_plan_s* p) {
   p->bucket_doubles = size_t(p->batch * (3 * a.in.buckets + 2 * a.out.buckets));
   if (cudaMalloc(&p->buckets, p->bucket_doubles * sizeof(double)) != cudaSuccess ||
       cudaMemset(p->buckets, 0, p->bucket_doubles * sizeof(double)) != cudaSuccess ||
-      cudaMalloc(&p->fault_vals, 4 * sizeof(double)) != cudaSuccess)
+      cudaMalloc(&p->fault_vals, 4 * kFftCallbackFaults * sizeof(double)) != cudaSuccess)
     return false;
   a.bucket_in = p->buckets;
   a.bucket_out = p->buckets + size_t(3 * p->batch * a.in.buckets);
   a.fault_vals = p->fault_vals;
-  p->cb_written = false;
-  return true;
+  a.gate = p->flag_base;
+  // Written now, not at the first call: a transform on the plan's handle before it must find
+  // valid pointers (and the gate closed).
+  p->cb_written = cudaMemcpy(p->cb_dev, &a, sizeof a, cudaMemcpyHostToDevice) == cudaSuccess;
+  return p->cb_written;
 }
 
 /** Check the arguments (no CUDA call) and describe the two sides. */
@@ -584,13 +586,29 @@ abft_status fft_plan_make(abft_cuda_fft_plan_s** out, abft_handle_t h, abft_prec
     return ABFT_STATUS_ALLOC_FAILED;
   }
   p->cb_info = p->cb_dev;
-  for (int attempt = want_callbacks ? 0 : 1; attempt < 2 && !p->fft_made; ++attempt) {
+  // Attempts: callbacks with the 64-bit planner, callbacks with the int one (where every size
+  // fits: cuFFT's documentation of the callbacks names the int planners), then no callbacks.
+  bool fits_int = batch <= INT32_MAX && p->istride <= INT32_MAX && p->idist <= INT32_MAX &&
+                  p->ostride <= INT32_MAX && p->odist <= INT32_MAX;
+  int in_[3], ie_[3], oe_[3];
+  for (int d = 0; d < rank; ++d) {
+    fits_int = fits_int && p->nn[d] <= INT32_MAX && p->ie[d] <= INT32_MAX && p->oe[d] <= INT32_MAX;
+    in_[d] = int(p->nn[d]), ie_[d] = int(p->ie[d]), oe_[d] = int(p->oe[d]);
+  }
+  bool refused = false;  // cuFFT refused the callbacks themselves: no second attempt with them
+  for (int attempt = want_callbacks ? 0 : 2; attempt < 3 && !p->fft_made; ++attempt) {
     size_t ws = 0;
+    if (attempt == 1 && (!fits_int || refused)) continue;
     if (cufftCreate(&p->fft) != CUFFT_SUCCESS) break;
-    const bool cb = attempt == 0;
+    const bool cb = attempt < 2;
     bool ok = !cb || attach_callbacks(p);
-    ok = ok && cufftMakePlanMany64(p->fft, rank, p->nn, p->ie, p->istride, p->idist, p->oe, p->ostride, p->odist,
-                                   p->type, batch, &ws) == CUFFT_SUCCESS;
+    refused = refused || !ok;
+    if (ok && attempt == 1)
+      ok = cufftMakePlanMany(p->fft, rank, in_, ie_, int(p->istride), int(p->idist), oe_, int(p->ostride),
+                             int(p->odist), p->type, int(batch), &ws) == CUFFT_SUCCESS;
+    else if (ok)
+      ok = cufftMakePlanMany64(p->fft, rank, p->nn, p->ie, p->istride, p->idist, p->oe, p->ostride, p->odist, p->type,
+                               batch, &ws) == CUFFT_SUCCESS;
     if (!ok) {
       cufftDestroy(p->fft);
       continue;
@@ -624,7 +642,7 @@ abft_status fft_plan_make(abft_cuda_fft_plan_s** out, abft_handle_t h, abft_prec
   p->va = {b.coefficient(), b.abs, b.Y,
            p->dbl ? std::numeric_limits<double>::max() : double(std::numeric_limits<float>::max())};
   bool ok = cudaMalloc(&p->acc, size_t(kAcc * batch) * sizeof(double)) == cudaSuccess &&
-            cudaMalloc(&p->flags, size_t(batch + 1) * sizeof(int)) == cudaSuccess &&
+            cudaMalloc(&p->flag_base, size_t(batch + 2) * sizeof(int)) == cudaSuccess &&
             cudaEventCreateWithFlags(&p->done, cudaEventDisableTiming) == cudaSuccess;
   if (ok && kind == ABFT_FFT_C2R) {
     const size_t cnt = pairs.size() + ow.size();
@@ -634,12 +652,10 @@ abft_status fft_plan_make(abft_cuda_fft_plan_s** out, abft_handle_t h, abft_prec
              cudaSuccess;
   }
   if (ok && kind != ABFT_FFT_C2R) {  // the turn tables of each dimension, one allocation
-    std::vector<ck::FftTurnTableData> tabs;
+    const ck::FftHostTables host(sh);
+    const std::vector<ck::FftTurnTableData>& tabs = host.d;
     size_t cnt = 0;
-    for (int d = 0; d < rank; ++d) {
-      tabs.emplace_back(n[d]);
-      cnt += tabs.back().lo.size() + tabs.back().hi.size();
-    }
+    for (const ck::FftTurnTableData& t : tabs) cnt += t.lo.size() + t.hi.size();
     ok = cudaMalloc(&p->turn_tab, cnt * sizeof(ck::Cd)) == cudaSuccess;
     size_t at = 0;
     for (int d = 0; ok && d < rank; ++d) {
@@ -651,6 +667,11 @@ abft_status fft_plan_make(abft_cuda_fft_plan_s** out, abft_handle_t h, abft_prec
            cudaMemcpy(hi, t.hi.data(), t.hi.size() * sizeof(ck::Cd), cudaMemcpyHostToDevice) == cudaSuccess;
       p->tw.t[d] = {lo, hi, t.shift};
     }
+  }
+  if (ok) {  // the gate closed (1) and no failed signal
+    p->flags = p->flag_base + 1;
+    const int init[2] = {1, 0};
+    ok = cudaMemcpy(p->flag_base, init, sizeof init, cudaMemcpyHostToDevice) == cudaSuccess;
   }
   if (ok && p->callbacks) ok = callback_state(p);
   if (!ok) {

@@ -266,16 +266,7 @@ abft_status run(abft_handle_t h, void* stream_ptr, abft_policy policy, abft_layo
   const bool keep_c0 = beta != S(0);
   const size_t nd = size_t(2 * k + 6 * n), c0_elems = keep_c0 ? size_t(m * n) : 0;
   const size_t bytes = nd * sizeof(double) + size_t(n) * sizeof(int) + c0_elems * sizeof(T) + 64;
-  if (bytes > st->work_bytes) {
-    cudaFree(st->work);
-    st->work = nullptr;
-    st->work_bytes = 0;
-    if (cudaMalloc(&st->work, bytes) != cudaSuccess) {
-      cudaGetLastError();
-      return ABFT_STATUS_ALLOC_FAILED;
-    }
-    st->work_bytes = bytes;
-  }
+  if (!grow_device_buffer(&st->work, &st->work_bytes, bytes)) return ABFT_STATUS_ALLOC_FAILED;
   double* vw = static_cast<double*>(st->work);  // cudaMalloc: 256-byte aligned, so the pairs are 16
   double *rr = vw + 2 * k, *rx = rr + n, *c0s = rx + n, *c0a = c0s + n, *ref = c0a + n, *X = ref + n;
   int* verdict = reinterpret_cast<int*>(X + n);

@@ -6,7 +6,7 @@
  *  may visit them, each term formed by the functions the callbacks call — checked against the
  *  CPU FFT: clean signals pass with the bound the plan uses, a corrupted output element or a
  *  corrupted element the transform reads (after the input side summed the clean one) fails.
- *  The warp-level combination itself (cooperative groups) and cuFFT's visiting order are the
+ *  The warp-level combination itself (a butterfly or one atomic a lane) and cuFFT's visiting order are the
  *  device's; they wait for a GPU (scripts/gpu-check.sh).
  */
 #include <gtest/gtest.h>
@@ -15,9 +15,9 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
-#include <map>
 #include <numeric>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "abft/checksum/fft_callback_sums.hpp"
@@ -157,20 +157,11 @@ TEST(FftCallbackDepth, TheBoundKeepsMostOfItsStrength) {
 
 // ------------------------------------------------------------------ the callbacks' sums, replayed
 
-/** The turn tables of a shape, as the GPU plan builds them. */
-struct HostTables {
-  std::vector<ck::FftTurnTableData> d;
-  ck::FftTableWeights w;
-  explicit HostTables(const FftLibraryShape& sh) {
-    for (int k = 0; k < sh.rank; ++k) d.emplace_back(sh.n[k]);
-    for (int k = 0; k < sh.rank; ++k) w.t[k] = d[size_t(k)].view();
-  }
-};
-
 /** Bucketed sums as the callbacks and the verification kernel form them, on the host: terms
- *  added into (signal, bucket) slots in visiting order, a "warp" of 32 consecutive visits
- *  combining its terms of one bucket first (the device's combination order is its own; any
- *  order is within the depth), then each signal's buckets summed lane by lane and in a tree. */
+ *  added into (signal, bucket) slots in visiting order, a "warp" of 32 consecutive visits all
+ *  on one bucket summed first in a butterfly and added once, any other warp adding visit by
+ *  visit (fft_callbacks.cu's add_to_bucket), then each signal's buckets summed lane by lane and
+ *  in a tree (fft_bucket_verify_kernel). */
 struct BucketSums {
   int vals;
   int64_t buckets;
@@ -179,14 +170,24 @@ struct BucketSums {
   /** visits: (key, terms) in the order cuFFT's threads reach them. */
   void add_visits(const std::vector<std::pair<int64_t, std::vector<double>>>& visits) {
     for (size_t w0 = 0; w0 < visits.size(); w0 += 32) {
-      std::map<int64_t, std::vector<double>> group;
-      for (size_t i = w0; i < std::min(visits.size(), w0 + 32); ++i) {
-        auto& acc = group[visits[i].first];
-        if (acc.empty()) acc.assign(size_t(vals), 0.0);
-        for (int c = 0; c < vals; ++c) acc[size_t(c)] += visits[i].second[size_t(c)];
+      const size_t w1 = std::min(visits.size(), w0 + 32);
+      bool one = w1 - w0 == 32;
+      for (size_t i = w0; i < w1; ++i) one = one && visits[i].first == visits[w0].first;
+      if (!one) {
+        for (size_t i = w0; i < w1; ++i)
+          for (int c = 0; c < vals; ++c) slot[size_t(visits[i].first * vals + c)] += visits[i].second[size_t(c)];
+        continue;
       }
-      for (auto& [key, acc] : group)
-        for (int c = 0; c < vals; ++c) slot[size_t(key * vals + c)] += acc[size_t(c)];
+      for (int c = 0; c < vals; ++c) {
+        double lane[32];
+        for (int l = 0; l < 32; ++l) lane[l] = visits[w0 + size_t(l)].second[size_t(c)];
+        for (int o = 16; o > 0; o >>= 1) {  // the butterfly: lane l adds lane l ^ o
+          double next[32];
+          for (int l = 0; l < 32; ++l) next[l] = lane[l] + lane[l ^ o];
+          std::copy(next, next + 32, lane);
+        }
+        slot[size_t(visits[w0].first * vals + c)] += lane[0];
+      }
     }
   }
   /** The verification kernel's totals of signal b. */
@@ -220,7 +221,8 @@ enum class Fault { None, Output, Input };
  *  the input side summed from the clean elements (a load), the output side from what is stored
  *  (a store); returns the worst verdict over the signals and the worst residual / bound. */
 template <class T>
-ck::LineVerdict replay(const FftLibraryShape& sh, int64_t batch, Fault fault, std::mt19937_64& g, double* worst) {
+ck::LineVerdict replay(const FftLibraryShape& sh, int64_t batch, Fault fault, bool shuffled, std::mt19937_64& g,
+                       double* worst) {
   const bool dbl = sizeof(T) == 8;
   const int shift = ck::fft_callback_bucket_shift(dbl);
   const bool cin = sh.kind == 0;
@@ -231,7 +233,7 @@ ck::LineVerdict replay(const FftLibraryShape& sh, int64_t batch, Fault fault, st
   li.stride = 2, lo.stride = 1, li.batch = lo.batch = batch;
   li.dist = li.span() + 3, lo.dist = lo.span() + 1;
   const ck::FftSideDecoder di = li.decoder(shift), dout = lo.decoder(shift);
-  const HostTables tabs(sh);
+  const ck::FftHostTables tabs(sh);
 
   std::uniform_real_distribution<double> u(-1, 1);
   std::vector<T> mem(size_t(li.dist * batch * si), T(0));
@@ -244,8 +246,9 @@ ck::LineVerdict replay(const FftLibraryShape& sh, int64_t batch, Fault fault, st
       offs.push_back(off);
       for (int c = 0; c < si; ++c) mem[size_t(off * si + c)] = T(u(g));
     }
-  // Loads, in a shuffled order: the input side's terms of the clean element.
-  std::shuffle(offs.begin(), offs.end(), g);
+  // Loads, in order (whole warps on one bucket) or shuffled: the input side's terms of the
+  // clean element.
+  if (shuffled) std::shuffle(offs.begin(), offs.end(), g);
   BucketSums in_sums(3, batch, di.buckets), out_sums(2, batch, dout.buckets);
   std::vector<std::pair<int64_t, std::vector<double>>> visits;
   for (int64_t off : offs) {
@@ -297,11 +300,11 @@ ck::LineVerdict replay(const FftLibraryShape& sh, int64_t batch, Fault fault, st
   }
   abft_fft_destroy(plan);
   if (fault == Fault::Output) ys[size_t(fb)][size_t(2 * (lo.count() / 3))] += T(delta);
-  // Stores, in another shuffled order.
+  // Stores, in order or in another shuffled order.
   std::vector<std::pair<int64_t, int64_t>> outs;  // (b, e)
   for (int64_t b = 0; b < batch; ++b)
     for (int64_t e = 0; e < lo.count(); ++e) outs.push_back({b, e});
-  std::shuffle(outs.begin(), outs.end(), g);
+  if (shuffled) std::shuffle(outs.begin(), outs.end(), g);
   visits.clear();
   for (auto [b0, e0] : outs) {
     int64_t idx0[3] = {0, 0, 0};
@@ -348,14 +351,18 @@ std::vector<FftLibraryShape> replay_shapes() {
 template <class T>
 void replay_all() {
   std::mt19937_64 g(sizeof(T) * 101);
-  for (const FftLibraryShape& sh : replay_shapes()) {
-    double worst = 0;
-    EXPECT_EQ(replay<T>(sh, 3, Fault::None, g, &worst), ck::LineVerdict::Ok) << "kind " << sh.kind << " n " << sh.n[0];
-    EXPECT_LT(worst, 0.5) << "clean residual near the bound: kind " << sh.kind << " n " << sh.n[0];
-    EXPECT_EQ(replay<T>(sh, 3, Fault::Output, g, &worst), ck::LineVerdict::Failed)
-        << "output fault, n " << sh.n[0] << " residual / bound " << worst;
-    EXPECT_EQ(replay<T>(sh, 3, Fault::Input, g, &worst), ck::LineVerdict::Failed) << "input fault, n " << sh.n[0];
-  }
+  for (const FftLibraryShape& sh : replay_shapes())
+    for (bool shuffled : {false, true}) {
+      double worst = 0;
+      const std::string what = "kind " + std::to_string(sh.kind) + " n " + std::to_string(sh.n[0]) +
+                               (shuffled ? " shuffled" : " in order");
+      EXPECT_EQ(replay<T>(sh, 3, Fault::None, shuffled, g, &worst), ck::LineVerdict::Ok) << what;
+      EXPECT_LT(worst, 0.5) << "clean residual near the bound: " << what;
+      EXPECT_EQ(replay<T>(sh, 3, Fault::Output, shuffled, g, &worst), ck::LineVerdict::Failed)
+          << "output fault, " << what << " residual / bound " << worst;
+      EXPECT_EQ(replay<T>(sh, 3, Fault::Input, shuffled, g, &worst), ck::LineVerdict::Failed)
+          << "input fault, " << what;
+    }
 }
 
 TEST(FftCallbackReplay, CleanPassesAndFaultsFailFloat) { replay_all<float>(); }

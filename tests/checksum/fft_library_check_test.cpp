@@ -226,24 +226,13 @@ void device_order_sum(int64_t count, Term term, double* sum, bool warp_per_signa
   }
 }
 
-/** The turn tables of a shape's dimensions, as the GPU plan builds them (the weights below are
- *  what the device kernels compute: ck::FftTableWeights). */
-struct HostTables {
-  std::vector<ck::FftTurnTableData> d;
-  ck::FftTableWeights w;
-  explicit HostTables(const FftLibraryShape& sh) {
-    for (int k = 0; k < sh.rank; ++k) d.emplace_back(sh.n[k]);
-    for (int k = 0; k < sh.rank; ++k) w.t[k] = d[size_t(k)].view();
-  }
-};
-
 /** in = sum_j v_j x_j and ||x||^2, in double, as the device's input kernel forms them. */
 template <class T>
 Cd weighted_input(const FftLibraryShape& sh, const std::vector<T>& x, double* x2) {
   int64_t dims[3] = {1, 1, 1};
   for (int d = 0; d < sh.rank; ++d) dims[d] = sh.in_dim(d);
   double s[3];
-  const HostTables tabs(sh);
+  const ck::FftHostTables tabs(sh);
   device_order_sum(
       sh.in_count(),
       [&](int64_t e, double* t) {
@@ -265,7 +254,7 @@ Cd weighted_output(const FftLibraryShape& sh, const std::vector<T>& y) {
   int64_t dims[3] = {1, 1, 1};
   for (int d = 0; d < sh.rank; ++d) dims[d] = sh.out_dim(d);
   double s[3];
-  const HostTables tabs(sh);
+  const ck::FftHostTables tabs(sh);
   device_order_sum(
       sh.out_count(),
       [&](int64_t e, double* t) {

@@ -1,6 +1,6 @@
 /** \file fft_callback_link_test.cpp
- *  \brief The FFT's cuFFT callbacks as the library embeds them (cuda/fft_callbacks.cu, LTO-IR)
- *  link and compile for sm_90 — on the host, through nvJitLink, the library cuFFT itself links
+ *  \brief The FFT's cuFFT callbacks as the library embeds them (cuda/fft_callbacks.cu: two
+ *  LTO-IR images, the loads and the stores) link together and compile for sm_90 — on the host, through nvJitLink, the library cuFFT itself links
  *  them with at plan time — against a kernel that calls every one of them by the names the
  *  plan gives cuFFT (tests/cuda/fft_callback_driver.cu). No GPU needed: this runs in every CUDA
  *  build, so a callback that no longer links, or a renamed one, fails here and not first on a
@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "fft_callback_args.hpp"
+
 namespace abft::cuda {
-extern const unsigned char kFftCallbacksImage[];
-extern const size_t kFftCallbacksImage_size;
 extern const unsigned char kFftCallbackDriverImage[];
 extern const size_t kFftCallbackDriverImage_size;
 }  // namespace abft::cuda
@@ -34,12 +34,17 @@ std::string info_log(nvJitLinkHandle h, bool error) {
 }
 
 TEST(FftCallbackLink, EveryCallbackLinksForSm90) {
-  ASSERT_GT(abft::cuda::kFftCallbacksImage_size, 0u);
+  ASSERT_GT(abft::cuda::kFftLoadsImage_size, 0u);
+  ASSERT_GT(abft::cuda::kFftStoresImage_size, 0u);
   nvJitLinkHandle h = nullptr;
   const char* opts[] = {"-arch=sm_90", "-lto", "-O3", "-Xptxas=-v"};
   ASSERT_EQ(nvJitLinkCreate(&h, 4, opts), NVJITLINK_SUCCESS);
-  EXPECT_EQ(nvJitLinkAddData(h, NVJITLINK_INPUT_FATBIN, abft::cuda::kFftCallbacksImage,
-                             abft::cuda::kFftCallbacksImage_size, "fft_callbacks"),
+  // Both images in one link, as a plan hands cuFFT one of each: no symbol defined twice.
+  EXPECT_EQ(nvJitLinkAddData(h, NVJITLINK_INPUT_FATBIN, abft::cuda::kFftLoadsImage, abft::cuda::kFftLoadsImage_size,
+                             "fft_callbacks_loads"),
+            NVJITLINK_SUCCESS);
+  EXPECT_EQ(nvJitLinkAddData(h, NVJITLINK_INPUT_FATBIN, abft::cuda::kFftStoresImage, abft::cuda::kFftStoresImage_size,
+                             "fft_callbacks_stores"),
             NVJITLINK_SUCCESS);
   EXPECT_EQ(nvJitLinkAddData(h, NVJITLINK_INPUT_FATBIN, abft::cuda::kFftCallbackDriverImage,
                              abft::cuda::kFftCallbackDriverImage_size, "fft_callback_driver"),

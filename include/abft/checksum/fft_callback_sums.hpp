@@ -143,10 +143,9 @@ inline FftSideDecoder FftSideDecoder::make(int rank, const int64_t* dims, const 
 }
 
 /** The longest chain of double additions in a callback sum of one side of `count` elements
- *  in buckets of 2^shift: a warp's lanes of one bucket combined in at most 5 levels (cooperative
- *  groups' reduce: a butterfly over a full warp, an inclusive scan over a partial group), at
- *  most min(count, 2^shift) atomic additions into the bucket (one per element when no two lanes
- *  of a warp share its bucket), then the verification kernel's warp per signal: ceil(buckets /
+ *  in buckets of 2^shift: a whole warp on one bucket combined in 5 levels (a butterfly), at
+ *  most min(count, 2^shift) atomic additions into the bucket (one per element when the warp is
+ *  not whole on it), then the verification kernel's warp per signal: ceil(buckets /
  *  32) per lane and 5 levels. */
 inline double fft_callback_sum_depth(int64_t count, int shift) {
   const int64_t size = int64_t(1) << shift, buckets = (count + size - 1) / size;

@@ -202,6 +202,20 @@ struct FftTurnTableData {
   FftTurnTable view() const { return {lo.data(), hi.data(), shift}; }
 };
 
+/** The host's turn tables of every dimension of a shape, and the table weights over them (the
+ *  host's view of what the GPU plan copies to the device; the host tests use it). Not copyable:
+ *  the weights point into the tables. */
+struct FftHostTables {
+  std::vector<FftTurnTableData> d;
+  FftTableWeights w;
+  explicit FftHostTables(const FftLibraryShape& sh) {
+    for (int k = 0; k < sh.rank; ++k) d.emplace_back(sh.n[k]);
+    for (int k = 0; k < sh.rank; ++k) w.t[k] = d[size_t(k)].view();
+  }
+  FftHostTables(const FftHostTables&) = delete;
+  FftHostTables& operator=(const FftHostTables&) = delete;
+};
+
 /** Input weight of the element with multi-index idx (C2C and R2C; C2R uses its table).
  *  R > 0 fixes the rank at compile time (sh.rank must equal it): the device kernels' rank-1
  *  instance then indexes no array at run time (which put the tables and the shape in a stack
