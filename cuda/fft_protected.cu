@@ -443,9 +443,11 @@ abft_status execute(abft_cuda_fft_plan_s* p, cudaStream_t stream, const void* in
       rsrc = backup;
     }
     const int64_t rs2 = (c.cout + threads - 1) / threads, batch = c.batch;
-    fft_repair_kernel<T><<<dim3(unsigned(rs2 < 256 ? rs2 : 256), unsigned(batch < 16 ? batch : 16)), threads, 0,
+    // Grids sized for a few failed signals (the rare path): on the fault-free path every block
+    // reads the count and returns, so fewer blocks cost less.
+    fft_repair_kernel<T><<<dim3(unsigned(rs2 < 256 ? rs2 : 256), unsigned(batch < 8 ? batch : 8)), threads, 0,
                            stream>>>(rsrc, ls, out, p->out, c.sh, p->flags);
-    (c.sh.rank == 1 ? fft_recheck_kernel<T, 1> : fft_recheck_kernel<T, 0>)<<<unsigned(batch < 1024 ? batch : 1024),
+    (c.sh.rank == 1 ? fft_recheck_kernel<T, 1> : fft_recheck_kernel<T, 0>)<<<unsigned(batch < 256 ? batch : 256),
                                                                              threads, 0, stream>>>(
         out, p->out, c.sh, p->tw, c2r_out, p->acc, p->flags, p->va, st->repair + kid);
   }

@@ -11,7 +11,8 @@
 # `scripts/gpu-bundle.sh`, there `bash scripts/gpu-run-bundle.sh` (carry .devbundle), which calls
 # this script with --no-build. Knobs (environment): ABFT_GPU_BUILD_DIR (the build), ABFT_GPU_LOG_DIR
 # (every job's whole output; default BUILD/gpu-logs), ABFT_GPU_TRIALS (campaign trials, 1000),
-# ABFT_GPU_JOB_TIMEOUT (each correctness job, 240 s), ABFT_GPU_DEADLINE_S (the whole script, 470 s:
+# ABFT_GPU_JOB_TIMEOUT (each correctness job, 240 s), ABFT_GPU_FFT_FILTER (the FFT benchmark's rows),
+# ABFT_GPU_DEADLINE_S (the whole script, 470 s:
 # the timing steps shrink to fit), ABFT_PRELOAD_BUDGET_S (the preload checks, 145 s).
 # Phase 1 runs the tests, the SDPA comparison and the campaigns at once; phase 2 times, one
 # program at a time.
@@ -134,7 +135,11 @@ echo "GEMM vs cuBLAS (same run; ratio = cuBLAS time / protected time):"
 python3 "$root/scripts/gpu_bench_table.py" gemm "$bench_json" || status=1
 
 fft_json=$build/cuda_fft_bench.json
-tl 140 "$build/bench/abft_bench_cuda_fft" --benchmark_out="$fft_json" --benchmark_out_format=json >"$logs/bench_fft.log" 2>&1 \
+# Planning a callback plan links the callbacks into cuFFT's kernels (seconds, perhaps): the
+# default filter keeps the rows to 2^8, 2^12, 2^16, 2^22 (ABFT_GPU_FFT_FILTER: another regex).
+fft_filter=${ABFT_GPU_FFT_FILTER:-'/n(256|4096|65536|4194304)(/|$)'}
+tl 140 "$build/bench/abft_bench_cuda_fft" --benchmark_filter="$fft_filter" --benchmark_out="$fft_json" \
+  --benchmark_out_format=json >"$logs/bench_fft.log" 2>&1 \
   || { status=1; log "FFT benchmark failed"; }
 echo
 echo "FFT vs cuFFT (same run; ratio = cuFFT time / protected time; bar >= 0.85x; sums: inside cuFFT's kernels"
