@@ -26,7 +26,7 @@ struct FftCallbackFault {
 constexpr int kFftCallbackFaults = 4;
 
 struct FftCallbackArgs {
-  abft::checksum::FftLibraryShape sh;  ///< sign: this call's
+  abft::checksum::FftLibraryShape sh;  ///< the plan's (the call's sign is the gate's)
   abft::checksum::FftTableWeights tw;  ///< device tables (C2C, R2C)
   const abft::checksum::Cd* c2r_in = nullptr;
   const abft::checksum::Cd* c2r_out = nullptr;
@@ -34,9 +34,11 @@ struct FftCallbackArgs {
   double* bucket_in = nullptr;   ///< 3 doubles a (signal, bucket): re, im of sum v x, and sum |x|^2
   double* bucket_out = nullptr;  ///< 2 doubles a (signal, bucket): re, im of sum w y
   void* backup = nullptr;        ///< the repair's packed input copy (written by the load), or null
-  /** 0 while a protected call runs its transform (set with the call's flags, cleared by its
-   *  verification kernel): otherwise the callbacks only move the data, so a transform run on
-   *  the plan's cuFFT handle outside the library (a plain cufftExec*) adds nothing to the sums. */
+  /** The call's sign (-1 or +1) while a protected call runs its transform (set with the call's
+   *  flags by fft_open_gate_kernel, back to 0 by its verification kernel); 0 otherwise: then the
+   *  callbacks only move the data, so a transform run on the plan's cuFFT handle outside the
+   *  library (a plain cufftExec*) adds nothing to the sums. Carrying the sign here keeps a C2C
+   *  plan's two directions from rewriting the arguments at every call. */
   const int* gate = nullptr;
   int n_in = 0, n_out = 0;                       ///< injected faults this call
   FftCallbackFault fault_in[kFftCallbackFaults];   ///< corrupt what cuFFT gets, after the input side summed it

@@ -51,24 +51,32 @@ __device__ __forceinline__ unsigned lane_id() {
   return l;
 }
 
-/** Add this lane's N values to the sums of bucket `key`. When the whole warp is here with one
- *  key (cuFFT's loads and stores of consecutive elements by consecutive lanes: the common
- *  case), a butterfly of 5 levels and one atomic a value for the warp; otherwise one atomic a
- *  lane and value. (Cooperative groups' general grouping, a labeled partition and a reduce,
- *  made the callbacks larger for the link to inline: the smaller code is kept.) */
+/** Add this lane's N values to the sums of bucket `key`. The active lanes with the same key
+ *  (__match_any_sync) are summed first when every such group is a contiguous run of lanes (cuFFT's
+ *  loads and stores of consecutive elements by consecutive lanes, short signals several to a
+ *  warp): a segmented tree of 5 levels, each lane adding its neighbour o lanes on while that
+ *  stays in its run, and the run's first lane adds once a value. Otherwise one atomic a lane
+ *  and value. (Cooperative groups' general grouping made the callbacks larger for the link to
+ *  inline.) */
 template <int N>
 __device__ __forceinline__ void add_to_bucket(double* base, unsigned long long key, const double (&v)[N]) {
   const unsigned act = __activemask();
+  const unsigned peers = __match_any_sync(act, key);
+  const int lane = int(lane_id()), head = __ffs(peers) - 1, last = 31 - __clz(peers);
+  const unsigned run = peers >> head;  // contiguous: a block of ones from bit 0
   double* at = base + key * N;
-  if (act == 0xffffffffu && __match_any_sync(act, key) == act) {
+  if (__all_sync(act, (run & (run + 1)) == 0)) {
     double s[N];
 #pragma unroll
     for (int i = 0; i < N; ++i) s[i] = v[i];
 #pragma unroll
-    for (int o = 16; o > 0; o >>= 1)
+    for (int o = 1; o < 32; o <<= 1)
 #pragma unroll
-      for (int i = 0; i < N; ++i) s[i] += __shfl_xor_sync(act, s[i], o);
-    if (lane_id() == 0)  // (one lane: every lane holds the sums)
+      for (int i = 0; i < N; ++i) {
+        const double t = __shfl_down_sync(act, s[i], o);  // lanes past the run: not added
+        if (lane + o <= last) s[i] += t;
+      }
+    if (lane == head)
 #pragma unroll
       for (int i = 0; i < N; ++i) atomicAdd(at + i, s[i]);
     return;
@@ -79,20 +87,24 @@ __device__ __forceinline__ void add_to_bucket(double* base, unsigned long long k
 
 /** The input side of element x at offset off (its signal b and flat index e returned). */
 template <int R>
-__device__ __forceinline__ void input_terms(const FftCallbackArgs& a, unsigned long long off, ck::Cd x, int64_t& b,
-                                            int64_t& e) {
+__device__ __forceinline__ void input_terms(const FftCallbackArgs& a, int sign, unsigned long long off, ck::Cd x,
+                                            int64_t& b, int64_t& e) {
   int64_t idx[3] = {0, 0, 0};
   a.in.decode<R>(off, b, idx, e);
-  const ck::Cd t = ck::fft_in_term_of<R>(x, a.sh, a.tw, a.c2r_in, e, idx);
+  ck::FftLibraryShape sh = a.sh;
+  sh.sign = sign;
+  const ck::Cd t = ck::fft_in_term_of<R>(x, sh, a.tw, a.c2r_in, e, idx);
   const double v[3] = {t.re, t.im, x.re * x.re + x.im * x.im};
   add_to_bucket<3>(a.bucket_in, static_cast<unsigned long long>(b * a.in.buckets + (e >> a.in.shift)), v);
 }
 
 template <int R>
-__device__ __forceinline__ void output_terms(const FftCallbackArgs& a, unsigned long long off, ck::Cd y) {
+__device__ __forceinline__ void output_terms(const FftCallbackArgs& a, int sign, unsigned long long off, ck::Cd y) {
   int64_t idx[3] = {0, 0, 0}, b, e;
   a.out.decode<R>(off, b, idx, e);
-  const ck::Cd t = ck::fft_out_term_of<R>(y, a.sh, a.tw, a.c2r_out, e, idx);
+  ck::FftLibraryShape sh = a.sh;
+  sh.sign = sign;
+  const ck::Cd t = ck::fft_out_term_of<R>(y, sh, a.tw, a.c2r_out, e, idx);
   const double v[2] = {t.re, t.im};
   add_to_bucket<2>(a.bucket_out, static_cast<unsigned long long>(b * a.out.buckets + (e >> a.out.shift)), v);
 }
@@ -101,13 +113,13 @@ __device__ __forceinline__ void output_terms(const FftCallbackArgs& a, unsigned 
  *  link to inline every callback into cuFFT's kernels (with the multi-dimensional weights
  *  inline too, the double store was kept as a call with 116 bytes of spills). */
 #if defined(ABFT_FFT_CB_LOADS)
-__device__ __noinline__ void input_terms_md(const FftCallbackArgs& a, unsigned long long off, ck::Cd x, int64_t& b,
-                                            int64_t& e) {
-  input_terms<0>(a, off, x, b, e);
+__device__ __noinline__ void input_terms_md(const FftCallbackArgs& a, int sign, unsigned long long off, ck::Cd x,
+                                            int64_t& b, int64_t& e) {
+  input_terms<0>(a, sign, off, x, b, e);
 }
 #else
-__device__ __noinline__ void output_terms_md(const FftCallbackArgs& a, unsigned long long off, ck::Cd y) {
-  output_terms<0>(a, off, y);
+__device__ __noinline__ void output_terms_md(const FftCallbackArgs& a, int sign, unsigned long long off, ck::Cd y) {
+  output_terms<0>(a, sign, off, y);
 }
 #endif
 
@@ -157,16 +169,17 @@ __device__ __noinline__ V apply_faults(V v, unsigned long long off, const FftCal
 
 #if defined(ABFT_FFT_CB_LOADS)
 /** A load: the element's terms, the repair copy, then an input fault on what cuFFT gets.
- *  Nothing outside a protected call (the gate). */
+ *  Nothing outside a protected call (the gate, which also holds the call's sign). */
 template <class V>
 __device__ __forceinline__ V on_load(const FftCallbackArgs& a, unsigned long long off, V x) {
-  if (*a.gate) return x;
+  const int sign = *a.gate;
+  if (!sign) return x;
   const ck::Cd xv = Elem<V>::cd(x);
   int64_t b, e;
   if (a.sh.rank == 1)
-    input_terms<1>(a, off, xv, b, e);
+    input_terms<1>(a, sign, off, xv, b, e);
   else
-    input_terms_md(a, off, xv, b, e);
+    input_terms_md(a, sign, off, xv, b, e);
   if (a.backup) static_cast<V*>(a.backup)[b * a.in.count + e] = x;  // packed, signal after signal
   if (a.n_in) x = apply_faults(x, off, a.fault_in, a.n_in, a.fault_vals);
   return x;
@@ -177,12 +190,13 @@ __device__ __forceinline__ V on_load(const FftCallbackArgs& a, unsigned long lon
  *  element to store returned. */
 template <class V>
 __device__ __forceinline__ V on_store(const FftCallbackArgs& a, unsigned long long off, V y) {
-  if (*a.gate) return y;
+  const int sign = *a.gate;
+  if (!sign) return y;
   if (a.n_out) y = apply_faults(y, off, a.fault_out, a.n_out, a.fault_vals + 2 * abft::cuda::kFftCallbackFaults);
   if (a.sh.rank == 1)
-    output_terms<1>(a, off, Elem<V>::cd(y));
+    output_terms<1>(a, sign, off, Elem<V>::cd(y));
   else
-    output_terms_md(a, off, Elem<V>::cd(y));
+    output_terms_md(a, sign, off, Elem<V>::cd(y));
   return y;
 }
 

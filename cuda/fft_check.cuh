@@ -284,7 +284,7 @@ __global__ void fft_bucket_verify_kernel(double* bin, double* bout, int64_t nb_i
                                          double* acc, FftVerdictArgs va, int* flags, DeviceCounters* dc, int* gate) {
   __shared__ unsigned long long cnt[3];
   if (threadIdx.x < 3) cnt[threadIdx.x] = 0;
-  if (blockIdx.x == 0 && threadIdx.x == 0) *gate = 1;  // the transform is over: callbacks idle
+  if (blockIdx.x == 0 && threadIdx.x == 0) *gate = 0;  // the transform is over: callbacks idle
   __syncthreads();
   const int lane = threadIdx.x & 31;
   const int64_t wpb = blockDim.x / 32, warps = int64_t(gridDim.x) * wpb;
@@ -323,6 +323,13 @@ __global__ void fft_bucket_verify_kernel(double* bin, double* bout, int64_t nb_i
     if (cnt[1]) atomicAdd(&dc->skipped, cnt[1]);
     if (cnt[2]) atomicAdd(&dc->failed, cnt[2]);
   }
+}
+
+/** CALLBACKS: a protected call opens its plan's callbacks (the gate holds the call's sign, -1
+ *  or +1) and clears its failed-signal count, in one launch. gate[1] is the count (flags[0]). */
+__global__ void fft_open_gate_kernel(int* gate, int sign) {
+  gate[0] = sign;
+  gate[1] = 0;
 }
 
 /** Exact phase of j.k / n as a fraction of a turn, reduced (integer arithmetic, then one division). */

@@ -289,8 +289,7 @@ template <class T>
 abft_status run_callbacks(Call& c, const T* in, T* out, T* backup) {
   abft_cuda_fft_plan_s* p = c.p;
   cudaStream_t stream = c.stream;
-  FftCallbackArgs a = p->cb_last;
-  a.sh.sign = c.sh.sign;
+  FftCallbackArgs a = p->cb_last;  // (a.sh.sign stays the plan's: the call's is the gate's)
   a.backup = backup;
   a.n_in = a.n_out = 0;
   for (int i = 0; i < kFftCallbackFaults; ++i) a.fault_in[i] = a.fault_out[i] = FftCallbackFault{};
@@ -316,17 +315,22 @@ abft_status run_callbacks(Call& c, const T* in, T* out, T* backup) {
     p->cb_last = a;
     p->cb_written = true;
   }
+  // Only now, the arguments in place: the callbacks open with this call's sign, no failed
+  // signal yet (fft_bucket_verify_kernel closes them after the transform).
+  fft_open_gate_kernel<<<1, 1, 0, stream>>>(p->flag_base, c.sh.sign);
   const bool faults = a.n_in || a.n_out;
   if (faults)  // NaN (0xff bytes): a fault that was not reached
     cudaMemsetAsync(p->fault_vals, 0xff, 4 * kFftCallbackFaults * sizeof(double), stream);
   const cufftResult fr = cufftXtExec(p->fft, const_cast<T*>(in), out, c.dir);
-  if (fr != CUFFT_SUCCESS) {
-    // The verification below would have cleared the buckets and closed the gate: do it here.
+  // The verification kernel clears the buckets and closes the gate; a call that stops before it
+  // does both here, so the next call starts clean.
+  auto abandon = [&] {
+    cudaGetLastError();
     cudaMemsetAsync(p->buckets, 0, p->bucket_doubles * sizeof(double), stream);
-    const int closed = 1;
-    cudaMemcpyAsync(p->flag_base, &closed, sizeof closed, cudaMemcpyHostToDevice, stream);
+    cudaMemsetAsync(p->flag_base, 0, sizeof(int), stream);
     return ABFT_STATUS_INTERNAL_ERROR;
-  }
+  };
+  if (fr != CUFFT_SUCCESS) return abandon();
   if (faults) {  // injection only: the fault-free path never waits
     double v[4 * kFftCallbackFaults];
     cudaMemcpyAsync(v, p->fault_vals, sizeof v, cudaMemcpyDeviceToHost, stream);
@@ -341,6 +345,7 @@ abft_status run_callbacks(Call& c, const T* in, T* out, T* backup) {
   fft_bucket_verify_kernel<<<unsigned(blocks < 2048 ? blocks : 2048), kSumThreads, 0, stream>>>(
       p->buckets, p->buckets + size_t(3 * c.batch * a.in.buckets), a.in.buckets, a.out.buckets, c.batch, p->acc,
       p->va, p->flags, c.st->counters + c.kid, p->flag_base);
+  if (cudaPeekAtLastError() != cudaSuccess) return abandon();
   return ABFT_STATUS_SUCCESS;
 }
 
@@ -419,12 +424,8 @@ abft_status execute(abft_cuda_fft_plan_s* p, cudaStream_t stream, const void* in
   const size_t bbytes = need_backup ? size_t(c.batch * c.cin * sin) * sizeof(T) : 0;
   if (!grow_device_buffer(&p->backup, &p->backup_bytes, bbytes)) return ABFT_STATUS_ALLOC_FAILED;
   T* backup = need_backup ? static_cast<T*>(p->backup) : nullptr;
-  // No failed signal yet; for a callback plan the gate opens too (the two words are adjacent):
-  // its verification kernel closes it again once the transform is done.
-  if (p->callbacks)
-    cudaMemsetAsync(p->flag_base, 0, 2 * sizeof(int), stream);
-  else
-    cudaMemsetAsync(p->flags, 0, sizeof(int), stream);
+  // No failed signal yet (a callback plan clears the count as it opens its callbacks).
+  if (!p->callbacks) cudaMemsetAsync(p->flags, 0, sizeof(int), stream);
 
   // 1-4. The sums, the transform, the verdicts.
   const abft_status rs = p->callbacks ? run_callbacks<T>(c, in, out, backup) : run_passes<T>(c, in, out, backup);
@@ -486,7 +487,7 @@ bool callback_state(abft_cuda_fft_plan_s* p) {
     one.dist = 0;
     const bool interleaved = !(L.dist >= one.offset(0, last) + 1);  // as fft_plan_args admits it
     return ck::FftSideDecoder::make(L.rank, L.dims, L.embed, L.stride, L.dist, p->batch, interleaved,
-                                    ck::fft_callback_bucket_shift(p->dbl));
+                                    ck::fft_callback_bucket_shift(p->dbl, L.count()));
   };
   FftCallbackArgs& a = p->cb_last;
   std::memset(static_cast<void*>(&a), 0, sizeof a);  // padding too: calls compare the bytes
@@ -605,12 +606,17 @@ abft_status fft_plan_make(abft_cuda_fft_plan_s** out, abft_handle_t h, abft_prec
     const bool cb = attempt < 2;
     bool ok = !cb || attach_callbacks(p);
     refused = refused || !ok;
-    if (ok && attempt == 1)
-      ok = cufftMakePlanMany(p->fft, rank, in_, ie_, int(p->istride), int(p->idist), oe_, int(p->ostride),
-                             int(p->odist), p->type, int(batch), &ws) == CUFFT_SUCCESS;
-    else if (ok)
-      ok = cufftMakePlanMany64(p->fft, rank, p->nn, p->ie, p->istride, p->idist, p->oe, p->ostride, p->odist, p->type,
-                               batch, &ws) == CUFFT_SUCCESS;
+    if (ok) {
+      const cufftResult r =
+          attempt == 1 ? cufftMakePlanMany(p->fft, rank, in_, ie_, int(p->istride), int(p->idist), oe_,
+                                           int(p->ostride), int(p->odist), p->type, int(batch), &ws)
+                       : cufftMakePlanMany64(p->fft, rank, p->nn, p->ie, p->istride, p->idist, p->oe, p->ostride,
+                                             p->odist, p->type, batch, &ws);
+      ok = r == CUFFT_SUCCESS;
+      // The link itself failed (no nvJitLink, an architecture the LTO-IR does not cover): the
+      // int planner would link again, to the same end.
+      refused = refused || (cb && r == CUFFT_NVJITLINK_FAILURE);
+    }
     if (!ok) {
       cufftDestroy(p->fft);
       continue;
@@ -637,8 +643,8 @@ abft_status fft_plan_make(abft_cuda_fft_plan_s** out, abft_handle_t h, abft_prec
   // buckets), or the re-check's one block per signal.
   double depth = ck::fft_engine_sum_depth(li.count(), lo.count());
   if (p->callbacks)
-    depth = std::max({depth, ck::fft_callback_sum_depth(li.count(), ck::fft_callback_bucket_shift(p->dbl)),
-                      ck::fft_callback_sum_depth(lo.count(), ck::fft_callback_bucket_shift(p->dbl))});
+    depth = std::max({depth, ck::fft_callback_sum_depth(li.count(), ck::fft_callback_bucket_shift(p->dbl, li.count())),
+                      ck::fft_callback_sum_depth(lo.count(), ck::fft_callback_bucket_shift(p->dbl, lo.count()))});
   const ck::FftUnitBound b = p->dbl ? ck::fft_library_bound<double>(sh, w_norm, v_norm, depth)
                                     : ck::fft_library_bound<float>(sh, w_norm, v_norm, depth);
   p->va = {b.coefficient(), b.abs, b.Y,
@@ -670,9 +676,9 @@ abft_status fft_plan_make(abft_cuda_fft_plan_s** out, abft_handle_t h, abft_prec
       p->tw.t[d] = {lo, hi, t.shift};
     }
   }
-  if (ok) {  // the gate closed (1) and no failed signal
+  if (ok) {  // the gate closed (0) and no failed signal
     p->flags = p->flag_base + 1;
-    const int init[2] = {1, 0};
+    const int init[2] = {0, 0};
     ok = cudaMemcpy(p->flag_base, init, sizeof init, cudaMemcpyHostToDevice) == cudaSuccess;
   }
   if (ok && p->callbacks) ok = callback_state(p);
@@ -865,7 +871,13 @@ extern "C" cufftResult abft_cufftPlan3d(cufftHandle* plan, int nx, int ny, int n
   return to_cufft(abft::cuda::plan_from_cufft(plan, 3, n, nullptr, 1, 0, nullptr, 1, 0, type, 1));
 }
 extern "C" cufftResult abft_cufftSetStream(cufftHandle plan, cudaStream_t stream) {
-  if (abft::cuda::CufftEntry* e = abft::cuda::lookup(plan)) e->stream = stream;
+  // A registered plan takes the stream at each execution, under the plan's lock: setting
+  // cuFFT's stream here could move a transform running on another thread off the stream its
+  // checks are ordered on.
+  if (abft::cuda::CufftEntry* e = abft::cuda::lookup(plan)) {
+    e->stream = stream;
+    return CUFFT_SUCCESS;
+  }
   return cufftSetStream(plan, stream);
 }
 extern "C" cufftResult abft_cufftDestroy(cufftHandle plan) {

@@ -134,6 +134,21 @@ TEST(FftCallbackDepth, CountsTheChain) {
   EXPECT_EQ(ck::fft_callback_sum_depth(int64_t(1) << 22, 6), 5 + 64 + 2048 + 5);
 }
 
+TEST(FftCallbackDepth, BucketsGrowWithTheSignal) {
+  EXPECT_EQ(ck::fft_callback_bucket_shift(false, 1), 8);
+  EXPECT_EQ(ck::fft_callback_bucket_shift(true, 1), 6);
+  EXPECT_EQ(ck::fft_callback_bucket_shift(true, 1 << 14), 6);
+  EXPECT_EQ(ck::fft_callback_bucket_shift(true, 1 << 15), 7);
+  EXPECT_EQ(ck::fft_callback_bucket_shift(false, 1 << 16), 8);
+  EXPECT_EQ(ck::fft_callback_bucket_shift(false, 1 << 22), 14);
+  EXPECT_EQ(ck::fft_callback_bucket_shift(true, (1 << 22) + 5), 14);
+  for (int64_t n : {int64_t(1), int64_t(1000), int64_t(1) << 20, (int64_t(1) << 24) - 1})
+    for (bool dbl : {false, true}) {  // at most 512 buckets a signal
+      const int s = ck::fft_callback_bucket_shift(dbl, n);
+      EXPECT_LE((n + (int64_t(1) << s) - 1) >> s, 512) << n;
+    }
+}
+
 /** What the callbacks' depth costs the bound (fft_protected.cu takes the longer of theirs and
  *  the passes', which the re-check needs): under 2x for double at every length (the reason for
  *  double's smaller buckets), nothing visible for float, whose transform error dwarfs the sums'. */
@@ -144,8 +159,8 @@ TEST(FftCallbackDepth, TheBoundKeepsMostOfItsStrength) {
     sh.rank = 1, sh.n[0] = n, sh.kind = 0, sh.sign = -1;
     const double w = ck::fft_library_w_norm(sh), v = ck::fft_library_v_norm(sh);
     const double d0 = ck::fft_engine_sum_depth(n, n);
-    const double dd = std::max(d0, ck::fft_callback_sum_depth(n, ck::fft_callback_bucket_shift(true)));
-    const double df = std::max(d0, ck::fft_callback_sum_depth(n, ck::fft_callback_bucket_shift(false)));
+    const double dd = std::max(d0, ck::fft_callback_sum_depth(n, ck::fft_callback_bucket_shift(true, n)));
+    const double df = std::max(d0, ck::fft_callback_sum_depth(n, ck::fft_callback_bucket_shift(false, n)));
     const double c0 = ck::fft_library_bound<double>(sh, w, v, d0).coefficient();
     const double c1 = ck::fft_library_bound<double>(sh, w, v, dd).coefficient();
     EXPECT_LE(c1 / c0, 2.0) << "n " << n;
@@ -158,10 +173,10 @@ TEST(FftCallbackDepth, TheBoundKeepsMostOfItsStrength) {
 // ------------------------------------------------------------------ the callbacks' sums, replayed
 
 /** Bucketed sums as the callbacks and the verification kernel form them, on the host: terms
- *  added into (signal, bucket) slots in visiting order, a "warp" of 32 consecutive visits all
- *  on one bucket summed first in a butterfly and added once, any other warp adding visit by
- *  visit (fft_callbacks.cu's add_to_bucket), then each signal's buckets summed lane by lane and
- *  in a tree (fft_bucket_verify_kernel). */
+ *  added into (signal, bucket) slots in visiting order; a "warp" of 32 consecutive visits whose
+ *  lanes of each bucket form contiguous runs sums each run in a segmented tree and adds it once,
+ *  any other warp adds visit by visit (fft_callbacks.cu's add_to_bucket); then each signal's
+ *  buckets are summed lane by lane and in a tree (fft_bucket_verify_kernel). */
 struct BucketSums {
   int vals;
   int64_t buckets;
@@ -170,23 +185,29 @@ struct BucketSums {
   /** visits: (key, terms) in the order cuFFT's threads reach them. */
   void add_visits(const std::vector<std::pair<int64_t, std::vector<double>>>& visits) {
     for (size_t w0 = 0; w0 < visits.size(); w0 += 32) {
-      const size_t w1 = std::min(visits.size(), w0 + 32);
-      bool one = w1 - w0 == 32;
-      for (size_t i = w0; i < w1; ++i) one = one && visits[i].first == visits[w0].first;
-      if (!one) {
-        for (size_t i = w0; i < w1; ++i)
-          for (int c = 0; c < vals; ++c) slot[size_t(visits[i].first * vals + c)] += visits[i].second[size_t(c)];
+      const int lanes = int(std::min(visits.size(), w0 + 32) - w0);
+      auto key = [&](int l) { return visits[w0 + size_t(l)].first; };
+      // Runs: every lane's key equal to its neighbour's, or a key not seen before.
+      std::vector<int> last(static_cast<size_t>(lanes));
+      bool contiguous = true;
+      for (int l = lanes - 1; l >= 0; --l) last[size_t(l)] = (l + 1 < lanes && key(l + 1) == key(l)) ? last[size_t(l + 1)] : l;
+      for (int l = 0; l < lanes; ++l)
+        for (int m = last[size_t(l)] + 1; m < lanes; ++m) contiguous = contiguous && key(m) != key(l);
+      if (!contiguous) {
+        for (int l = 0; l < lanes; ++l)
+          for (int c = 0; c < vals; ++c) slot[size_t(key(l) * vals + c)] += visits[w0 + size_t(l)].second[size_t(c)];
         continue;
       }
       for (int c = 0; c < vals; ++c) {
-        double lane[32];
-        for (int l = 0; l < 32; ++l) lane[l] = visits[w0 + size_t(l)].second[size_t(c)];
-        for (int o = 16; o > 0; o >>= 1) {  // the butterfly: lane l adds lane l ^ o
+        double s[32];
+        for (int l = 0; l < lanes; ++l) s[l] = visits[w0 + size_t(l)].second[size_t(c)];
+        for (int o = 1; o < 32; o <<= 1) {  // the segmented tree: lane l adds lane l + o within its run
           double next[32];
-          for (int l = 0; l < 32; ++l) next[l] = lane[l] + lane[l ^ o];
-          std::copy(next, next + 32, lane);
+          for (int l = 0; l < lanes; ++l) next[l] = s[l] + (l + o <= last[size_t(l)] ? s[l + o] : 0.0);
+          std::copy(next, next + lanes, s);
         }
-        slot[size_t(visits[w0].first * vals + c)] += lane[0];
+        for (int l = 0; l < lanes; ++l)
+          if (l == 0 || key(l - 1) != key(l)) slot[size_t(key(l) * vals + c)] += s[l];
       }
     }
   }
@@ -224,7 +245,8 @@ template <class T>
 ck::LineVerdict replay(const FftLibraryShape& sh, int64_t batch, Fault fault, bool shuffled, std::mt19937_64& g,
                        double* worst) {
   const bool dbl = sizeof(T) == 8;
-  const int shift = ck::fft_callback_bucket_shift(dbl);
+  const int shift_in = ck::fft_callback_bucket_shift(dbl, sh.in_count());
+  const int shift_out = ck::fft_callback_bucket_shift(dbl, sh.out_count());
   const bool cin = sh.kind == 0;
   const int si = cin ? 2 : 1;
   Layout li, lo;
@@ -232,7 +254,7 @@ ck::LineVerdict replay(const FftLibraryShape& sh, int64_t batch, Fault fault, bo
   for (int d = 0; d < sh.rank; ++d) li.dims[d] = li.embed[d] = sh.in_dim(d), lo.dims[d] = lo.embed[d] = sh.out_dim(d);
   li.stride = 2, lo.stride = 1, li.batch = lo.batch = batch;
   li.dist = li.span() + 3, lo.dist = lo.span() + 1;
-  const ck::FftSideDecoder di = li.decoder(shift), dout = lo.decoder(shift);
+  const ck::FftSideDecoder di = li.decoder(shift_in), dout = lo.decoder(shift_out);
   const ck::FftHostTables tabs(sh);
 
   std::uniform_real_distribution<double> u(-1, 1);
@@ -256,13 +278,13 @@ ck::LineVerdict replay(const FftLibraryShape& sh, int64_t batch, Fault fault, bo
     di.decode(uint64_t(off), b, idx, e);
     const Cd x{double(mem[size_t(off * si)]), cin ? double(mem[size_t(off * si + 1)]) : 0.0};
     const Cd t = ck::fft_in_term_of(x, sh, tabs.w, nullptr, e, idx);
-    visits.push_back({b * di.buckets + (e >> shift), {t.re, t.im, x.re * x.re + x.im * x.im}});
+    visits.push_back({b * di.buckets + (e >> shift_in), {t.re, t.im, x.re * x.re + x.im * x.im}});
   }
   in_sums.add_visits(visits);
   // The plan's bound (fft_protected.cu: the passes' depth or the callbacks', the longer).
   const double depth = std::max({ck::fft_engine_sum_depth(sh.in_count(), sh.out_count()),
-                                 ck::fft_callback_sum_depth(sh.in_count(), shift),
-                                 ck::fft_callback_sum_depth(sh.out_count(), shift)});
+                                 ck::fft_callback_sum_depth(sh.in_count(), shift_in),
+                                 ck::fft_callback_sum_depth(sh.out_count(), shift_out)});
   const ck::FftUnitBound bd =
       ck::fft_library_bound<T>(sh, ck::fft_library_w_norm(sh), ck::fft_library_v_norm(sh), depth);
   const double coef = bd.coefficient();
@@ -314,7 +336,7 @@ ck::LineVerdict replay(const FftLibraryShape& sh, int64_t batch, Fault fault, bo
     const std::vector<T>& y = ys[size_t(b)];
     const Cd t = ck::fft_out_term_of(Cd{double(y[size_t(2 * e)]), double(y[size_t(2 * e + 1)])}, sh, tabs.w, nullptr,
                                      e, idx);
-    visits.push_back({b * dout.buckets + (e >> shift), {t.re, t.im}});
+    visits.push_back({b * dout.buckets + (e >> shift_out), {t.re, t.im}});
   }
   out_sums.add_visits(visits);
   ck::LineVerdict worst_v = ck::LineVerdict::Ok;
@@ -341,6 +363,7 @@ std::vector<FftLibraryShape> replay_shapes() {
   };
   add(0, {1000}, -1);  // several buckets a signal
   add(0, {64}, +1);    // under one bucket
+  add(0, {12}, -1);    // several signals a warp: runs of lanes
   add(0, {24, 20}, -1);
   add(0, {6, 10, 8}, +1);
   add(1, {1000}, -1);

@@ -114,13 +114,22 @@ struct FftSideDecoder {
   }
 };
 
-/** log2 of the elements a bucket: every sum a callback feeds adds at most this many values
- *  into one address, whatever order cuFFT's threads run in. A trade between the bound's depth
- *  (fft_callback_sum_depth) and the buckets' traffic (five doubles a bucket, added by atomics,
- *  then read and cleared): 256 for float, where the sums' rounding is far below the
- *  transform's; 64 for double, where it is not (a bucket of 256 would loosen the bound of short
- *  double transforms several times, of 64 by under 2x). */
-inline int fft_callback_bucket_shift(bool dbl) { return dbl ? 6 : 8; }
+/** log2 of the elements a bucket of a side with `count` elements a signal: every sum a
+ *  callback feeds adds at most this many values into one address, whatever order cuFFT's
+ *  threads run in. A trade between the bound's depth (fft_callback_sum_depth), the buckets'
+ *  traffic (five doubles a bucket, added by atomics, then read and cleared) and the
+ *  verification's work (a warp a signal over its buckets):
+ *   - 256 elements for float, where the sums' rounding is far below the transform's;
+ *   - 64 for double, where it is not (a bucket of 256 would loosen the bound of short double
+ *     transforms several times, of 64 by under 2x);
+ *   - at most 512 buckets a signal: longer signals get larger buckets (2^22 elements: 16384),
+ *     whose chain stays near the one the passes' re-check already charges (count / 256). */
+inline int fft_callback_bucket_shift(bool dbl, int64_t count) {
+  int lg = 0;
+  while ((int64_t(1) << (lg + 1)) <= count) ++lg;  // floor(log2 count)
+  const int base = dbl ? 6 : 8;
+  return lg - 8 > base ? lg - 8 : base;
+}
 
 inline FftSideDecoder FftSideDecoder::make(int rank, const int64_t* dims, const int64_t* embed, int64_t stride,
                                            int64_t dist, int64_t batch, bool interleaved, int shift) {
@@ -143,9 +152,9 @@ inline FftSideDecoder FftSideDecoder::make(int rank, const int64_t* dims, const 
 }
 
 /** The longest chain of double additions in a callback sum of one side of `count` elements
- *  in buckets of 2^shift: a whole warp on one bucket combined in 5 levels (a butterfly), at
- *  most min(count, 2^shift) atomic additions into the bucket (one per element when the warp is
- *  not whole on it), then the verification kernel's warp per signal: ceil(buckets /
+ *  in buckets of 2^shift: a warp's lanes of one bucket (a contiguous run) combined in 5
+ *  levels, at most min(count, 2^shift) atomic additions into the bucket (one per element when
+ *  no run forms), then the verification kernel's warp per signal: ceil(buckets /
  *  32) per lane and 5 levels. */
 inline double fft_callback_sum_depth(int64_t count, int shift) {
   const int64_t size = int64_t(1) << shift, buckets = (count + size - 1) / size;
