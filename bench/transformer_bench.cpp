@@ -288,6 +288,7 @@ struct Runner {
       cur[v] = g.first_tokens;
       dt[v] = 0.0;
     }
+    const tr::Model::WeightsOnDevice held = m.hold_weights_on_device();  // (the GPU engine's)
     m.stats().reset();
     for (int64_t s = 0; s < c.steps; ++s)
       for (int k = 0; k < kVariants; ++k) {

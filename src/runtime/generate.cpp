@@ -145,6 +145,8 @@ Generation generate(Model& m, const std::vector<std::vector<int32_t>>& prompts,
 
   KVCache cache(cfg, static_cast<int64_t>(P), capacity);
   std::vector<float> logits(P * size_t(vocab));
+  // The weights stay on the GPU engine's device for the whole loop (they do not change in it).
+  const Model::WeightsOnDevice held = m.hold_weights_on_device();
 
   // Prefill: every prompt in one call, the logits of each prompt's last token.
   auto t0 = Clock::now();

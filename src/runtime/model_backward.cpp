@@ -76,6 +76,7 @@ void layer_backward(const Weights& w, Workspace& ws, int64_t l, int64_t B, int64
 double Model::loss(const int32_t* tokens, const int32_t* targets, int64_t B, int64_t T, float* grads,
                    float scale, bool grads_zero) {
   if (!targets) throw Error(ABFT_STATUS_NULL_POINTER, "loss: targets is null");
+  const WeightsOnDevice held(*this);  // the forward and the backward read the same weights
   Workspace& ws = *ws_;
   const Config& c = config();
   const bool train = grads != nullptr;

@@ -130,6 +130,23 @@ Model& Model::operator=(Model&& o) noexcept {
   return *this;
 }
 
+Model::WeightsOnDevice::WeightsOnDevice(Model& m) {
+  if (m.opt_.engine != Engine::Gpu || !m.handle_.get()) return;
+  h_ = m.handle_.get();
+  ops::gpu_hold_weights(h_);
+}
+Model::WeightsOnDevice::~WeightsOnDevice() {
+  if (h_) ops::gpu_unhold_weights(h_);
+}
+Model::WeightsOnDevice& Model::WeightsOnDevice::operator=(WeightsOnDevice&& o) noexcept {
+  if (this != &o) {
+    if (h_) ops::gpu_unhold_weights(h_);
+    h_ = o.h_;
+    o.h_ = nullptr;
+  }
+  return *this;
+}
+
 void Model::set_policy(abft::Policy p) {
   if (p == abft::Policy::Default) p = static_cast<abft::Policy>(abft_default_policy());
   opt_.policy = p;
@@ -295,6 +312,7 @@ void full_sequence_forward(const Weights& w, Workspace& ws, const int32_t* token
 
 void Model::forward(const int32_t* tokens, int64_t B, int64_t T, float* logits) {
   if (!logits) throw Error(ABFT_STATUS_NULL_POINTER, "forward: logits is null");
+  const WeightsOnDevice held(*this);
   Workspace& ws = *ws_;
   ws.prepare(B > 0 && T > 0 ? B * T : 1, false);
   pass::full_sequence_forward(weights_, ws, tokens, B, T);
@@ -302,6 +320,7 @@ void Model::forward(const int32_t* tokens, int64_t B, int64_t T, float* logits) 
 }
 
 void Model::decode(KVCache& cache, const std::vector<SeqChunk>& chunks, float* logits, bool all_logits) {
+  const WeightsOnDevice held(*this);
   const Config& c = config();
   if (!logits) throw Error(ABFT_STATUS_NULL_POINTER, "decode: logits is null");
   if (chunks.empty()) throw Error(ABFT_STATUS_INVALID_SIZE, "decode: no sequences");

@@ -3,8 +3,11 @@
  *  attention of a pass run on the CUDA engine's protected kernels (abft_cuda.h), the pointwise
  *  ops stay on the host. An offload engine: each call copies the host views it reads to the
  *  device and what it writes back, then reads the call's device counters with abft_cuda_sync,
- *  so every call's report reaches the per-layer statistics as on the CPU. Built with the CUDA
- *  engine only; otherwise every function returns NOT_SUPPORTED (the model's Error says so).
+ *  so every call's report reaches the per-layer statistics as on the CPU. While the weights are
+ *  held (gpu_hold_weights: a Model call, a generation loop), a product's weight operand is
+ *  copied once and kept on the device; the scratch of the other operands is kept per handle.
+ *  Built with the CUDA engine only; otherwise every function returns NOT_SUPPORTED (the
+ *  model's Error says so).
  */
 #pragma once
 #include <cstdint>
@@ -19,10 +22,19 @@ bool gpu_engine_available(const char** why);
 /** Free the device state the engine kept for h (before the handle is destroyed). */
 void gpu_release(abft_handle_t h);
 
-/** C = op(A) op(B) + beta C, row-major host arrays, on the device (alpha 1). */
+/** Hold h's weights on the device (nested holds count): until the matching unhold, a product
+ *  whose B is a weight (gpu_sgemm's b_is_weight) reads the copy made at its first use; the
+ *  caller promises the weights do not change meanwhile. The last unhold frees the copies. */
+void gpu_hold_weights(abft_handle_t h);
+void gpu_unhold_weights(abft_handle_t h);
+/** Device bytes of the weights h holds now (tests). */
+size_t gpu_held_weight_bytes(abft_handle_t h);
+
+/** C = op(A) op(B) + beta C, row-major host arrays, on the device (alpha 1). b_is_weight: B is
+ *  a model weight (kept on the device while held). */
 abft_status gpu_sgemm(abft_handle_t h, abft_policy policy, abft_op ta, abft_op tb, int64_t m, int64_t n,
                       int64_t k, const float* A, int64_t lda, const float* B, int64_t ldb, float beta, float* C,
-                      int64_t ldc, abft_report* r);
+                      int64_t ldc, abft_report* r, bool b_is_weight = false);
 
 /** Attention forward / backward of host views (nonnegative strides) on the device. */
 abft_status gpu_attention_forward(abft_handle_t h, abft_policy policy, const abft_attention_desc& d,

@@ -54,14 +54,16 @@ void OpContext::record_invariant(int layer, OpKind op, Pass pass, bool ok, bool 
 namespace {
 
 /** One sgemm on the handle, recorded under (layer, op, pass); with a check-time sample, the
- *  same call again with policy off into scratch memory (not injected, not counted). */
+ *  same call again with policy off into scratch memory (not injected, not counted).
+ *  b_weight: B is a model weight (the GPU engine keeps it on the device while held). */
 void gemm(OpContext& cx, int layer, OpKind op, Pass pass, abft_op ta, abft_op tb, int64_t m,
           int64_t n, int64_t k, const float* A, int64_t lda, const float* B, int64_t ldb,
-          float beta, float* C, int64_t ldc) {
+          float beta, float* C, int64_t ldc, bool b_weight = false) {
   if (cx.on_gpu()) {  // the GPU engine: no check-time samples (the pairs would time the copies)
     abft_report r{};
     const Clock::time_point t0 = Clock::now();
-    const abft_status s = gpu_sgemm(cx.handle, cx.policy, ta, tb, m, n, k, A, lda, B, ldb, beta, C, ldc, &r);
+    const abft_status s =
+        gpu_sgemm(cx.handle, cx.policy, ta, tb, m, n, k, A, lda, B, ldb, beta, C, ldc, &r, b_weight);
     cx.record(layer, op, pass, s, r, seconds_since(t0), "sgemm (GPU)");
     return;
   }
@@ -94,10 +96,10 @@ void linear(OpContext& cx, int layer, OpKind op, int64_t N, int64_t in, int64_t 
             bool accumulate) {
   if (wl == WLayout::InOut)
     gemm(cx, layer, op, Pass::Forward, ABFT_NO_TRANS, ABFT_NO_TRANS, N, out, in, X, ldx, W, out,
-         accumulate ? 1.0f : 0.0f, Y, ldy);
+         accumulate ? 1.0f : 0.0f, Y, ldy, true);
   else
     gemm(cx, layer, op, Pass::Forward, ABFT_NO_TRANS, ABFT_TRANS, N, out, in, X, ldx, W, in,
-         accumulate ? 1.0f : 0.0f, Y, ldy);
+         accumulate ? 1.0f : 0.0f, Y, ldy, true);
 }
 
 void linear_dx(OpContext& cx, int layer, OpKind op, int64_t N, int64_t in, int64_t out,
@@ -105,10 +107,10 @@ void linear_dx(OpContext& cx, int layer, OpKind op, int64_t N, int64_t in, int64
                bool accumulate) {
   if (wl == WLayout::InOut)
     gemm(cx, layer, op, Pass::Backward, ABFT_NO_TRANS, ABFT_TRANS, N, in, out, dY, ldy, W, out,
-         accumulate ? 1.0f : 0.0f, dX, ldx);
+         accumulate ? 1.0f : 0.0f, dX, ldx, true);
   else
     gemm(cx, layer, op, Pass::Backward, ABFT_NO_TRANS, ABFT_NO_TRANS, N, in, out, dY, ldy, W, in,
-         accumulate ? 1.0f : 0.0f, dX, ldx);
+         accumulate ? 1.0f : 0.0f, dX, ldx, true);
 }
 
 void linear_dw(OpContext& cx, int layer, OpKind op, int64_t N, int64_t in, int64_t out,

@@ -5,14 +5,21 @@
 //    architectures match the CPU engine's within float round-off (different kernels, different
 //    summation orders), every protected op is counted with checks and nothing detected, and under
 //    one injected exponent flip per kernel call policy correct gives the clean results while
-//    every landed fault is detected.
+//    every landed fault is detected;
+//  - weights held on the device (Model::WeightsOnDevice): counted without a device (every CI
+//    build); with one, a held weight is copied once and reused, dropped when the hold ends, a
+//    weight changed between holds is read anew, and greedy generation (which holds the weights
+//    for its loop) gives the CPU engine's tokens.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "abft/transformer/error.hpp"
+#include "abft/transformer/generate.hpp"
 #include "abft/transformer/injection.hpp"
 #include "abft/transformer/model.hpp"
 #include "abft/transformer/stats.hpp"
@@ -117,6 +124,91 @@ TEST(GpuEngine, MatchesTheCpuEngineAndCountsItsChecks) {
     EXPECT_LT(rel_diff(rf.logits, rg.logits), 1e-6) << nc.name;
     EXPECT_NEAR(rf.loss, rg.loss, 1e-6 * (1.0 + std::fabs(rg.loss))) << nc.name;
   }
+}
+
+TEST(GpuEngine, HoldsAreCountedWithoutADevice) {
+  // The CPU engine's guard does nothing; the engine's own counter nests, never goes below zero,
+  // and holds no bytes until a product runs on a device.
+  const at::Config c = reftest::test_configs()[0].config;
+  at::Model cpu(c);
+  {
+    at::Model::WeightsOnDevice a = cpu.hold_weights_on_device();
+    at::Model::WeightsOnDevice b = std::move(a);
+    at::Model::WeightsOnDevice d;
+    d = std::move(b);
+  }
+  int dummy = 0;
+  const abft_handle_t h = reinterpret_cast<abft_handle_t>(&dummy);  // a key only: never dereferenced
+  at::ops::gpu_hold_weights(h);
+  at::ops::gpu_hold_weights(h);
+  EXPECT_EQ(at::ops::gpu_held_weight_bytes(h), 0u);
+  at::ops::gpu_unhold_weights(h);
+  at::ops::gpu_unhold_weights(h);
+  at::ops::gpu_unhold_weights(h);  // one too many: ignored
+  EXPECT_EQ(at::ops::gpu_held_weight_bytes(h), 0u);
+  at::ops::gpu_release(h);
+}
+
+TEST(GpuEngine, HeldWeightsAreCopiedOnceAndDroppedWithTheHold) {
+  const char* why = nullptr;
+  if (!at::ops::gpu_engine_available(&why)) GTEST_SKIP() << "no usable CUDA device: " << why;
+  const at::Config c = reftest::test_configs()[0].config;
+  const int64_t B = 2, T = 7;
+  const std::vector<int32_t> tok = reftest::random_tokens(B * T, c.vocab, 11);
+  at::Model cpu(c), gpu(c, gpu_options());
+  reftest::randomize(cpu.weights(), 12);
+  reftest::randomize(gpu.weights(), 12);
+  std::vector<float> lc(size_t(B * T * c.vocab)), lg(lc.size());
+  const abft_handle_t h = gpu.handle().get();
+  {
+    const at::Model::WeightsOnDevice held = gpu.hold_weights_on_device();
+    gpu.forward(tok.data(), B, T, lg.data());
+    const size_t bytes = at::ops::gpu_held_weight_bytes(h);
+    EXPECT_GT(bytes, 0u);
+    EXPECT_LE(bytes, gpu.weights().size() * sizeof(float));  // each weight matrix once at most
+    gpu.forward(tok.data(), B, T, lg.data());
+    EXPECT_EQ(at::ops::gpu_held_weight_bytes(h), bytes) << "a held weight was copied again";
+  }
+  EXPECT_EQ(at::ops::gpu_held_weight_bytes(h), 0u);
+  cpu.forward(tok.data(), B, T, lc.data());
+  EXPECT_LT(rel_diff(lg, lc), 1e-4);
+  // New weights between holds: read anew (a stale copy would keep the old logits).
+  reftest::randomize(cpu.weights(), 13);
+  reftest::randomize(gpu.weights(), 13);
+  cpu.forward(tok.data(), B, T, lc.data());
+  gpu.forward(tok.data(), B, T, lg.data());
+  EXPECT_LT(rel_diff(lg, lc), 1e-4);
+}
+
+TEST(GpuEngine, GenerationHoldsTheWeightsAndMatchesTheCpuEngine) {
+  const char* why = nullptr;
+  if (!at::ops::gpu_engine_available(&why)) GTEST_SKIP() << "no usable CUDA device: " << why;
+  const at::Config c = reftest::test_configs()[0].config;
+  at::Model cpu(c), gpu(c, gpu_options());
+  reftest::randomize(cpu.weights(), 21);
+  reftest::randomize(gpu.weights(), 21);
+  const std::vector<std::vector<int32_t>> prompts = {reftest::random_tokens(5, c.vocab, 22),
+                                                     reftest::random_tokens(3, c.vocab, 23)};
+  at::SampleOptions greedy;
+  greedy.max_new_tokens = 6;
+  const at::Generation a = at::generate(cpu, prompts, greedy, true), b = at::generate(gpu, prompts, greedy, true);
+  ASSERT_EQ(a.tokens.size(), b.tokens.size());
+  const size_t V = size_t(c.vocab);
+  for (size_t i = 0; i < a.tokens.size(); ++i) {
+    // Step by step: the same logits to round-off, hence the same token — unless the CPU's two
+    // best logits were a near tie, after which the sequences may part.
+    for (size_t t = 0; t < a.tokens[i].size() && t < b.tokens[i].size(); ++t) {
+      const std::vector<float> la(a.logits[i].begin() + t * V, a.logits[i].begin() + (t + 1) * V);
+      const std::vector<float> lb(b.logits[i].begin() + t * V, b.logits[i].begin() + (t + 1) * V);
+      EXPECT_LT(rel_diff(lb, la), 1e-4) << "sequence " << i << " step " << t;
+      if (a.tokens[i][t] == b.tokens[i][t]) continue;
+      std::vector<float> s = la;
+      std::partial_sort(s.begin(), s.begin() + 2, s.end(), std::greater<float>());
+      EXPECT_LT(s[0] - s[1], 1e-4 * (1.0 + std::fabs(s[0]))) << "sequence " << i << " parted at step " << t;
+      break;
+    }
+  }
+  EXPECT_EQ(at::ops::gpu_held_weight_bytes(gpu.handle().get()), 0u);  // released with the loop
 }
 
 }  // namespace

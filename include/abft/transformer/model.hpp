@@ -77,6 +77,26 @@ class Model {
 
   const Config& config() const { return weights_.config(); }
   Weights& weights() { return weights_; }
+
+  /** While a WeightsOnDevice lives, the GPU engine keeps the weights its products read on the
+   *  device, copied once at their first use, instead of copying them at every call (decoding
+   *  reads every weight once per token). The weights must not change meanwhile. forward, loss
+   *  and decode hold them for their own call; generate() for its whole loop; a caller's own
+   *  decoding loop can hold them across its calls. Nothing on the CPU engine. Movable. */
+  class WeightsOnDevice {
+   public:
+    WeightsOnDevice() = default;
+    explicit WeightsOnDevice(Model& m);
+    ~WeightsOnDevice();
+    WeightsOnDevice(WeightsOnDevice&& o) noexcept : h_(o.h_) { o.h_ = nullptr; }
+    WeightsOnDevice& operator=(WeightsOnDevice&& o) noexcept;
+    WeightsOnDevice(const WeightsOnDevice&) = delete;
+    WeightsOnDevice& operator=(const WeightsOnDevice&) = delete;
+
+   private:
+    abft_handle_t h_ = nullptr;
+  };
+  WeightsOnDevice hold_weights_on_device() { return WeightsOnDevice(*this); }
   const Weights& weights() const { return weights_; }
   const ModelOptions& options() const { return opt_; }
 
