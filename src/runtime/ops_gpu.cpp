@@ -5,7 +5,8 @@
  *  with a stale copy of another. Status: run on an H200 (2026-11-30): the GPU engine's tests
  *  pass; GPT-2 small trains 1.5x faster than the CPU engine on 16 cores but decodes 5.6x slower
  *  (every call copied its weights and allocated its buffers; docs/PERFORMANCE.md). The held
- *  weights and the kept scratch (2026-12-02) are not yet run on a GPU.
+ *  weights and the kept scratch of products and attention mirrors (2026-12-02) are not yet run
+ *  on a GPU.
  */
 #include "ops_gpu.hpp"
 
@@ -27,16 +28,61 @@ namespace abft::transformer::ops {
 #ifdef ABFT_HAVE_CUDA
 namespace {
 
+/** What the engine keeps on the device for one handle: the products' scratch (grown on
+ *  demand, reused call after call: cudaMalloc and cudaFree per call cost more than small
+ *  products, and cudaFree waits for the device) and, while held, the weights. */
+struct HandleDevice {
+  int holds = 0;
+  using Key = std::tuple<const float*, int64_t, int64_t, int64_t>;  // host pointer, rows, cols, ld
+  std::map<Key, float*> weights;
+  size_t weight_bytes = 0;
+  /** Device buffers reused call after call by index: 0-2 the products' A, B and C; from
+   *  kMirrorBase the attention calls' mirrored regions. */
+  static constexpr int kSlots = 32, kMirrorBase = 4;
+  float* scratch[kSlots] = {};
+  size_t scratch_bytes[kSlots] = {};
+  void free_weights() {
+    for (auto& kv : weights) cudaFree(kv.second);
+    weights.clear();
+    weight_bytes = 0;
+  }
+  void free_all() {
+    free_weights();
+    for (int i = 0; i < kSlots; ++i) cudaFree(scratch[i]), scratch[i] = nullptr, scratch_bytes[i] = 0;
+  }
+  /** Scratch buffer i of at least `bytes`, or nullptr. */
+  float* grow(int i, size_t bytes) {
+    if (i < 0 || i >= kSlots) return nullptr;
+    if (bytes <= scratch_bytes[i]) return scratch[i];
+    cudaFree(scratch[i]);
+    scratch[i] = nullptr, scratch_bytes[i] = 0;
+    if (cudaMalloc(&scratch[i], bytes) != cudaSuccess) {
+      scratch[i] = nullptr;
+      cudaGetLastError();
+      return nullptr;
+    }
+    scratch_bytes[i] = bytes;
+    return scratch[i];
+  }
+};
+
+/** Weights kept at most (a model that does not fit runs with per-call copies past it). */
+constexpr size_t kMaxHeldWeightBytes = size_t(16) << 30;
+
+std::mutex g_dev_mu;
+std::unordered_map<abft_handle_t, HandleDevice>& devices() {
+  static auto* m = new std::unordered_map<abft_handle_t, HandleDevice>();
+  return *m;
+}
+
 /** Host views mirrored on the device, merged into disjoint regions (sorted, overlapping or
  *  touching intervals joined). */
 class DeviceMirror {
  public:
-  DeviceMirror() = default;
+  /** Regions in hd's reused buffers from slot `first` on (the caller holds g_dev_mu). */
+  DeviceMirror(HandleDevice& hd, int first) : hd_(hd), first_(first) {}
   DeviceMirror(const DeviceMirror&) = delete;
   DeviceMirror& operator=(const DeviceMirror&) = delete;
-  ~DeviceMirror() {
-    for (Region& g : regions_) cudaFree(g.dev);
-  }
   /** A view of n floats from p; returns its index for ptr(). */
   int add(const float* p, size_t n) {
     views_.push_back({p, n});
@@ -58,8 +104,9 @@ class DeviceMirror {
         regions_.push_back({v.p, v.n, nullptr});
       }
     }
-    for (Region& g : regions_) {
-      if (cudaMalloc(&g.dev, g.n * sizeof(float)) != cudaSuccess) return fail();
+    for (size_t i = 0; i < regions_.size(); ++i) {
+      Region& g = regions_[i];
+      if (!(g.dev = hd_.grow(first_ + int(i), g.n * sizeof(float)))) return fail();
       if (cudaMemcpy(g.dev, g.host, g.n * sizeof(float), cudaMemcpyHostToDevice) != cudaSuccess) return fail();
     }
     return true;
@@ -92,52 +139,11 @@ class DeviceMirror {
     cudaGetLastError();
     return false;
   }
+  HandleDevice& hd_;
+  int first_;
   std::vector<View> views_;
   std::vector<Region> regions_;
 };
-
-/** What the engine keeps on the device for one handle: the products' scratch (grown on
- *  demand, reused call after call: cudaMalloc and cudaFree per call cost more than small
- *  products, and cudaFree waits for the device) and, while held, the weights. */
-struct HandleDevice {
-  int holds = 0;
-  using Key = std::tuple<const float*, int64_t, int64_t, int64_t>;  // host pointer, rows, cols, ld
-  std::map<Key, float*> weights;
-  size_t weight_bytes = 0;
-  float* scratch[3] = {nullptr, nullptr, nullptr};  // A, B, C
-  size_t scratch_bytes[3] = {0, 0, 0};
-  void free_weights() {
-    for (auto& kv : weights) cudaFree(kv.second);
-    weights.clear();
-    weight_bytes = 0;
-  }
-  void free_all() {
-    free_weights();
-    for (int i = 0; i < 3; ++i) cudaFree(scratch[i]), scratch[i] = nullptr, scratch_bytes[i] = 0;
-  }
-  /** Scratch buffer i of at least `bytes`, or nullptr. */
-  float* grow(int i, size_t bytes) {
-    if (bytes <= scratch_bytes[i]) return scratch[i];
-    cudaFree(scratch[i]);
-    scratch[i] = nullptr, scratch_bytes[i] = 0;
-    if (cudaMalloc(&scratch[i], bytes) != cudaSuccess) {
-      scratch[i] = nullptr;
-      cudaGetLastError();
-      return nullptr;
-    }
-    scratch_bytes[i] = bytes;
-    return scratch[i];
-  }
-};
-
-/** Weights kept at most (a model that does not fit runs with per-call copies past it). */
-constexpr size_t kMaxHeldWeightBytes = size_t(16) << 30;
-
-std::mutex g_dev_mu;
-std::unordered_map<abft_handle_t, HandleDevice>& devices() {
-  static auto* m = new std::unordered_map<abft_handle_t, HandleDevice>();
-  return *m;
-}
 
 /** Elements a [d0, d1, d2, d3] view with nonnegative strides reaches from its first element
  *  (0 when empty; -1 when a stride is negative). */
@@ -291,7 +297,9 @@ abft_status gpu_attention_forward(abft_handle_t h, abft_policy policy, const abf
   if (r) *r = abft_report{};
   const AttnShapes sh(d);
   if (!sh.ok()) return ABFT_STATUS_NOT_SUPPORTED;  // negative strides: not offloaded
-  DeviceMirror in, out;
+  std::lock_guard<std::mutex> g(g_dev_mu);
+  HandleDevice& hd = devices()[h];
+  DeviceMirror in(hd, HandleDevice::kMirrorBase), out(hd, HandleDevice::kMirrorBase + 8);
   const int iq = in.add(q, size_t(sh.qn)), ik = in.add(k, size_t(sh.kn)), iv = in.add(v, size_t(sh.vn));
   const int io = out.add(o, size_t(sh.on));
   const int il = lse ? out.add(lse, size_t(d.batch * d.heads * d.q_len)) : -1;
@@ -310,7 +318,9 @@ abft_status gpu_attention_backward(abft_handle_t h, abft_policy policy, const ab
   if (r) *r = abft_report{};
   const AttnShapes sh(d);
   if (!sh.ok()) return ABFT_STATUS_NOT_SUPPORTED;
-  DeviceMirror in, out;
+  std::lock_guard<std::mutex> g(g_dev_mu);
+  HandleDevice& hd = devices()[h];
+  DeviceMirror in(hd, HandleDevice::kMirrorBase), out(hd, HandleDevice::kMirrorBase + 8);
   const int iq = in.add(q, size_t(sh.qn)), ik = in.add(k, size_t(sh.kn)), iv = in.add(v, size_t(sh.vn));
   const int io = in.add(o, size_t(sh.on)), ido = in.add(dO, size_t(sh.on));
   const int il = in.add(lse, size_t(d.batch * d.heads * d.q_len));
