@@ -4,7 +4,10 @@
  *  shapes, column-major NN, alpha = 1, beta = 0. Each iteration times both (CUDA events, the
  *  order alternating) after one untimed warm-up of each, so the ratio is paired; counters:
  *  TFLOP/s of each and `vs_cublas` = protected time / cuBLAS time. Skips every row (with the
- *  reason) when no device is usable. Run by scripts/gpu-check.sh. Not yet run on a GPU.
+ *  reason) when no device is usable. Run by scripts/gpu-check.sh; run on an H200 (2026-11-30).
+ *  Rows cuda_gemm-overlap/...: a few shapes with ABFT_CUDA_GEMM_OVERLAP=1 (the encoding on a
+ *  second stream, concurrent with the product; an experiment, not yet run on a GPU), for the
+ *  comparison in the same run.
  */
 #include <benchmark/benchmark.h>
 #include <cublas_v2.h>
@@ -12,6 +15,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -62,8 +66,16 @@ struct Buffers {
   }
 };
 
-void BM_gemm(benchmark::State& state, Type t, int64_t m, int64_t n, int64_t k) {
+void BM_gemm(benchmark::State& state, Type t, int64_t m, int64_t n, int64_t k, bool overlap) {
   if (!abft_bench::device_or_skip(state)) return;
+  // The handle's device state reads ABFT_CUDA_GEMM_OVERLAP when its first call makes it.
+  if (overlap) setenv("ABFT_CUDA_GEMM_OVERLAP", "1", 1);
+  struct Unset {
+    bool on;
+    ~Unset() {
+      if (on) unsetenv("ABFT_CUDA_GEMM_OVERLAP");
+    }
+  } unset{overlap};
   Buffers b(t, m, n, k);
   cublasHandle_t cb = nullptr;
   abft_handle_t h = nullptr;
@@ -127,9 +139,21 @@ void register_all() {
       const char* tn = t == Type::F32 ? "f32" : t == Type::F64 ? "f64" : "bf16";
       const std::string name = std::string("cuda_gemm/") + tn + "/m" + std::to_string(s.m) + "n" +
                                std::to_string(s.n) + "k" + std::to_string(s.k);
-      benchmark::RegisterBenchmark(name.c_str(), BM_gemm, t, s.m, s.n, s.k)
+      benchmark::RegisterBenchmark(name.c_str(), BM_gemm, t, s.m, s.n, s.k, false)
           ->UseManualTime()
           ->Iterations(t == Type::F64 && s.m >= 8192 ? 3 : 10)
+          ->Unit(benchmark::kMillisecond);
+    }
+  // The encoding overlapped with the product, where the checks' share is largest.
+  const Shape overlap_shapes[] = {{4096, 4096, 4096}, {2048, 768, 3072}, {2048, 3072, 768}};
+  for (Type t : {Type::F32, Type::BF16})
+    for (const Shape& s : overlap_shapes) {
+      const char* tn = t == Type::F32 ? "f32" : "bf16";
+      const std::string name = std::string("cuda_gemm-overlap/") + tn + "/m" + std::to_string(s.m) + "n" +
+                               std::to_string(s.n) + "k" + std::to_string(s.k);
+      benchmark::RegisterBenchmark(name.c_str(), BM_gemm, t, s.m, s.n, s.k, true)
+          ->UseManualTime()
+          ->Iterations(10)
           ->Unit(benchmark::kMillisecond);
     }
 }

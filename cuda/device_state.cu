@@ -41,6 +41,9 @@ State::~State() {
   cudaSetDevice(device);  // the handle and buffers belong to the device they were made on
   if (blas) cublasDestroy(blas);
   if (done) cudaEventDestroy(done);
+  if (fork) cudaEventDestroy(fork);
+  if (join) cudaEventDestroy(join);
+  if (side) cudaStreamDestroy(side);
   cudaFree(counters);
   cudaFree(repair);
   cudaFree(work);
@@ -83,9 +86,26 @@ abft_status state_of(abft_handle_t h, State** out) {
   }
   const char* env = std::getenv("ABFT_CUDA_TF32");
   s->tf32 = env && env[0] == '1';
+  const char* ov = std::getenv("ABFT_CUDA_GEMM_OVERLAP");
+  s->overlap = ov && ov[0] == '1';
   states()[Key(h, dev)] = s;
   *out = s;
   return ABFT_STATUS_SUCCESS;
+}
+
+bool side_of(State* s) {
+  std::lock_guard<std::mutex> g(g_mu);
+  if (s->side) return true;
+  if (cudaStreamCreateWithFlags(&s->side, cudaStreamNonBlocking) != cudaSuccess ||
+      cudaEventCreateWithFlags(&s->fork, cudaEventDisableTiming) != cudaSuccess ||
+      cudaEventCreateWithFlags(&s->join, cudaEventDisableTiming) != cudaSuccess) {
+    cudaGetLastError();
+    if (s->fork) cudaEventDestroy(s->fork);
+    if (s->side) cudaStreamDestroy(s->side);
+    s->fork = nullptr, s->side = nullptr;
+    return false;
+  }
+  return true;
 }
 
 cublasHandle_t blas_of(State* s) {

@@ -41,6 +41,11 @@ struct State {
   bool used = false;
   cublasHandle_t blas = nullptr;  ///< created on first use by the GEMM (blas_of)
   bool tf32 = false;              ///< ABFT_CUDA_TF32=1 at creation
+  /// ABFT_CUDA_GEMM_OVERLAP=1 at creation (an experiment, off by default): the GEMM's encoding
+  /// runs on `side`, concurrently with the product, joined before the check (fork / join).
+  bool overlap = false;
+  cudaStream_t side = nullptr;
+  cudaEvent_t fork = nullptr, join = nullptr;
   /// Device arrays of ABFT_KERNEL_COUNT_ entries, one per kernel id (counters + kernel).
   DeviceCounters* counters = nullptr;
   RepairCounters* repair = nullptr;
@@ -78,6 +83,9 @@ inline bool grow_device_buffer(void** buf, size_t* have, size_t need) {
 
 /** The state's cuBLAS handle, created on first use; nullptr when cuBLAS cannot start. */
 cublasHandle_t blas_of(State* s);
+/** The side stream and its two events (State::overlap), created on first use; false when they
+ *  cannot be. */
+bool side_of(State* s);
 
 /** Forget and free h's states on every device (abft_cuda_release). */
 void release_state(abft_handle_t h);

@@ -277,10 +277,23 @@ abft_status run(abft_handle_t h, void* stream_ptr, abft_policy policy, abft_layo
   // 1-2. Encoding of op(A) and the C0 sums (one launch), the copy of C0. A transposed operand's
   // sums are atomic adds over tiles (gemm_check.cuh), into vw (op(A) = A^T) and rr, rx
   // (op(B) = B^T, step 5), zeroed here by one memset (the two ranges are adjacent).
+  // With State::overlap and beta = 0 (the C0 sums must precede the product), the encoding —
+  // op(B) = B^T's sums too — runs on the side stream while the product runs; the check waits
+  // for it (join). An experiment, off by default: scripts/gpu-check.sh times both.
+  const bool overlap = st->overlap && !keep_c0 && side_of(st);
+  cudaStream_t enc = stream;
+  if (overlap) {
+    cudaEventRecord(st->fork, stream);  // after the previous user of the workspace
+    cudaStreamWaitEvent(st->side, st->fork, 0);
+    enc = st->side;
+  }
+  auto rejoin = [&] {
+    if (overlap) cudaStreamWaitEvent(stream, st->join, 0);
+  };
   if (ta || tb) {
     double* z0 = ta ? vw : rr;
     double* z1 = tb ? rx + n : vw + 2 * k;
-    cudaMemsetAsync(z0, 0, size_t(z1 - z0) * sizeof(double), stream);
+    cudaMemsetAsync(z0, 0, size_t(z1 - z0) * sizeof(double), enc);
   }
   LineSet<T> sets[2];
   int nsets = 0;
@@ -288,9 +301,13 @@ abft_status run(abft_handle_t h, void* stream_ptr, abft_policy policy, abft_layo
   if (keep_c0) sets[nsets++] = LineSet<T>{C, ldc, m, n, c0s, c0a, 1};
   if (nsets > 0) {
     const int64_t lines = sets[0].lines + sets[1].lines;
-    line_sums_kernel<T><<<grid_of(lines), line_block_threads(lines), 0, stream>>>(sets[0], sets[1]);
+    line_sums_kernel<T><<<grid_of(lines), line_block_threads(lines), 0, enc>>>(sets[0], sets[1]);
   }
-  if (ta) launch_strided_sums<T, false>(A, lda, k, m, nullptr, vw, vw + 1, 2, stream);
+  if (ta) launch_strided_sums<T, false>(A, lda, k, m, nullptr, vw, vw + 1, 2, enc);
+  if (overlap) {
+    if (tb) launch_strided_sums<T, true>(B, ldb, n, k, pairs, rr, rx, 1, enc);  // (step 5's, early)
+    cudaEventRecord(st->join, enc);
+  }
   // (A failed copy stops the call before C is written: the repair must never read a C0 it does
   // not have.)
   if (keep_c0 && (ldc == m ? cudaMemcpyAsync(c0copy, C, size_t(m) * size_t(n) * sizeof(T), cudaMemcpyDeviceToDevice,
@@ -343,6 +360,7 @@ abft_status run(abft_handle_t h, void* stream_ptr, abft_policy policy, abft_layo
     if (cudaMalloc(&opcopy, size_t(ld) * size_t(cols) * sizeof(T)) != cudaSuccess) {
       cudaGetLastError();
       core::finish_injection(plan);
+      rejoin();
       end_call(st, stream);
       return ABFT_STATUS_ALLOC_FAILED;
     }
@@ -372,6 +390,7 @@ abft_status run(abft_handle_t h, void* stream_ptr, abft_policy policy, abft_layo
   }
   if (bs != CUBLAS_STATUS_SUCCESS) {
     core::finish_injection(plan);
+    rejoin();
     end_call(st, stream);
     return ABFT_STATUS_INTERNAL_ERROR;
   }
@@ -396,7 +415,8 @@ abft_status run(abft_handle_t h, void* stream_ptr, abft_policy policy, abft_layo
   const double abs = ck::library_line_abs_term(prec, m, k, a < 0 ? -a : a, b < 0 ? -b : b);
   // op(B) = B^T: the reference's dot products over tiles of the stored B (the caller's, as the
   // encoding: a fault injected into the product's copy must not reach the reference).
-  if (tb) launch_strided_sums<T, true>(B, ldb, n, k, pairs, rr, rx, 1, stream);
+  if (tb && !overlap) launch_strided_sums<T, true>(B, ldb, n, k, pairs, rr, rx, 1, stream);
+  rejoin();  // (overlap: the encoding done before the check reads it)
   // 5-6. One launch: per column the reference, the observed sums, the verdict and the counters;
   // then, for a column that is not Ok, the repair (CORRECT) or, under DETECT, the probe of a
   // column skipped for a non-finite sum (a non-finite element that recomputes finite is a

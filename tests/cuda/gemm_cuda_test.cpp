@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <memory>
 #include <random>
 #include <string>
@@ -186,6 +187,52 @@ TEST(CudaGemm, InjectedFaultsAreRepairedOnTheDevice) {
     check_fault<float>(ABFT_SITE_PACKED_A, ABFT_FAULT_POS_INF, 0, lay);
     check_fault<double>(ABFT_SITE_PACKED_B, ABFT_FAULT_BITFLIP, 61, lay);
   }
+}
+
+// ABFT_CUDA_GEMM_OVERLAP=1 (an experiment): with beta = 0 the encoding runs on a second stream
+// while the product runs, joined before the check. Every layout and transpose, clean and with
+// a fault in each site, on one handle made under the variable (its device state reads it once).
+TEST(CudaGemm, OverlappedEncodingGivesTheSameResults) {
+  REQUIRE_DEVICE();
+  setenv("ABFT_CUDA_GEMM_OVERLAP", "1", 1);
+  abft_handle_t h = nullptr;
+  ASSERT_EQ(abft_handle_create(&h), ABFT_STATUS_SUCCESS);
+  for (abft_layout lay : {ABFT_ROW_MAJOR, ABFT_COL_MAJOR})
+    for (abft_op ta : {ABFT_NO_TRANS, ABFT_TRANS})
+      for (abft_op tb : {ABFT_NO_TRANS, ABFT_TRANS})
+        for (abft_site site : {abft_site(-1), ABFT_SITE_OUTPUT, ABFT_SITE_PACKED_A, ABFT_SITE_PACKED_B}) {
+          Problem<float> P(96, 80, 130, lay, ta, tb, 9);
+          P.beta = 0.0f;
+          DeviceBuffer<float> A(P.A), B(P.B), C(P.C0);
+          abft_injector_t inj = nullptr;
+          if (site != abft_site(-1)) {
+            ASSERT_EQ(abft_injector_create(13, &inj), ABFT_STATUS_SUCCESS);
+            abft_fault f{};
+            f.site = site, f.model = ABFT_FAULT_BITFLIP, f.bit = 30, f.row = 4, f.col = 6, f.kpos = 2;
+            ASSERT_EQ(abft_injector_add(inj, &f), ABFT_STATUS_SUCCESS);
+            abft_handle_set_injector(h, inj);
+          }
+          ASSERT_EQ(gemm<float>(h, ABFT_POLICY_CORRECT, lay, ta, tb, P.m, P.n, P.k, P.alpha, A.p, P.lda, B.p, P.ldb,
+                                P.beta, C.p, P.ldc),
+                    ABFT_STATUS_SUCCESS);
+          abft_report r{};
+          EXPECT_EQ(abft_cuda_sync(h, nullptr, &r), ABFT_STATUS_SUCCESS);
+          EXPECT_EQ(r.checks, uint64_t(lay == ABFT_ROW_MAJOR ? P.m : P.n));
+          // (an operand fault reaches a whole row or column of C: several lines detected)
+          if (site == abft_site(-1))
+            EXPECT_EQ(r.detected, 0u) << "ta " << ta << " tb " << tb;
+          else
+            EXPECT_GE(r.corrected, 1u) << "site " << site << " ta " << ta << " tb " << tb;
+          EXPECT_EQ(r.uncorrectable, 0u);
+          EXPECT_LE(P.error(C.get(P.C0.size())), 1e-6 * double(P.k + 8)) << "site " << site;
+          if (inj) {
+            abft_handle_set_injector(h, nullptr);
+            abft_injector_destroy(inj);
+          }
+        }
+  unsetenv("ABFT_CUDA_GEMM_OVERLAP");
+  abft_cuda_release(h);
+  abft_handle_destroy(h);
 }
 
 /** 16-bit storage: the protected result against a double reference of the stored 16-bit
