@@ -115,6 +115,9 @@ Model::Model(Model&& o) noexcept
 
 Model& Model::operator=(Model&& o) noexcept {
   if (this != &o) {
+    // This model's GPU state goes with its handle (which the move hands to o, whose engine
+    // may not be the GPU: its destructor would not release it).
+    if (opt_.engine == Engine::Gpu && handle_.get()) ops::gpu_release(handle_.get());
     opt_ = std::move(o.opt_);
     weights_ = std::move(o.weights_);
     handle_ = std::move(o.handle_);

@@ -32,9 +32,14 @@ namespace {
  *  demand, reused call after call: cudaMalloc and cudaFree per call cost more than small
  *  products, and cudaFree waits for the device) and, while held, the weights. */
 struct HandleDevice {
+  int device = -1;  // the device the buffers live on (all are dropped when the caller's changes)
   int holds = 0;
   using Key = std::tuple<const float*, int64_t, int64_t, int64_t>;  // host pointer, rows, cols, ld
-  std::map<Key, float*> weights;
+  struct Held {
+    float* dev;
+    int uses;  // since the copy was made: refreshed from the host after kRefreshUses
+  };
+  std::map<Key, Held> weights;
   size_t weight_bytes = 0;
   /** Device buffers reused call after call by index: 0-2 the products' A, B and C; from
    *  kMirrorBase the attention calls' mirrored regions. */
@@ -42,7 +47,7 @@ struct HandleDevice {
   float* scratch[kSlots] = {};
   size_t scratch_bytes[kSlots] = {};
   void free_weights() {
-    for (auto& kv : weights) cudaFree(kv.second);
+    for (auto& kv : weights) cudaFree(kv.second.dev);
     weights.clear();
     weight_bytes = 0;
   }
@@ -50,21 +55,45 @@ struct HandleDevice {
     free_weights();
     for (int i = 0; i < kSlots; ++i) cudaFree(scratch[i]), scratch[i] = nullptr, scratch_bytes[i] = 0;
   }
-  /** Scratch buffer i of at least `bytes`, or nullptr. */
+  /** Scratch buffer i of at least `bytes`, or nullptr. Held weights give way when the device
+   *  is full (they are copied per call after that). */
   float* grow(int i, size_t bytes) {
     if (i < 0 || i >= kSlots) return nullptr;
     if (bytes <= scratch_bytes[i]) return scratch[i];
     cudaFree(scratch[i]);
     scratch[i] = nullptr, scratch_bytes[i] = 0;
-    if (cudaMalloc(&scratch[i], bytes) != cudaSuccess) {
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      if (cudaMalloc(&scratch[i], bytes) == cudaSuccess) {
+        scratch_bytes[i] = bytes;
+        return scratch[i];
+      }
       scratch[i] = nullptr;
       cudaGetLastError();
-      return nullptr;
+      if (weights.empty()) break;
+      free_weights();
     }
-    scratch_bytes[i] = bytes;
-    return scratch[i];
+    return nullptr;
+  }
+  /** The buffers for the caller's current device: everything dropped when it changed. */
+  bool on_current_device() {
+    int d = -1;
+    if (cudaGetDevice(&d) != cudaSuccess) {
+      cudaGetLastError();
+      return false;
+    }
+    if (d != device) {
+      if (device >= 0) free_all();
+      device = d;
+    }
+    return true;
   }
 };
+
+/** Uses of a held weight before its device copy is made again from the host: a held copy is
+ *  the checks' input as well as the product's, so a fault in it (device memory) would be seen
+ *  by none of them; refreshing bounds how long one can last, at 1/kRefreshUses of the copies a
+ *  hold saves. */
+constexpr int kRefreshUses = 64;
 
 /** Weights kept at most (a model that does not fit runs with per-call copies past it). */
 constexpr size_t kMaxHeldWeightBytes = size_t(16) << 30;
@@ -244,6 +273,7 @@ abft_status gpu_sgemm(abft_handle_t h, abft_policy policy, abft_op ta, abft_op t
   // One call at a time on a handle's device state (the model's calls are sequential).
   std::lock_guard<std::mutex> g(g_dev_mu);
   HandleDevice& hd = devices()[h];
+  if (!hd.on_current_device()) return ABFT_STATUS_NOT_SUPPORTED;
   const size_t fa = size_t(std::max<int64_t>(ar * ac, 1)), fb = size_t(std::max<int64_t>(br * bc, 1));
   float* dA = hd.grow(0, fa * 4);
   float* dC = hd.grow(2, size_t(m * n) * 4);
@@ -259,14 +289,22 @@ abft_status gpu_sgemm(abft_handle_t h, abft_policy policy, abft_op ta, abft_op t
     const HandleDevice::Key key{B, br, bc, ldb};
     auto it = hd.weights.find(key);
     if (it != hd.weights.end()) {
-      dB = it->second, b_ready = true;
+      HandleDevice::Held& w = it->second;
+      if (++w.uses > kRefreshUses) {  // made again from the host (see kRefreshUses)
+        if (!up(w.dev, B, br, bc, ldb)) {
+          cudaGetLastError();
+          return ABFT_STATUS_INTERNAL_ERROR;
+        }
+        w.uses = 1;
+      }
+      dB = w.dev, b_ready = true;
     } else if (hd.weight_bytes + fb * 4 <= kMaxHeldWeightBytes && cudaMalloc(&dB, fb * 4) == cudaSuccess) {
       if (!up(dB, B, br, bc, ldb)) {
         cudaFree(dB);
         cudaGetLastError();
         return ABFT_STATUS_INTERNAL_ERROR;
       }
-      hd.weights.emplace(key, dB);
+      hd.weights.emplace(key, HandleDevice::Held{dB, 1});
       hd.weight_bytes += fb * 4;
       b_ready = true;
     } else {
@@ -299,6 +337,7 @@ abft_status gpu_attention_forward(abft_handle_t h, abft_policy policy, const abf
   if (!sh.ok()) return ABFT_STATUS_NOT_SUPPORTED;  // negative strides: not offloaded
   std::lock_guard<std::mutex> g(g_dev_mu);
   HandleDevice& hd = devices()[h];
+  if (!hd.on_current_device()) return ABFT_STATUS_NOT_SUPPORTED;
   DeviceMirror in(hd, HandleDevice::kMirrorBase), out(hd, HandleDevice::kMirrorBase + 8);
   const int iq = in.add(q, size_t(sh.qn)), ik = in.add(k, size_t(sh.kn)), iv = in.add(v, size_t(sh.vn));
   const int io = out.add(o, size_t(sh.on));
@@ -320,6 +359,7 @@ abft_status gpu_attention_backward(abft_handle_t h, abft_policy policy, const ab
   if (!sh.ok()) return ABFT_STATUS_NOT_SUPPORTED;
   std::lock_guard<std::mutex> g(g_dev_mu);
   HandleDevice& hd = devices()[h];
+  if (!hd.on_current_device()) return ABFT_STATUS_NOT_SUPPORTED;
   DeviceMirror in(hd, HandleDevice::kMirrorBase), out(hd, HandleDevice::kMirrorBase + 8);
   const int iq = in.add(q, size_t(sh.qn)), ik = in.add(k, size_t(sh.kn)), iv = in.add(v, size_t(sh.vn));
   const int io = in.add(o, size_t(sh.on)), ido = in.add(dO, size_t(sh.on));

@@ -194,9 +194,17 @@ TEST(CudaGemm, InjectedFaultsAreRepairedOnTheDevice) {
 // a fault in each site, on one handle made under the variable (its device state reads it once).
 TEST(CudaGemm, OverlappedEncodingGivesTheSameResults) {
   REQUIRE_DEVICE();
-  setenv("ABFT_CUDA_GEMM_OVERLAP", "1", 1);
-  abft_handle_t h = nullptr;
-  ASSERT_EQ(abft_handle_create(&h), ABFT_STATUS_SUCCESS);
+  // The variable and the handle undone on every way out (an ASSERT returns early).
+  struct Guard {
+    abft_handle_t h = nullptr;
+    Guard() { setenv("ABFT_CUDA_GEMM_OVERLAP", "1", 1); }
+    ~Guard() {
+      unsetenv("ABFT_CUDA_GEMM_OVERLAP");
+      if (h) abft_cuda_release(h), abft_handle_destroy(h);
+    }
+  } guard;
+  ASSERT_EQ(abft_handle_create(&guard.h), ABFT_STATUS_SUCCESS);
+  abft_handle_t h = guard.h;
   for (abft_layout lay : {ABFT_ROW_MAJOR, ABFT_COL_MAJOR})
     for (abft_op ta : {ABFT_NO_TRANS, ABFT_TRANS})
       for (abft_op tb : {ABFT_NO_TRANS, ABFT_TRANS})
@@ -230,9 +238,6 @@ TEST(CudaGemm, OverlappedEncodingGivesTheSameResults) {
             abft_injector_destroy(inj);
           }
         }
-  unsetenv("ABFT_CUDA_GEMM_OVERLAP");
-  abft_cuda_release(h);
-  abft_handle_destroy(h);
 }
 
 /** 16-bit storage: the protected result against a double reference of the stored 16-bit

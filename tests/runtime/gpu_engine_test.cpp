@@ -168,6 +168,8 @@ TEST(GpuEngine, HeldWeightsAreCopiedOnceAndDroppedWithTheHold) {
     EXPECT_LE(bytes, gpu.weights().size() * sizeof(float));  // each weight matrix once at most
     gpu.forward(tok.data(), B, T, lg.data());
     EXPECT_EQ(at::ops::gpu_held_weight_bytes(h), bytes) << "a held weight was copied again";
+    for (int i = 0; i < 70; ++i) gpu.forward(tok.data(), B, T, lg.data());  // past a refresh (64 uses)
+    EXPECT_EQ(at::ops::gpu_held_weight_bytes(h), bytes);
   }
   EXPECT_EQ(at::ops::gpu_held_weight_bytes(h), 0u);
   cpu.forward(tok.data(), B, T, lc.data());
