@@ -18,7 +18,6 @@
 
 #include <chrono>
 #include <cmath>
-#include <cstdlib>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -62,13 +61,15 @@ void BM_fft(benchmark::State& state, bool dbl, bool real, int64_t n, bool passes
   cufftHandle plain = 0;
   int nn = int(n);
   const cufftType type = real ? (dbl ? CUFFT_D2Z : CUFFT_R2C) : (dbl ? CUFFT_Z2Z : CUFFT_C2C);
-  if (passes) setenv("ABFT_CUDA_FFT_SUMS", "passes", 1);
   const auto t0 = std::chrono::steady_clock::now();
-  const bool planned = abft_handle_create(&h) == ABFT_STATUS_SUCCESS &&
-                       abft_cuda_fft_plan_1d(&p, h, dbl ? ABFT_PRECISION_DOUBLE : ABFT_PRECISION_FLOAT,
-                                             real ? ABFT_FFT_R2C : ABFT_FFT_C2C, n, -1, batch) == ABFT_STATUS_SUCCESS;
+  bool planned = false;
+  {  // the plan reads ABFT_CUDA_FFT_SUMS when it is made
+    const abft_bench::ScopedEnv env("ABFT_CUDA_FFT_SUMS", "passes", passes);
+    planned = abft_handle_create(&h) == ABFT_STATUS_SUCCESS &&
+              abft_cuda_fft_plan_1d(&p, h, dbl ? ABFT_PRECISION_DOUBLE : ABFT_PRECISION_FLOAT,
+                                    real ? ABFT_FFT_R2C : ABFT_FFT_C2C, n, -1, batch) == ABFT_STATUS_SUCCESS;
+  }
   const double plan_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  if (passes) unsetenv("ABFT_CUDA_FFT_SUMS");
   if (!planned ||
       cufftPlanMany(&plain, 1, &nn, nullptr, 1, int(in_elems), nullptr, 1, int(out_elems), type, int(batch)) !=
           CUFFT_SUCCESS) {

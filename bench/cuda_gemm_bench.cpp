@@ -15,7 +15,6 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -69,13 +68,7 @@ struct Buffers {
 void BM_gemm(benchmark::State& state, Type t, int64_t m, int64_t n, int64_t k, bool overlap) {
   if (!abft_bench::device_or_skip(state)) return;
   // The handle's device state reads ABFT_CUDA_GEMM_OVERLAP when its first call makes it.
-  if (overlap) setenv("ABFT_CUDA_GEMM_OVERLAP", "1", 1);
-  struct Unset {
-    bool on;
-    ~Unset() {
-      if (on) unsetenv("ABFT_CUDA_GEMM_OVERLAP");
-    }
-  } unset{overlap};
+  const abft_bench::ScopedEnv env("ABFT_CUDA_GEMM_OVERLAP", "1", overlap);
   Buffers b(t, m, n, k);
   cublasHandle_t cb = nullptr;
   abft_handle_t h = nullptr;

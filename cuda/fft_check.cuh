@@ -46,6 +46,12 @@ struct SigLayout {
     for (int d = 1; d < r; ++d) o = o * embed[d] + idx[d];
     return sig * dist + o * stride;
   }
+  /** Elements of one signal from its first to its last, plus one. */
+  __host__ __device__ int64_t span() const {
+    int64_t last[3] = {0, 0, 0};
+    for (int d = 0; d < rank; ++d) last[d] = dims[d] - 1;
+    return offset(0, last) + 1;  // (signal 0: dist plays no part)
+  }
 };
 
 /** Accumulators per signal (double): in.re, in.im, ||x||^2, out.re, out.im. */

@@ -175,13 +175,18 @@ std::unordered_map<cufftHandle, CufftEntry*>& registry() {
   return *m;
 }
 
-/** Element offset (in elements of the side) of scalar `col` of signal `row`'s output or input,
- *  the way injection coordinates count (col over the side's scalars, folded into the signal). */
-int64_t fault_offset(const SigLayout& L, int64_t row, int64_t col, int64_t cnt, int* scalar) {
+/** The element (flat index on its side) and scalar an injected fault's column names: col
+ *  counts the side's scalars, folded into one signal of cnt elements. */
+int64_t fault_element(const SigLayout& L, int64_t col, int64_t cnt, int* scalar) {
   const int sc = L.complex ? 2 : 1;
-  int64_t idx[3] = {0, 0, 0};
-  ck::fft_unravel((col / sc) % cnt, L.rank, L.dims, idx);
   *scalar = int(col % sc);
+  return (col / sc) % cnt;
+}
+
+/** Element offset (in elements of the side) of that element in signal `row`. */
+int64_t fault_offset(const SigLayout& L, int64_t row, int64_t col, int64_t cnt, int* scalar) {
+  int64_t idx[3] = {0, 0, 0};
+  ck::fft_unravel(fault_element(L, col, cnt, scalar), L.rank, L.dims, idx);
   return L.offset(row, idx);
 }
 
@@ -189,14 +194,14 @@ int64_t fault_offset(const SigLayout& L, int64_t row, int64_t col, int64_t cnt, 
  *  stream (PASSES; injection only: synchronizes). */
 template <class T>
 void inject_in_memory(T* p, const SigLayout& L, abft_fault& f, int64_t cnt, cudaStream_t stream) {
-  const int sc = L.complex ? 2 : 1;
   double* dv = nullptr;
   if (cudaMalloc(&dv, 2 * sizeof(double)) != cudaSuccess) {
     cudaGetLastError();
     return;
   }
-  fft_fault_kernel<T><<<1, 1, 0, stream>>>(p, L, f.row, (f.col / sc) % cnt, int(f.col % sc), f.model, f.bit, f.value,
-                                           dv);
+  int scalar = 0;
+  const int64_t e = fault_element(L, f.col, cnt, &scalar);
+  fft_fault_kernel<T><<<1, 1, 0, stream>>>(p, L, f.row, e, scalar, f.model, f.bit, f.value, dv);
   double v[2] = {0, 0};
   cudaMemcpyAsync(v, dv, sizeof v, cudaMemcpyDeviceToHost, stream);
   cudaStreamSynchronize(stream);
@@ -349,15 +354,20 @@ abft_status run_callbacks(Call& c, const T* in, T* out, T* backup) {
   return ABFT_STATUS_SUCCESS;
 }
 
+/** cuFFT's planning of the plan's shape and layout on handle h (64-bit planner). */
+cufftResult make_cufft_plan(const abft_cuda_fft_plan_s* p, cufftHandle h) {
+  size_t ws = 0;
+  return cufftMakePlanMany64(h, p->sh.rank, const_cast<long long*>(p->nn), const_cast<long long*>(p->ie), p->istride,
+                             p->idist, const_cast<long long*>(p->oe), p->ostride, p->odist, p->type, p->batch, &ws);
+}
+
 /** A callback plan's plain twin for policy-OFF calls, made on first use (cuFFT cannot take
  *  callbacks off a plan). */
 cufftResult plain_plan(abft_cuda_fft_plan_s* p) {
   if (p->plain_made) return CUFFT_SUCCESS;
-  size_t ws = 0;
   cufftResult r = cufftCreate(&p->plain);
   if (r != CUFFT_SUCCESS) return r;
-  r = cufftMakePlanMany64(p->plain, p->sh.rank, p->nn, p->ie, p->istride, p->idist, p->oe, p->ostride, p->odist,
-                          p->type, p->batch, &ws);
+  r = make_cufft_plan(p, p->plain);
   if (r != CUFFT_SUCCESS) {
     cufftDestroy(p->plain);
     return r;
@@ -481,11 +491,7 @@ bool attach_callbacks(abft_cuda_fft_plan_s* p) {
  *  read), the faults' values, and the callbacks' fixed arguments (written at the first call). */
 bool callback_state(abft_cuda_fft_plan_s* p) {
   auto decoder = [&](const SigLayout& L) {
-    int64_t last[3] = {0, 0, 0};
-    for (int d = 0; d < L.rank; ++d) last[d] = L.dims[d] - 1;
-    SigLayout one = L;
-    one.dist = 0;
-    const bool interleaved = !(L.dist >= one.offset(0, last) + 1);  // as fft_plan_args admits it
+    const bool interleaved = !(L.dist >= L.span());  // as fft_plan_args admits it
     return ck::FftSideDecoder::make(L.rank, L.dims, L.embed, L.stride, L.dist, p->batch, interleaved,
                                     ck::fft_callback_bucket_shift(p->dbl, L.count()));
   };
@@ -542,14 +548,10 @@ abft_status fft_plan_args(abft_precision prec, abft_fft_kind kind, int rank, con
     L.dist = dist;
     for (int d = 1; d < rank; ++d)
       if (L.embed[d] < L.dims[d]) return false;
-    // Signals of a batch must not overlap: the distance spans a whole signal.
-    int64_t last[3] = {0, 0, 0};
-    for (int d = 0; d < rank; ++d) last[d] = L.dims[d] - 1;
-    SigLayout one = L;
-    one.dist = 0;
-    // Signals one after another (dist covers a signal), or interleaved (every element of one
-    // signal a multiple of stride apart, the batch inside one stride): no two share an element.
-    return batch == 1 || dist >= one.offset(0, last) + 1 || (dist >= 1 && batch * dist <= stride);
+    // Signals of a batch must not overlap: signals one after another (dist covers a signal), or
+    // interleaved (every element of one signal a multiple of stride apart, the batch inside one
+    // stride): no two share an element.
+    return batch == 1 || dist >= L.span() || (dist >= 1 && batch * dist <= stride);
   };
   if (!side(li, true, inembed, istride, idist) || !side(lo, false, onembed, ostride, odist))
     return ABFT_STATUS_INVALID_LD;
@@ -610,8 +612,7 @@ abft_status fft_plan_make(abft_cuda_fft_plan_s** out, abft_handle_t h, abft_prec
       const cufftResult r =
           attempt == 1 ? cufftMakePlanMany(p->fft, rank, in_, ie_, int(p->istride), int(p->idist), oe_,
                                            int(p->ostride), int(p->odist), p->type, int(batch), &ws)
-                       : cufftMakePlanMany64(p->fft, rank, p->nn, p->ie, p->istride, p->idist, p->oe, p->ostride,
-                                             p->odist, p->type, batch, &ws);
+                       : make_cufft_plan(p, p->fft);
       ok = r == CUFFT_SUCCESS;
       // The link itself failed (no nvJitLink, an architecture the LTO-IR does not cover): the
       // int planner would link again, to the same end.
