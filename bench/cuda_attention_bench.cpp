@@ -1,15 +1,21 @@
 /** \file cuda_attention_bench.cpp
- *  \brief The protected GPU attention forward (abft_cuda_attention_forward, policy CORRECT)
- *  against the same kernel without its checksums (policy OFF) in the same run: the ABFT
+ *  \brief The protected GPU attention (abft_cuda_attention_forward / _backward, policy CORRECT)
+ *  against the same kernels without their checksums (policy OFF) in the same run: the ABFT
  *  overhead (bar <= 10 %, issue 11). Shapes: seq 512 ... 16384 (q_len = kv_len), head_dim 64
  *  and 128, causal and not, bfloat16 (binary16 and float at head_dim 128), batch x heads chosen
- *  so that every call holds 2^16 query rows; the 16-bit rows again on tensor cores ("fwd-tc",
- *  ABFT_CUDA_ATTN_TC=1). Each iteration times both (CUDA events, the order
- *  alternating) after one untimed warm-up of each; counters: TFLOP/s of each (4 L_q L_k D per
- *  head, halved when causal), `overhead` = protected / unprotected time - 1. PyTorch's SDPA is
- *  timed on the same shapes by scripts/gpu_attention_sdpa.py and joined in the table
- *  (scripts/gpu_bench_table.py attention). Every row skips (with the reason) without a device.
- *  Run by scripts/gpu-check.sh. Not yet run on a GPU.
+ *  so that every call holds 2^16 query rows. Rows:
+ *    cuda_attention/fwd/...             the forward (SIMT products);
+ *    cuda_attention/fwd-tc/...          the 16-bit rows on tensor cores (ABFT_CUDA_ATTN_TC=1);
+ *    cuda_attention/bwd/...             the backward (bfloat16 and float, seq 1024, 4096, 16384);
+ *    cuda_attention/fwd[-tc]-nokeysums/ the forward with each query block forming the key
+ *                                       blocks' sums itself (ABFT_CUDA_ATTN_KEY_SUMS=0: the
+ *                                       pre-pass's gain; bfloat16, seq 1024 and 16384; no bar).
+ *  Each iteration times both (CUDA events, the order alternating) after one untimed warm-up of
+ *  each; counters: TFLOP/s of each (4 L_q L_k D per head, halved when causal; the backward
+ *  2.5 times that, the FlashAttention convention), `overhead` = protected / unprotected time -
+ *  1. PyTorch's SDPA is timed on the same shapes, forward and backward, by
+ *  scripts/gpu_attention_sdpa.py and joined in the table (scripts/gpu_bench_table.py
+ *  attention). Every row skips (with the reason) without a device. Run by scripts/gpu-check.sh.
  */
 #include <benchmark/benchmark.h>
 #include <cuda_runtime.h>
@@ -30,11 +36,38 @@ const char* dtype_tag(abft_cuda_dtype t) {
   return t == ABFT_CUDA_FLOAT ? "f32" : t == ABFT_CUDA_HALF ? "f16" : "bf16";
 }
 
-void BM_attention(benchmark::State& state, abft_cuda_dtype t, int64_t seq, int64_t D, bool causal, bool tc) {
+enum class Dir { Fwd, Bwd };
+
+/** A device buffer of n elements of es bytes holding the bench's value pattern (small values,
+ *  the same bits for every storage type's width; `salt` makes the tensors differ). */
+bool upload_pattern(void** p, size_t n, size_t es, abft_cuda_dtype t, uint32_t salt) {
+  if (cudaMalloc(p, n * es) != cudaSuccess) return false;
+  std::vector<unsigned char> h(n * es);
+  for (size_t i = 0; i < n; ++i) {
+    const float v = float(int(((i + salt) * 2654435761u) % 2001) - 1000) / 1000.0f;
+    uint32_t b;
+    std::memcpy(&b, &v, 4);
+    if (es == 4) std::memcpy(&h[i * 4], &b, 4);
+    else if (t == ABFT_CUDA_BFLOAT16) {
+      const uint16_t hi = uint16_t(b >> 16);
+      std::memcpy(&h[i * 2], &hi, 2);
+    } else {  // binary16 of a value in [-1, 1]: via the exponent and top mantissa bits
+      const int e = int((b >> 23) & 0xff) - 127;
+      uint16_t x = 0;
+      if (v != 0.0f && e >= -14) x = uint16_t(((b >> 16) & 0x8000) | ((e + 15) << 10) | ((b >> 13) & 0x3ff));
+      std::memcpy(&h[i * 2], &x, 2);
+    }
+  }
+  return cudaMemcpy(*p, h.data(), n * es, cudaMemcpyHostToDevice) == cudaSuccess;
+}
+
+void BM_attention(benchmark::State& state, abft_cuda_dtype t, int64_t seq, int64_t D, bool causal, bool tc, Dir dir,
+                  bool records) {
   if (!abft_bench::device_or_skip(state)) return;
-  // The product engine: tensor cores (16-bit storage, head_dim 64 / 128) or SIMT.
-  if (tc) setenv("ABFT_CUDA_ATTN_TC", "1", 1);
-  else unsetenv("ABFT_CUDA_ATTN_TC");
+  // The product engine (tensor cores: 16-bit storage, head_dim 64 / 128; or SIMT) and the key
+  // blocks' sums (the pre-pass, or each query block's own).
+  const abft_bench::ScopedEnv engine("ABFT_CUDA_ATTN_TC", "1", tc);
+  const abft_bench::ScopedEnv sums("ABFT_CUDA_ATTN_KEY_SUMS", "0", !records);
   const int64_t heads = 8, rows = int64_t(1) << 16;
   const int64_t batch = rows / (seq * heads) > 0 ? rows / (seq * heads) : 1;
   const int64_t hb = rows / seq;  // batch x heads
@@ -43,46 +76,38 @@ void BM_attention(benchmark::State& state, abft_cuda_dtype t, int64_t seq, int64
   d.causal = causal ? 1 : 0;
   const size_t es = t == ABFT_CUDA_FLOAT ? 4 : 2;
   const size_t n = size_t(batch * d.heads * seq * D);
-  void *Q = nullptr, *K = nullptr, *V = nullptr, *O = nullptr;
+  const bool bwd = dir == Dir::Bwd;
+  void *Q = nullptr, *K = nullptr, *V = nullptr, *O = nullptr, *dO = nullptr, *dQ = nullptr, *dK = nullptr,
+       *dV = nullptr;
   float* lse = nullptr;
-  if (cudaMalloc(&Q, n * es) != cudaSuccess || cudaMalloc(&K, n * es) != cudaSuccess ||
-      cudaMalloc(&V, n * es) != cudaSuccess || cudaMalloc(&O, n * es) != cudaSuccess ||
-      cudaMalloc(&lse, size_t(batch * d.heads * seq) * 4) != cudaSuccess) {
-    cudaFree(Q), cudaFree(K), cudaFree(V), cudaFree(O);
+  auto free_all = [&] {
+    cudaFree(Q), cudaFree(K), cudaFree(V), cudaFree(O), cudaFree(lse);
+    cudaFree(dO), cudaFree(dQ), cudaFree(dK), cudaFree(dV);
+  };
+  const bool ok = upload_pattern(&Q, n, es, t, 0) && upload_pattern(&K, n, es, t, 7) &&
+                  upload_pattern(&V, n, es, t, 13) && cudaMalloc(&O, n * es) == cudaSuccess &&
+                  cudaMalloc(reinterpret_cast<void**>(&lse), size_t(batch * d.heads * seq) * 4) == cudaSuccess &&
+                  (!bwd || (upload_pattern(&dO, n, es, t, 29) && cudaMalloc(&dQ, n * es) == cudaSuccess &&
+                            cudaMalloc(&dK, n * es) == cudaSuccess && cudaMalloc(&dV, n * es) == cudaSuccess));
+  if (!ok) {
+    free_all();
     state.SkipWithError("allocation failed");
     return;
   }
-  {  // small values, a host pattern copied up (the same bits for every storage type's width)
-    std::vector<unsigned char> h(n * es);
-    for (size_t i = 0; i < n; ++i) {
-      const float v = float(int((i * 2654435761u) % 2001) - 1000) / 1000.0f;
-      uint32_t b;
-      std::memcpy(&b, &v, 4);
-      if (es == 4) std::memcpy(&h[i * 4], &b, 4);
-      else if (t == ABFT_CUDA_BFLOAT16) {
-        const uint16_t hi = uint16_t(b >> 16);
-        std::memcpy(&h[i * 2], &hi, 2);
-      } else {  // binary16 of a value in [-1, 1]: via the exponent and top mantissa bits
-        const int e = int((b >> 23) & 0xff) - 127;
-        uint16_t x = 0;
-        if (v != 0.0f && e >= -14) x = uint16_t(((b >> 16) & 0x8000) | ((e + 15) << 10) | ((b >> 13) & 0x3ff));
-        std::memcpy(&h[i * 2], &x, 2);
-      }
-    }
-    cudaMemcpy(Q, h.data(), n * es, cudaMemcpyHostToDevice);
-    cudaMemcpy(K, h.data(), n * es, cudaMemcpyHostToDevice);
-    cudaMemcpy(V, h.data(), n * es, cudaMemcpyHostToDevice);
-  }
   abft_handle_t h = nullptr;
   abft_handle_create(&h);
-  auto run_plain = [&] { abft_cuda_attention_forward(h, nullptr, ABFT_POLICY_OFF, &d, t, Q, K, V, nullptr, O, lse); };
-  auto run_prot = [&] {
-    abft_cuda_attention_forward(h, nullptr, ABFT_POLICY_CORRECT, &d, t, Q, K, V, nullptr, O, lse);
+  // The backward's O and lse: the forward's (unprotected: the same bits).
+  if (bwd) abft_cuda_attention_forward(h, nullptr, ABFT_POLICY_OFF, &d, t, Q, K, V, nullptr, O, lse);
+  auto call = [&](abft_policy pol) {
+    if (bwd) abft_cuda_attention_backward(h, nullptr, pol, &d, t, Q, K, V, nullptr, O, dO, lse, dQ, dK, dV);
+    else abft_cuda_attention_forward(h, nullptr, pol, &d, t, Q, K, V, nullptr, O, lse);
   };
-  const abft_bench::PairedTimes times = abft_bench::time_paired(state, run_plain, run_prot);
+  const abft_bench::PairedTimes times =
+      abft_bench::time_paired(state, [&] { call(ABFT_POLICY_OFF); }, [&] { call(ABFT_POLICY_CORRECT); });
   abft_report r{};
   const abft_status ss = abft_cuda_sync(h, nullptr, &r);
-  const double flops = 4.0 * double(batch * d.heads) * double(seq) * double(seq) * double(D) * (causal ? 0.5 : 1.0);
+  const double flops = 4.0 * double(batch * d.heads) * double(seq) * double(seq) * double(D) *
+                       (causal ? 0.5 : 1.0) * (bwd ? 2.5 : 1.0);
   const double it = double(times.iterations);
   state.counters["plain_TFLOPs"] = flops * it / times.plain * 1e-12;
   state.counters["abft_TFLOPs"] = flops * it / times.protected_ * 1e-12;
@@ -92,30 +117,48 @@ void BM_attention(benchmark::State& state, abft_cuda_dtype t, int64_t seq, int64
   if (ss != ABFT_STATUS_SUCCESS || r.detected) state.SkipWithError("a clean run was flagged (false positive)");
   abft_cuda_release(h);
   abft_handle_destroy(h);
-  cudaFree(Q), cudaFree(K), cudaFree(V), cudaFree(O), cudaFree(lse);
-  unsetenv("ABFT_CUDA_ATTN_TC");
+  free_all();
+}
+
+void add(const std::string& kind, abft_cuda_dtype t, int64_t D, bool causal, int64_t seq, bool tc, Dir dir,
+         bool records) {
+  const std::string name = "cuda_attention/" + kind + "/" + dtype_tag(t) + "/d" + std::to_string(D) +
+                           (causal ? "/causal" : "/full") + "/seq" + std::to_string(seq);
+  benchmark::RegisterBenchmark(name.c_str(), BM_attention, t, seq, D, causal, tc, dir, records)
+      ->UseManualTime()
+      ->Iterations(5)
+      ->Unit(benchmark::kMillisecond);
 }
 
 void register_all() {
   for (bool tc : {false, true})
-  for (abft_cuda_dtype t : {ABFT_CUDA_BFLOAT16, ABFT_CUDA_HALF, ABFT_CUDA_FLOAT})
+    for (abft_cuda_dtype t : {ABFT_CUDA_BFLOAT16, ABFT_CUDA_HALF, ABFT_CUDA_FLOAT})
+      for (int64_t D : {64, 128})
+        for (bool causal : {false, true})
+          for (int64_t seq = 512; seq <= 16384; seq *= 2) {
+            if (t != ABFT_CUDA_BFLOAT16 && (D != 128 || causal)) continue;
+            if (tc && t == ABFT_CUDA_FLOAT) continue;  // tensor cores: 16-bit storage only
+            add(tc ? "fwd-tc" : "fwd", t, D, causal, seq, tc, Dir::Fwd, true);
+          }
+  for (abft_cuda_dtype t : {ABFT_CUDA_BFLOAT16, ABFT_CUDA_FLOAT})
     for (int64_t D : {64, 128})
       for (bool causal : {false, true})
-        for (int64_t seq = 512; seq <= 16384; seq *= 2) {
+        for (int64_t seq : {1024, 4096, 16384}) {
           if (t != ABFT_CUDA_BFLOAT16 && (D != 128 || causal)) continue;
-          if (tc && t == ABFT_CUDA_FLOAT) continue;  // tensor cores: 16-bit storage only
-          const std::string name = std::string("cuda_attention/fwd") + (tc ? "-tc/" : "/") + dtype_tag(t) + "/d" +
-                                   std::to_string(D) + (causal ? "/causal" : "/full") + "/seq" + std::to_string(seq);
-          benchmark::RegisterBenchmark(name.c_str(), BM_attention, t, seq, D, causal, tc)
-              ->UseManualTime()
-              ->Iterations(5)
-              ->Unit(benchmark::kMillisecond);
+          add("bwd", t, D, causal, seq, false, Dir::Bwd, true);
         }
+  for (bool tc : {false, true})
+    for (int64_t D : {64, 128})
+      for (int64_t seq : {1024, 16384})
+        add(tc ? "fwd-tc-nokeysums" : "fwd-nokeysums", ABFT_CUDA_BFLOAT16, D, false, seq, tc, Dir::Fwd, false);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Each row sets its own variants (ScopedEnv): none comes from the caller's environment.
+  unsetenv("ABFT_CUDA_ATTN_TC");
+  unsetenv("ABFT_CUDA_ATTN_KEY_SUMS");
   register_all();
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();

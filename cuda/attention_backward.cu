@@ -7,7 +7,8 @@
  *    - dQ: a block per (batch, head, query block of kBR queries), sweeping its key blocks.
  *  The checksum chain is the CPU engine's (docs/ABFT.md §10.3) on the forward's layout (§13):
  *    S^T and dP^T = V dO^T  by their query-side sums against (e^T K_blk) sq_i, (e^T V_blk) dO_i
- *                           (attn_dot_tile_coefficient, attn_tile_verdict, as the forward);
+ *                           in float (attn_float_tile_coefficient, attn_tile_verdict, as the
+ *                           forward; the key block's sums from the pre-pass, attention_key_sums.cu);
  *    P and dS = P o (dP - D) finite, P >= 0 (elementwise: no linear checksum passes them);
  *    dV += P^T dO, dK += dS^T Q  per key block: column sums of the finished rows against
  *                           sum over tiles of p^T dO and d^T Q, p_i = sum_j P_ij, d_i = sum_j dS_ij
@@ -114,13 +115,25 @@ __device__ __forceinline__ void load_tile(float* dst, const T* src, int64_t r0, 
   }
 }
 
-/** Column sums of the K and V tiles (their first nk rows) in double: the references and
- *  magnitudes of the score and dP tile checks. */
+/** Column sums of the K and V tiles (their first nk rows) in double, rounded to float once: the
+ *  references and magnitudes of the score and dP tile checks (in float, docs/ABFT.md §13.3). */
 template <int DM>
-__device__ __forceinline__ void kv_sums(const float* Ks, const float* Vs, int nk, double* ksum, double* kabs,
-                                        double* vsum, double* vabs) {
+__device__ __forceinline__ void kv_sums(const float* Ks, const float* Vs, int nk, float* ksum, float* kabs,
+                                        float* vsum, float* vabs) {
   tile_column_sums(Ks, DM + 1, nk, DM, ksum, kabs);
   tile_column_sums(Vs, DM + 1, nk, DM, vsum, vabs);
+}
+
+/** The same sums from the pre-pass's record of the key block (KeySums, `!rows` layout): the
+ *  bits kv_sums would form over the block's keys. */
+template <int DM>
+__device__ __forceinline__ void kv_sums_of(const float* rec, float* ksum, float* kabs, float* vsum, float* vabs) {
+  for (int c = threadIdx.x; c < DM; c += kThreads) {
+    ksum[c] = rec[c];
+    kabs[c] = rec[DM + c];
+    vsum[c] = rec[2 * DM + c];
+    vabs[c] = rec[3 * DM + c];
+  }
 }
 
 /** lse_i and D_i = dO_i . O_i (double, rounded to float once) of the thread's query row; every
@@ -148,8 +161,8 @@ __device__ __forceinline__ void row_stats(const AttnArgs& a, const HeadView<T>& 
  *  SCORES and DP faults land before the observed sums. All 32 threads of a warp call it. */
 template <class T, int DM, bool kCheck>
 __device__ __forceinline__ void tile_probs(const AttnArgs& a, const HeadView<T>& hv, const float* Qs,
-                                           const float* dOs, const float* Ks, const float* Vs, const double* ksum,
-                                           const double* kabs, const double* vsum, const double* vabs, int qi,
+                                           const float* dOs, const float* Ks, const float* Vs, const float* ksum,
+                                           const float* kabs, const float* vsum, const float* vabs, int qi,
                                            int lane, int64_t bh, int64_t i, bool qvalid, int64_t j0, int nk,
                                            float lse, float Drow, bool inject, const DevFaultList& fl,
                                            bool& bad, bool& skip, float (&p)[kKeysPerLane],
@@ -167,8 +180,8 @@ __device__ __forceinline__ void tile_probs(const AttnArgs& a, const HeadView<T>&
       dp[t] = fmaf(o, Vs[j * RS + d], dp[t]);
     }
   }
-  if (kCheck) {
-    double os = 0.0, od = 0.0;
+  if (kCheck) {  // in float, as the forward's (ABFT.md §13.3): no double operation per tile
+    float os = 0.0f, od = 0.0f;
 #pragma unroll
     for (int t = 0; t < kKeysPerLane; ++t) {
       const int j = lane + kLanes * t;
@@ -177,16 +190,16 @@ __device__ __forceinline__ void tile_probs(const AttnArgs& a, const HeadView<T>&
         s[t] = land_all(fl, ABFT_SITE_ATTN_SCORES, bh, i, j0 + j, s[t]);
         dp[t] = land_all(fl, ABFT_SITE_ATTN_DP, bh, i, j0 + j, dp[t]);
       }
-      os += double(s[t]);
-      od += double(dp[t]);
+      os += s[t];
+      od += dp[t];
     }
-    double rs = 0.0, ms = 0.0, rd = 0.0, md = 0.0;
+    float rs = 0.0f, ms = 0.0f, rd = 0.0f, md = 0.0f;
     for (int c = lane; c < DM; c += kLanes) {
-      const double q = double(a.scale * Qs[qi * RS + c]), o = double(dOs[qi * RS + c]);
-      rs += q * ksum[c];
-      ms += fabs(q) * kabs[c];
-      rd += o * vsum[c];
-      md += fabs(o) * vabs[c];
+      const float q = a.scale * Qs[qi * RS + c], o = dOs[qi * RS + c];
+      rs = fmaf(q, ksum[c], rs);
+      ms = fmaf(fabsf(q), kabs[c], ms);
+      rd = fmaf(o, vsum[c], rd);
+      md = fmaf(fabsf(o), vabs[c], md);
     }
     os = lane_sum(os);
     od = lane_sum(od);
@@ -195,8 +208,8 @@ __device__ __forceinline__ void tile_probs(const AttnArgs& a, const HeadView<T>&
     rd = lane_sum(rd);
     md = lane_sum(md);
     if (qvalid) {
-      const double c_tile = ck::attn_dot_tile_coefficient<float>(kBC, DM);
-      const double abs_tile = ck::attn_abs_term<float>(double(kBC) * DM, 0.0);
+      const double c_tile = ck::attn_float_tile_coefficient<float>(kBC, DM, DM, kLanes);
+      const double abs_tile = ck::attn_float_tile_abs_term<float>(kBC, DM, DM);
       const ck::AttnVerdict v1 = ck::attn_tile_verdict(os, rs, ms, c_tile, abs_tile);
       const ck::AttnVerdict v2 = ck::attn_tile_verdict(od, rd, md, c_tile, abs_tile);
       bad |= v1 == ck::AttnVerdict::Fail || v2 == ck::AttnVerdict::Fail;
@@ -247,17 +260,18 @@ __device__ __forceinline__ bool finish_pass(bool skip_in, bool bad, bool skip_ou
 
 /** dK and dV of one key block per unit u = (b * kv_heads + hk) * nkb + kb. */
 template <class T, int DM, bool kCheck>
-__global__ void __launch_bounds__(kThreads) attn_bwd_dkdv_kernel(AttnArgs a, AttnBwdPtrs g, DevFaultList fl,
-                                                                  DeviceCounters* cnt, RepairCounters* rep,
-                                                                  int correct) {
+__global__ void __launch_bounds__(kThreads) attn_bwd_dkdv_kernel(AttnArgs a, AttnBwdPtrs g, KeySums ks,
+                                                                  DevFaultList fl, DeviceCounters* cnt,
+                                                                  RepairCounters* rep, int correct) {
   constexpr int RS = DM + 1;
   constexpr int NA = DM / kLanes;
   extern __shared__ __align__(16) unsigned char smem[];
-  double* ksum = reinterpret_cast<double*>(smem);
-  double* kabs = ksum + DM;
-  double* vsum = kabs + DM;
-  double* vabs = vsum + DM;
-  double* refV = vabs + DM;  // sum over tiles of p^T dO, and its magnitude
+  // The key block's column sums (float, in the first 4 DM double slots; their upper half unused).
+  float* ksum = reinterpret_cast<float*>(smem);
+  float* kabs = ksum + DM;
+  float* vsum = kabs + DM;
+  float* vabs = vsum + DM;
+  double* refV = reinterpret_cast<double*>(smem) + 4 * DM;  // sum over tiles of p^T dO, and its magnitude
   double* magV = refV + DM;
   double* refK = magV + DM;  // sum over tiles of d^T Q (unscaled), and its magnitude
   double* magK = refK + DM;
@@ -292,7 +306,10 @@ __global__ void __launch_bounds__(kThreads) attn_bwd_dkdv_kernel(AttnArgs a, Att
       if (kCheck)
         for (int c = tid; c < DM; c += kThreads) refV[c] = magV[c] = refK[c] = magK[c] = 0.0;
       __syncthreads();
-      if (kCheck) kv_sums<DM>(Ks, Vs, nk, ksum, kabs, vsum, vabs);  // read after the next barrier
+      // Read after the next barrier. The pre-pass's record on the first pass (the block's keys
+      // are the record's); a repair forms its own.
+      if (kCheck && pass == 0 && ks.p) kv_sums_of<DM>(ks.at<float>(b, hk, a.HK, u % nkb), ksum, kabs, vsum, vabs);
+      else if (kCheck) kv_sums<DM>(Ks, Vs, nk, ksum, kabs, vsum, vabs);
 
       float dv[NA], dk[NA], tp[NA];
 #pragma unroll
@@ -464,19 +481,20 @@ __global__ void __launch_bounds__(kThreads) attn_bwd_dkdv_kernel(AttnArgs a, Att
 
 /** dQ of one query block per unit u = (b * heads + h) * nqb + qb. */
 template <class T, int DM, bool kCheck>
-__global__ void __launch_bounds__(kThreads) attn_bwd_dq_kernel(AttnArgs a, AttnBwdPtrs g, DevFaultList fl,
-                                                                DeviceCounters* cnt, RepairCounters* rep,
-                                                                int correct) {
+__global__ void __launch_bounds__(kThreads) attn_bwd_dq_kernel(AttnArgs a, AttnBwdPtrs g, KeySums ks,
+                                                                DevFaultList fl, DeviceCounters* cnt,
+                                                                RepairCounters* rep, int correct) {
   constexpr int RS = DM + 1;
   constexpr int NA = DM / kLanes;
   extern __shared__ __align__(16) unsigned char smem[];
-  double* ksum = reinterpret_cast<double*>(smem);
-  double* kabs = ksum + DM;
-  double* vsum = kabs + DM;
-  double* vabs = vsum + DM;
-  double* refQ = vabs + DM;  // sum over key blocks of w^T K (unscaled), and its magnitude
+  // The key block's column sums (float, in the first 4 DM double slots; their upper half unused).
+  float* ksum = reinterpret_cast<float*>(smem);
+  float* kabs = ksum + DM;
+  float* vsum = kabs + DM;
+  float* vabs = vsum + DM;
+  double* refQ = reinterpret_cast<double*>(smem) + 4 * DM;  // sum over key blocks of w^T K (unscaled), and its magnitude
   double* magQ = refQ + DM;
-  double* wsum = ksum + 8 * DM;  // per key of the tile: sum_i dS_ij, sum_i |dS_ij|
+  double* wsum = reinterpret_cast<double*>(smem) + 8 * DM;  // per key of the tile: sum_i dS_ij, sum_i |dS_ij|
   double* wabs = wsum + kBC;
   float* Ks = reinterpret_cast<float*>(wsum + 3 * kBR);  // the dK/dV kernel's layout
   float* Vs = Ks + kBC * RS;
@@ -525,8 +543,12 @@ __global__ void __launch_bounds__(kThreads) attn_bwd_dq_kernel(AttnArgs a, AttnB
         __syncthreads();  // the previous key block is done with K, V, dS and the key sums
         load_tile<T, DM>(Ks, K, j0, kend, D, a.ks[2], a.ks[3]);
         load_tile<T, DM>(Vs, V, j0, kend, D, a.vs[2], a.vs[3]);
+        // The pre-pass's record on the first pass, when the tile holds all of the record's keys
+        // (a causal sweep that stops inside the block, and a repair, form their own).
+        const bool kcols = kCheck && pass == 0 && ks.p && nk == (a.Lk - j0 < kBC ? int(a.Lk - j0) : kBC);
+        if (kcols) kv_sums_of<DM>(ks.at<float>(b, hk, a.HK, kb), ksum, kabs, vsum, vabs);
         __syncthreads();
-        if (kCheck) {
+        if (kCheck && !kcols) {
           kv_sums<DM>(Ks, Vs, nk, ksum, kabs, vsum, vabs);
           __syncthreads();
         }
@@ -635,7 +657,7 @@ __global__ void __launch_bounds__(kThreads) attn_bwd_dq_kernel(AttnArgs a, AttnB
 
 template <class Kern>
 abft_status launch_one(Kern kern, int64_t units, size_t smem, const AttnArgs& a, const AttnBwdPtrs& g,
-                       const DevFaultList& fl, State* st, cudaStream_t stream, bool correct) {
+                       const KeySums& ks, const DevFaultList& fl, State* st, cudaStream_t stream, bool correct) {
   if (units <= 0) return ABFT_STATUS_SUCCESS;
   // (Per device and cheap: set before every launch rather than cached per process.)
   if (cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)) != cudaSuccess) {
@@ -644,31 +666,31 @@ abft_status launch_one(Kern kern, int64_t units, size_t smem, const AttnArgs& a,
   }
   const unsigned grid = unsigned(units < (1 << 20) ? units : (1 << 20));
   const int kid = ABFT_KERNEL_ATTN_BWD;
-  kern<<<grid, kThreads, smem, stream>>>(a, g, fl, st->counters + kid, st->repair + kid, correct ? 1 : 0);
+  kern<<<grid, kThreads, smem, stream>>>(a, g, ks, fl, st->counters + kid, st->repair + kid, correct ? 1 : 0);
   return cudaGetLastError() == cudaSuccess ? ABFT_STATUS_SUCCESS : ABFT_STATUS_INTERNAL_ERROR;
 }
 
 template <class T, int DM>
-abft_status launch_dm(const AttnArgs& a, const AttnBwdPtrs& g, const DevFaultList& fl, State* st,
+abft_status launch_dm(const AttnArgs& a, const AttnBwdPtrs& g, const KeySums& ks, const DevFaultList& fl, State* st,
                       cudaStream_t stream, bool check, bool correct) {
   const size_t smem = bwd_smem_bytes(DM);
   const int64_t kv_units = a.B * a.HK * ((a.Lk + kBC - 1) / kBC);
   const int64_t q_units = a.B * a.H * a.nqb;
   abft_status s = launch_one(check ? attn_bwd_dkdv_kernel<T, DM, true> : attn_bwd_dkdv_kernel<T, DM, false>,
-                             kv_units, smem, a, g, fl, st, stream, correct);
+                             kv_units, smem, a, g, ks, fl, st, stream, correct);
   if (s != ABFT_STATUS_SUCCESS) return s;
   return launch_one(check ? attn_bwd_dq_kernel<T, DM, true> : attn_bwd_dq_kernel<T, DM, false>, q_units, smem, a,
-                    g, fl, st, stream, correct);
+                    g, ks, fl, st, stream, correct);
 }
 
 template <class T>
-abft_status launch_backward(const AttnArgs& a, const AttnBwdPtrs& g, const DevFaultList& fl, State* st,
-                            cudaStream_t stream, bool check, bool correct) {
+abft_status launch_backward(const AttnArgs& a, const AttnBwdPtrs& g, const KeySums& ks, const DevFaultList& fl,
+                            State* st, cudaStream_t stream, bool check, bool correct) {
   switch (head_dim_bucket(a.D)) {
-    case 32: return launch_dm<T, 32>(a, g, fl, st, stream, check, correct);
-    case 64: return launch_dm<T, 64>(a, g, fl, st, stream, check, correct);
-    case 128: return launch_dm<T, 128>(a, g, fl, st, stream, check, correct);
-    default: return launch_dm<T, 256>(a, g, fl, st, stream, check, correct);
+    case 32: return launch_dm<T, 32>(a, g, ks, fl, st, stream, check, correct);
+    case 64: return launch_dm<T, 64>(a, g, ks, fl, st, stream, check, correct);
+    case 128: return launch_dm<T, 128>(a, g, ks, fl, st, stream, check, correct);
+    default: return launch_dm<T, 256>(a, g, ks, fl, st, stream, check, correct);
   }
 }
 
@@ -676,10 +698,12 @@ abft_status launch_backward(const AttnArgs& a, const AttnBwdPtrs& g, const DevFa
 
 abft_status backward_launch(abft_cuda_dtype dtype, const AttnArgs& a, const AttnBwdPtrs& g, const DevFaultList& fl,
                             State* st, cudaStream_t stream, bool check, bool correct) {
+  // (Both kernels read the records: dK/dV once per key block, dQ once per query block and key block.)
+  const KeySums ks = check && a.Lq > 0 ? key_sums_launch(dtype, a, st, stream, false) : KeySums{};
   switch (dtype) {
-    case ABFT_CUDA_FLOAT: return launch_backward<float>(a, g, fl, st, stream, check, correct);
-    case ABFT_CUDA_HALF: return launch_backward<__half>(a, g, fl, st, stream, check, correct);
-    case ABFT_CUDA_BFLOAT16: return launch_backward<__nv_bfloat16>(a, g, fl, st, stream, check, correct);
+    case ABFT_CUDA_FLOAT: return launch_backward<float>(a, g, ks, fl, st, stream, check, correct);
+    case ABFT_CUDA_HALF: return launch_backward<__half>(a, g, ks, fl, st, stream, check, correct);
+    case ABFT_CUDA_BFLOAT16: return launch_backward<__nv_bfloat16>(a, g, ks, fl, st, stream, check, correct);
     default: return ABFT_STATUS_INVALID_VALUE;
   }
 }

@@ -101,10 +101,12 @@ __device__ __forceinline__ float lane_max(float x) {
   return x;
 }
 /** Column sums of the first `rows` rows of a shared-memory tile (row stride `stride`) in
- *  double, and of their magnitudes, one thread per column c < cols: the references and
- *  magnitudes of the tile checks (e^T K_blk, e^T |K_blk|, ...). */
-__device__ __forceinline__ void tile_column_sums(const float* tile, int stride, int rows, int cols, double* sum,
-                                                 double* abs_sum) {
+ *  double, and of their magnitudes, one thread per column c < cols, stored as S (double, or
+ *  float: rounded once): the references and magnitudes of the tile checks (e^T K_blk,
+ *  e^T |K_blk|, ...). */
+template <class S>
+__device__ __forceinline__ void tile_column_sums(const float* tile, int stride, int rows, int cols, S* sum,
+                                                 S* abs_sum) {
   for (int c = threadIdx.x; c < cols; c += kThreads) {
     double s = 0.0, sa = 0.0;
     for (int j = 0; j < rows; ++j) {
@@ -112,9 +114,43 @@ __device__ __forceinline__ void tile_column_sums(const float* tile, int stride, 
       s += x;
       sa += fabs(x);
     }
-    sum[c] = s;
-    abs_sum[c] = sa;
+    sum[c] = S(s);
+    abs_sum[c] = S(sa);
   }
+}
+
+/** The key blocks' sums, formed once per call by a pre-pass (cuda/attention_key_sums.cu) from
+ *  the caller's K and V, for the kernels that sweep every key block of a head once per query
+ *  block (the forward, the backward's dQ; the backward's dK/dV kernel reads them too): without
+ *  it each query block would form them again from its shared-memory tiles. One record per
+ *  (batch, KV head, key block of kBC keys, the last one partial), `bytes` each, for head-dim
+ *  bucket DM, floats, each summed in double and rounded once (the tile checks are in float,
+ *  docs/ABFT.md §13.3):
+ *    [0, DM) e^T K_blk,  [DM, 2 DM) e^T |K_blk|,  then
+ *    the forward (`rows`): kBC pairs (v_j, a_j) of V's checksum columns v_j = sum_c V_jc,
+ *      a_j = sum_c |V_jc|;
+ *    the backward (`!rows`): [2 DM, 3 DM) e^T V_blk,  [3 DM, 4 DM) e^T |V_blk|.
+ *  Each value has the bits the kernel's own sums of its tile have (the same order, the same
+ *  exactly widened inputs, the same rounding), so a record stands in for them: the bounds do
+ *  not change. A kernel uses a block's column sums only when its tile holds the record's keys,
+ *  all of the block's `min(kBC, Lk - j0)` (a causal sweep that stops inside a block sums its
+ *  own), and only on the first pass: a repair forms them again from its tiles, so a fault in a
+ *  record costs a recomputation, never a wrong verdict. `p == nullptr`: no records (each
+ *  kernel forms its own sums). */
+struct KeySums {
+  const void* p = nullptr;
+  int64_t nkb = 0;    ///< key blocks per (batch, KV head): ceil(Lk / kBC)
+  int64_t bytes = 0;  ///< per record
+  /// The record of key block kb of (batch b, KV head hk), HK KV heads, as S values.
+  template <class S>
+  __device__ __forceinline__ const S* at(int64_t b, int64_t hk, int64_t HK, int64_t kb) const {
+    return reinterpret_cast<const S*>(static_cast<const unsigned char*>(p) + ((b * HK + hk) * nkb + kb) * bytes);
+  }
+};
+
+/** Bytes of a KeySums record for bucket DM (rows: the forward's layout). */
+constexpr int64_t key_sums_bytes(int dm, bool rows) {
+  return int64_t(rows ? 2 * dm + 2 * kBC : 4 * dm) * int64_t(sizeof(float));
 }
 
 /** Head-dim bucket a kernel is compiled for: columns padded with zeros to DM. */

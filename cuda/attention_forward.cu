@@ -55,8 +55,8 @@ struct FwdSmem {
   static constexpr int PH = kBC + 8;  ///< probabilities, storage type
   static constexpr int SS = kBC + 4;  ///< scores, float
   static constexpr int TS = DM + 4;   ///< a key block's P V product, float
-  static constexpr size_t simt = size_t(2 * DM) * sizeof(double) +
-                                 size_t(kBR * (DM + 1) + kBC * (DM + 3) + kBR * (kBC + 1)) * sizeof(float);
+  static constexpr size_t simt =
+      size_t(2 * DM + kBR * (DM + 1) + kBC * (DM + 3) + kBR * (kBC + 1)) * sizeof(float);
   static constexpr size_t qh = round128(simt);
   static constexpr size_t kvh = qh + round128(size_t(kBR) * QH * 2);
   static constexpr size_t ph = kvh + round128(size_t(kBC) * QH * 2);
@@ -86,17 +86,17 @@ __device__ __forceinline__ bool at(const DevFault& f, int site, int64_t bh, int6
 /** The fused forward. kCheck false is the unprotected kernel (the benchmarks' baseline): the
  *  same arithmetic without a checksum. Grid-stride over units u = bh * nqb + query block. */
 template <class T, int DM, bool kCheck, bool kTC>
-__global__ void __launch_bounds__(kThreads) attn_fwd_kernel(AttnArgs a, DevFaultList fl, DeviceCounters* cnt,
-                                                             RepairCounters* rep, int correct) {
+__global__ void __launch_bounds__(kThreads) attn_fwd_kernel(AttnArgs a, KeySums ks, DevFaultList fl,
+                                                             DeviceCounters* cnt, RepairCounters* rep, int correct) {
   constexpr int QS = DM + 1;  // row strides in shared memory (odd: no bank conflicts)
   constexpr int KS = DM + 3;  // K or V tile; V's checksum columns at DM, DM + 1
   constexpr int PS = kBC + 1;
   constexpr int NA = DM / kLanes;
   constexpr bool kPartial = DM <= kPartialMaxDim;  // per-block partial products (see the P V step)
   extern __shared__ __align__(128) unsigned char smem[];
-  double* ksum = reinterpret_cast<double*>(smem);
-  double* kabs = ksum + DM;
-  float* Qs = reinterpret_cast<float*>(kabs + DM);
+  float* ksum = reinterpret_cast<float*>(smem);  // the key block's e^T K_blk, e^T |K_blk| (float, §13.3)
+  float* kabs = ksum + DM;
+  float* Qs = kabs + DM;
   float* KV = Qs + kBR * QS;
   float* Ps = KV + kBC * KS;
   // The tensor-core path's tiles (unused by the SIMT path).
@@ -140,8 +140,10 @@ __global__ void __launch_bounds__(kThreads) attn_fwd_kernel(AttnArgs a, DevFault
     if (kCheck) {
       // Tensor cores sum in an order of their own, aligning blocks of products to the largest
       // exponent and possibly truncating: three times the terms (3u per addition, ABFT.md §13.2).
-      c_tile = ck::attn_dot_tile_coefficient<float>(kBC, kTC ? 3 * DM : DM);
-      abs_tile = ck::attn_abs_term<float>(double(kBC) * DM, 0.0);
+      // The tile check in float (ABFT.md §13.3): the scores' own error, their sums in float, the
+      // reference and magnitude by float fused multiply-adds from sums rounded to float once.
+      c_tile = ck::attn_float_tile_coefficient<float>(kBC, kTC ? 3 * DM : DM, DM, kLanes);
+      abs_tile = ck::attn_float_tile_abs_term<float>(kBC, kTC ? 3 * DM : DM, DM);
       // Per-block partials: kBC fused multiply-adds a block and one rescaling add (the CPU
       // engine's count); direct accumulation: kBC * nkb of them.
       c_out = ck::attn_output_coefficient<float>(
@@ -152,6 +154,8 @@ __global__ void __launch_bounds__(kThreads) attn_fwd_kernel(AttnArgs a, DevFault
 
     for (int pass = 0;; ++pass) {
       const bool inject = kCheck && pass == 0 && fl.n > 0;
+      // The key blocks' sums from the pre-pass, on the first pass (a repair forms its own).
+      const bool records = kCheck && pass == 0 && ks.p != nullptr;
       __syncthreads();  // the previous unit or pass is done with shared memory
       for (int idx = tid; idx < kBR * DM; idx += kThreads) {
         const int r = idx / DM, c = idx % DM;
@@ -199,15 +203,22 @@ __global__ void __launch_bounds__(kThreads) attn_fwd_kernel(AttnArgs a, DevFault
         const int nk = int(kend - j0 < kBC ? kend - j0 : kBC);
         // kpos range of the faults that land after this block (past the last key: in the last).
         const int64_t khi = kb + 1 == nkb ? INT64_MAX : j0 + nk;
-        // K tile (zeros past the block's keys and past head_dim).
+        const float* rec = records ? ks.at<float>(b, hk, a.HK, kb) : nullptr;
+        // The record's column sums cover the whole block: not a sweep that stops inside it.
+        const bool kcols = rec && nk == (a.Lk - j0 < kBC ? int(a.Lk - j0) : kBC);
+        // K tile (zeros past the block's keys and past head_dim). The tensor-core path's
+        // products read the 16-bit copy; its float copy serves only the sums a kernel forms.
+        const bool kfloat = !kTC || (kCheck && !kcols);
         for (int idx = tid; idx < kBC * DM; idx += kThreads) {
           const int j = idx / DM, c = idx % DM;
           const T x = (j < nk && c < D) ? K[(j0 + j) * a.ks[2] + c * a.ks[3]] : from_f<T>(0.0f);
-          KV[j * KS + c] = to_f(x);
+          if (kfloat) KV[j * KS + c] = to_f(x);
           if constexpr (kTC) KVh[j * TS_::QH + c] = x;
         }
+        if (kcols)
+          for (int c = tid; c < DM; c += kThreads) ksum[c] = rec[c], kabs[c] = rec[DM + c];
         __syncthreads();
-        if (kCheck) {
+        if (kCheck && !kcols) {
           tile_column_sums(KV, KS, nk, DM, ksum, kabs);
           __syncthreads();
         }
@@ -237,8 +248,8 @@ __global__ void __launch_bounds__(kThreads) attn_fwd_kernel(AttnArgs a, DevFault
             for (int t = 0; t < kKeysPerLane; ++t) s[t] = fmaf(q, KV[(lane + kLanes * t) * KS + d], s[t]);
           }
         }
-        if (kCheck) {
-          double obs = 0.0;
+        if (kCheck) {  // in float (ABFT.md §13.3): no double operation or conversion per block
+          float obs = 0.0f;
 #pragma unroll
           for (int t = 0; t < kKeysPerLane; ++t) {
             const int j = lane + kLanes * t;
@@ -246,19 +257,19 @@ __global__ void __launch_bounds__(kThreads) attn_fwd_kernel(AttnArgs a, DevFault
             if (inject && qvalid)
               for (int x = 0; x < fl.n; ++x)
                 if (at(fl.f[x], ABFT_SITE_ATTN_SCORES, bh, i, j0 + j, 1, 0)) s[t] = land<float>(fl, x, s[t]);
-            obs += double(s[t]);
+            obs += s[t];
           }
-          double ref = 0.0, mag = 0.0;
+          float ref = 0.0f, mag = 0.0f;
           for (int c = lane; c < DM; c += kLanes) {
-            const double q = kTC ? double(to_f(Qh[qi * TS_::QH + c])) : double(Qs[qi * QS + c]);
-            ref += q * ksum[c];
-            mag += fabs(q) * kabs[c];
+            const float q = kTC ? to_f(Qh[qi * TS_::QH + c]) : Qs[qi * QS + c];
+            ref = fmaf(q, ksum[c], ref);
+            mag = fmaf(fabsf(q), kabs[c], mag);
           }
           obs = lane_sum(obs);
           ref = lane_sum(ref);
           mag = lane_sum(mag);
           if (qvalid) {
-            const ck::AttnVerdict v = ck::attn_tile_verdict(obs, ref, mag, c_tile, abs_tile);
+            const ck::AttnVerdict v = ck::attn_tile_verdict(double(obs), double(ref), double(mag), c_tile, abs_tile);
             bad |= v == ck::AttnVerdict::Fail;
             skip |= v == ck::AttnVerdict::Skip;
           }
@@ -323,14 +334,19 @@ __global__ void __launch_bounds__(kThreads) attn_fwd_kernel(AttnArgs a, DevFault
         }
         __syncthreads();  // scores done with K; probabilities visible
         // V tile and its checksum columns v_j = sum_c V_jc, a_j = sum_c |V_jc| (double, rounded once).
+        const bool vfloat = !kTC || (kCheck && !rec);
         for (int idx = tid; idx < kBC * DM; idx += kThreads) {
           const int j = idx / DM, c = idx % DM;
           const T x = (j < nk && c < D) ? V[(j0 + j) * a.vs[2] + c * a.vs[3]] : from_f<T>(0.0f);
-          KV[j * KS + c] = to_f(x);
+          if (vfloat) KV[j * KS + c] = to_f(x);
           if constexpr (kTC) KVh[j * TS_::QH + c] = x;
         }
+        if (rec && tid < 2 * kBC) {  // per key: valid for any nk (keys past it are zeros, as the tile's)
+          const int j = tid / 2;
+          KV[j * KS + DM + (tid & 1)] = j < nk ? rec[2 * DM + tid] : 0.0f;
+        }
         __syncthreads();
-        if (kCheck) {
+        if (kCheck && !rec) {
           const int j = tid / kLanes;  // kThreads / kLanes == kBC: one key per lane group
           double vs = 0.0, va = 0.0;
           for (int c = lane; c < DM; c += kLanes) {
@@ -475,8 +491,8 @@ __global__ void __launch_bounds__(kThreads) attn_fwd_kernel(AttnArgs a, DevFault
 }
 
 template <class T, int DM, bool kTC>
-abft_status launch_dm(const AttnArgs& a, const DevFaultList& fl, State* st, cudaStream_t stream, bool check,
-                      bool correct) {
+abft_status launch_dm(const AttnArgs& a, const KeySums& ks, const DevFaultList& fl, State* st, cudaStream_t stream,
+                      bool check, bool correct) {
   const size_t smem = FwdSmem<DM>::bytes(kTC);
   auto kern = check ? attn_fwd_kernel<T, DM, true, kTC> : attn_fwd_kernel<T, DM, false, kTC>;
   // (Per device and cheap: set before every launch rather than cached per process.)
@@ -487,7 +503,7 @@ abft_status launch_dm(const AttnArgs& a, const DevFaultList& fl, State* st, cuda
   const int64_t units = a.B * a.H * a.nqb;
   const unsigned grid = unsigned(units < (1 << 20) ? units : (1 << 20));
   const int kid = ABFT_KERNEL_ATTN_FWD;
-  kern<<<grid, kThreads, smem, stream>>>(a, fl, st->counters + kid, st->repair + kid, correct ? 1 : 0);
+  kern<<<grid, kThreads, smem, stream>>>(a, ks, fl, st->counters + kid, st->repair + kid, correct ? 1 : 0);
   return cudaGetLastError() == cudaSuccess ? ABFT_STATUS_SUCCESS : ABFT_STATUS_INTERNAL_ERROR;
 }
 
@@ -498,21 +514,21 @@ bool tensor_cores_requested() {
 }
 
 template <class T>
-abft_status launch_forward(const AttnArgs& a, const DevFaultList& fl, State* st, cudaStream_t stream, bool check,
-                           bool correct) {
+abft_status launch_forward(const AttnArgs& a, const KeySums& ks, const DevFaultList& fl, State* st,
+                           cudaStream_t stream, bool check, bool correct) {
   constexpr bool k16 = sizeof(T) == 2;
   const bool tc = k16 && tensor_cores_requested();
   switch (head_dim_bucket(a.D)) {
-    case 32: return launch_dm<T, 32, false>(a, fl, st, stream, check, correct);
+    case 32: return launch_dm<T, 32, false>(a, ks, fl, st, stream, check, correct);
     case 64:
       if constexpr (k16)
-        if (tc) return launch_dm<T, 64, true>(a, fl, st, stream, check, correct);
-      return launch_dm<T, 64, false>(a, fl, st, stream, check, correct);
+        if (tc) return launch_dm<T, 64, true>(a, ks, fl, st, stream, check, correct);
+      return launch_dm<T, 64, false>(a, ks, fl, st, stream, check, correct);
     case 128:
       if constexpr (k16)
-        if (tc) return launch_dm<T, 128, true>(a, fl, st, stream, check, correct);
-      return launch_dm<T, 128, false>(a, fl, st, stream, check, correct);
-    default: return launch_dm<T, 256, false>(a, fl, st, stream, check, correct);
+        if (tc) return launch_dm<T, 128, true>(a, ks, fl, st, stream, check, correct);
+      return launch_dm<T, 128, false>(a, ks, fl, st, stream, check, correct);
+    default: return launch_dm<T, 256, false>(a, ks, fl, st, stream, check, correct);
   }
 }
 
@@ -520,10 +536,11 @@ abft_status launch_forward(const AttnArgs& a, const DevFaultList& fl, State* st,
 
 abft_status forward_launch(abft_cuda_dtype dtype, const AttnArgs& a, const DevFaultList& fl, State* st,
                            cudaStream_t stream, bool check, bool correct) {
+  const KeySums ks = check ? key_sums_launch(dtype, a, st, stream, true) : KeySums{};
   switch (dtype) {
-    case ABFT_CUDA_FLOAT: return launch_forward<float>(a, fl, st, stream, check, correct);
-    case ABFT_CUDA_HALF: return launch_forward<__half>(a, fl, st, stream, check, correct);
-    case ABFT_CUDA_BFLOAT16: return launch_forward<__nv_bfloat16>(a, fl, st, stream, check, correct);
+    case ABFT_CUDA_FLOAT: return launch_forward<float>(a, ks, fl, st, stream, check, correct);
+    case ABFT_CUDA_HALF: return launch_forward<__half>(a, ks, fl, st, stream, check, correct);
+    case ABFT_CUDA_BFLOAT16: return launch_forward<__nv_bfloat16>(a, ks, fl, st, stream, check, correct);
     default: return ABFT_STATUS_INVALID_VALUE;
   }
 }

@@ -47,6 +47,7 @@ State::~State() {
   cudaFree(counters);
   cudaFree(repair);
   cudaFree(work);
+  cudaFree(attn_work);
   cudaSetDevice(cur);
 }
 

@@ -51,6 +51,8 @@ struct State {
   RepairCounters* repair = nullptr;
   void* work = nullptr;  ///< the GEMM's workspace (grown on demand)
   size_t work_bytes = 0;
+  void* attn_work = nullptr;  ///< the attention's key-block sums (attention_key_sums.cu)
+  size_t attn_work_bytes = 0;
   ~State();
 };
 

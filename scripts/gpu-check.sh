@@ -146,13 +146,22 @@ echo "FFT vs cuFFT (same run; ratio = cuFFT time / protected time; bar >= 0.85x;
 echo "(callbacks) or in passes around it; plan ms: the protected plan's making, callbacks linked then):"
 python3 "$root/scripts/gpu_bench_table.py" fft "$fft_json" || status=1
 
-attn_json=$build/cuda_attention_bench.json sdpa_json=$build/sdpa_attention.json
-tl 100 "$build/bench/abft_bench_cuda_attention" --benchmark_out="$attn_json" --benchmark_out_format=json >"$logs/bench_attention.log" 2>&1 \
-  || { status=1; log "attention benchmark failed"; }
-tl 60 python3 "$root/scripts/gpu_attention_sdpa.py" "$sdpa_json" >"$logs/sdpa_timing.log" 2>&1 || log "SDPA timing failed"
+# The forward's rows, then the backward's, each in its own run and JSON (a timeout in one keeps
+# the other's table).
+attn_json=$build/cuda_attention_bench.json attn_bwd_json=$build/cuda_attention_bwd_bench.json
+sdpa_json=$build/sdpa_attention.json
+tl 100 "$build/bench/abft_bench_cuda_attention" --benchmark_filter='/fwd' --benchmark_out="$attn_json" \
+  --benchmark_out_format=json >"$logs/bench_attention.log" 2>&1 || { status=1; log "attention benchmark failed"; }
+tl 60 "$build/bench/abft_bench_cuda_attention" --benchmark_filter='/bwd/' --benchmark_out="$attn_bwd_json" \
+  --benchmark_out_format=json >"$logs/bench_attention_bwd.log" 2>&1 || { status=1; log "attention backward benchmark failed"; }
+tl 75 python3 "$root/scripts/gpu_attention_sdpa.py" "$sdpa_json" >"$logs/sdpa_timing.log" 2>&1 || log "SDPA timing failed"
 echo
-echo "Attention forward: protected vs unprotected (same kernel, same run; bar overhead <= 10 %), and PyTorch SDPA:"
+echo "Attention forward: protected vs unprotected (same kernel, same run; bar overhead <= 10 %), and PyTorch SDPA"
+echo "(-nokeysums rows: the key blocks' sums formed by every query block, ABFT_CUDA_ATTN_KEY_SUMS=0; no bar):"
 python3 "$root/scripts/gpu_bench_table.py" attention "$attn_json" "$sdpa_json" || status=1
+echo
+echo "Attention backward: protected vs unprotected (same kernels, same run; bar overhead <= 10 %), and PyTorch SDPA's backward:"
+python3 "$root/scripts/gpu_bench_table.py" attention "$attn_bwd_json" "$sdpa_json" || status=1
 
 # Issue 11: the transformer runtime on a GPT-2-small shape, CPU engine vs GPU engine (the GPU
 # engine offloads each product and attention call: ops_gpu.cpp), training step time and tokens/s,

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """PyTorch's scaled_dot_product_attention on the shapes of bench/cuda_attention_bench.cpp, for
-the GPU attention table (scripts/gpu_bench_table.py attention): the flash backend for bfloat16
-and binary16, the memory-efficient one for float (flash has no float kernel). Times are the
-median of 5 calls after 2 warm-ups (CUDA events). Writes JSON {name: {"ms", "backend"}} with
-the benchmark's row names. Run by scripts/gpu-check.sh on the device machine (PyTorch there).
+the GPU attention tables (scripts/gpu_bench_table.py attention): the flash backend for bfloat16
+and binary16, the memory-efficient one for float (flash has no float kernel); the forward on the
+benchmark's cuda_attention/fwd/... shapes, the backward (the gradients of Q, K and V from dO,
+timed alone) on its cuda_attention/bwd/... shapes. Times are the median of 5 calls after 2
+warm-ups (CUDA events). Writes JSON {name: {"ms", "backend"}} with the benchmark's row names.
+Run by scripts/gpu-check.sh on the device machine (PyTorch there).
 
 Usage: gpu_attention_sdpa.py OUT.json
 """
@@ -12,20 +14,30 @@ import sys
 
 
 def shapes():
-    """The benchmark's rows: (name, dtype, seq, head_dim, causal, batch, heads)."""
+    """The benchmark's rows: (name, dtype, seq, head_dim, causal, batch, heads, backward)."""
     rows = 1 << 16
+
+    def row(kind, dt, seq, d, causal):
+        heads = 8
+        batch = max(rows // (seq * heads), 1)
+        hb = rows // seq
+        name = f"cuda_attention/{kind}/{dt}/d{d}/{'causal' if causal else 'full'}/seq{seq}"
+        return name, dt, seq, d, causal, batch, hb // batch, kind == "bwd"
+
     for dt in ("bf16", "f16", "f32"):
         for d in (64, 128):
             for causal in (False, True):
                 seq = 512
                 while seq <= 16384:
                     if dt == "bf16" or (d == 128 and not causal):
-                        heads = 8
-                        batch = max(rows // (seq * heads), 1)
-                        hb = rows // seq
-                        name = f"cuda_attention/fwd/{dt}/d{d}/{'causal' if causal else 'full'}/seq{seq}"
-                        yield name, dt, seq, d, causal, batch, hb // batch
+                        yield row("fwd", dt, seq, d, causal)
                     seq *= 2
+    for dt in ("bf16", "f32"):
+        for d in (64, 128):
+            for causal in (False, True):
+                for seq in (1024, 4096, 16384):
+                    if dt == "bf16" or (d == 128 and not causal):
+                        yield row("bwd", dt, seq, d, causal)
 
 
 def main():
@@ -41,18 +53,28 @@ def main():
         return
     types = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}
     out = {}
-    for name, dt, seq, d, causal, batch, heads in shapes():
+    for name, dt, seq, d, causal, batch, heads, backward in shapes():
         backend = SDPBackend.FLASH_ATTENTION if dt != "f32" else SDPBackend.EFFICIENT_ATTENTION
         try:
-            q, k, v = (torch.randn(batch, heads, seq, d, device="cuda", dtype=types[dt]) for _ in range(3))
+            q, k, v = (torch.randn(batch, heads, seq, d, device="cuda", dtype=types[dt], requires_grad=backward)
+                       for _ in range(3))
             with sdpa_kernel([backend]):
+                if backward:
+                    o = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+                    do = torch.randn_like(o)
+
+                    def step():
+                        torch.autograd.grad(o, (q, k, v), do, retain_graph=True)
+                else:
+                    def step():
+                        F.scaled_dot_product_attention(q, k, v, is_causal=causal)
                 for _ in range(2):
-                    F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+                    step()
                 times = []
                 for _ in range(5):
                     e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
                     e0.record()
-                    F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+                    step()
                     e1.record()
                     torch.cuda.synchronize()
                     times.append(e0.elapsed_time(e1))
@@ -60,6 +82,8 @@ def main():
             out[name] = {"ms": times[len(times) // 2], "backend": str(backend).split(".")[-1]}
         except Exception as e:  # a backend that refuses the shape: recorded, not fatal
             out[name] = {"ms": None, "backend": f"error: {str(e).splitlines()[0][:60]}"}
+        finally:
+            q = k = v = o = do = None
     json.dump(out, open(sys.argv[1], "w"), indent=1)
 
 

@@ -37,15 +37,19 @@ SDPA = {}  # row name -> {"ms", "backend"} of PyTorch's SDPA on the same shape (
 
 
 def attention_row(name, r):
-    """(cells, bar) of an attention row: ABFT overhead <= 10 % against our unprotected kernel;
-    the protected kernel's throughput as a ratio of PyTorch SDPA's (reported, no bar)."""
+    """(cells, bar) of an attention row: ABFT overhead <= 10 % against our unprotected kernel
+    (fwd, fwd-tc and bwd rows; the -nokeysums rows, the key blocks' sums formed without the
+    pre-pass, are a comparison); the protected kernel's throughput as a ratio of PyTorch SDPA's
+    on the same shape and direction (reported, no bar)."""
     over = r["overhead"]
-    bar = "ok" if over <= 0.10 else "**miss** (> 10 %)"
-    s = SDPA.get(name.replace("/fwd-tc/", "/fwd/"), {})  # tensor-core rows: the same shape
+    barred = "-nokeysums/" not in name
+    bar = ("ok" if over <= 0.10 else "**miss** (> 10 %)") if barred else ""
+    bwd = "/bwd/" in name
+    s = SDPA.get(re.sub(r"/fwd[^/]*/", "/fwd/", name), {})  # every forward variant: the same shape
     if s.get("ms"):
         m = re.search(r"/d(\d+)/(causal|full)/seq(\d+)", name)
         d, causal, seq = int(m.group(1)), m.group(2) == "causal", int(m.group(3))
-        flops = 4.0 * r["batch_heads"] * seq * seq * d * (0.5 if causal else 1.0)
+        flops = 4.0 * r["batch_heads"] * seq * seq * d * (0.5 if causal else 1.0) * (2.5 if bwd else 1.0)
         sdpa_tf = flops / (s["ms"] * 1e-3) * 1e-12
         vs = f"{r['abft_TFLOPs'] / sdpa_tf:.3f}x"
         sdpa = f"{sdpa_tf:.1f} ({s['backend'].lower()})"

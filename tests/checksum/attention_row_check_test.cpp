@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <random>
 #include <vector>
 
@@ -41,13 +42,16 @@ V butterfly(V x[kLanes]) {  // what lane_sum leaves in every lane
   return (x[0] + x[1]) + (x[2] + x[3]);
 }
 
+/** The largest |obs - ref| / bound of the score tile checks seen on clean rows (reported). */
+double g_tile_sharpness = 0.0;
+
 /** One query row through the kernel's sweep; returns the worst verdict of its checks. */
 ck::AttnVerdict emulate(const std::vector<float>& q, const std::vector<float>& K, const std::vector<float>& V,
                         const std::vector<float>& maskrow, int Lk, int D, int DM, ck::NumFormat storage,
                         const Fault& f) {
   const int nkb = (Lk + kBC - 1) / kBC;
-  const double c_tile = ck::attn_dot_tile_coefficient<float>(kBC, DM);
-  const double abs_tile = ck::attn_abs_term<float>(double(kBC) * DM, 0.0);
+  const double c_tile = ck::attn_float_tile_coefficient<float>(kBC, DM, DM, kLanes);
+  const double abs_tile = ck::attn_float_tile_abs_term<float>(kBC, DM, DM);
   const double su = storage == ck::NumFormat::F32 ? 0.0 : ck::format_unit_roundoff(storage);
   const bool partial = DM <= 128;  // the kernel's kPartialMaxDim
   const double c_out = ck::attn_output_coefficient<float>(partial ? kBC : int64_t(kBC) * nkb, nkb, DM);
@@ -68,11 +72,12 @@ ck::AttnVerdict emulate(const std::vector<float>& q, const std::vector<float>& K
     auto kv = [&](const std::vector<float>& X, int j, int c) {
       return (j < nk && c < D) ? X[size_t((j0 + j) * D + c)] : 0.f;
     };
-    std::vector<double> ksum(static_cast<size_t>(DM)), kabs(static_cast<size_t>(DM));
+    // The key block's column sums in double, rounded to float once (the pre-pass's records).
+    std::vector<float> ksum(static_cast<size_t>(DM)), kabs(static_cast<size_t>(DM));
     for (int c = 0; c < DM; ++c) {
       double s = 0, sa = 0;
       for (int j = 0; j < nk; ++j) s += kv(K, j, c), sa += std::fabs(double(kv(K, j, c)));
-      ksum[size_t(c)] = s, kabs[size_t(c)] = sa;
+      ksum[size_t(c)] = float(s), kabs[size_t(c)] = float(sa);
     }
     float sc[kBC];
     for (int j = 0; j < kBC; ++j) {
@@ -80,20 +85,24 @@ ck::AttnVerdict emulate(const std::vector<float>& q, const std::vector<float>& K
       for (int d = 0; d < DM; ++d) s = std::fma(qs[size_t(d)], kv(K, j, d), s);
       sc[j] = s;
     }
-    double obs[kLanes] = {}, ref[kLanes] = {}, mag[kLanes] = {};
+    // The check in float: each lane's scores in order, its columns' fused multiply-adds, the
+    // butterfly; the verdict in double.
+    float obs[kLanes] = {}, ref[kLanes] = {}, mag[kLanes] = {};
     for (int r = 0; r < kLanes; ++r) {
       for (int t = 0; t < kBC / kLanes; ++t) {
         const int j = r + kLanes * t;
         if (j >= nk) continue;
         if (f.site == Fault::Score && f.key == j0 + j) sc[j] = sc[j] * f.factor + f.add;
-        obs[r] += double(sc[j]);
+        obs[r] += sc[j];
       }
       for (int c = r; c < DM; c += kLanes) {
-        ref[r] += double(qs[size_t(c)]) * ksum[size_t(c)];
-        mag[r] += std::fabs(double(qs[size_t(c)])) * kabs[size_t(c)];
+        ref[r] = std::fma(qs[size_t(c)], ksum[size_t(c)], ref[r]);
+        mag[r] = std::fma(std::fabs(qs[size_t(c)]), kabs[size_t(c)], mag[r]);
       }
     }
-    note(ck::attn_tile_verdict(butterfly(obs), butterfly(ref), butterfly(mag), c_tile, abs_tile));
+    const double o = butterfly(obs), rf = butterfly(ref), mg = butterfly(mag);
+    note(ck::attn_tile_verdict(o, rf, mg, c_tile, abs_tile));
+    if (std::isfinite(mg) && mg > 0) g_tile_sharpness = std::max(g_tile_sharpness, std::fabs(o - rf) / (c_tile * mg + abs_tile));
     for (int j = 0; j < kBC; ++j) sc[j] = j < nk ? sc[j] + maskrow[size_t(j0 + j)] : -INFINITY;
     float tm[kLanes];
     for (int r = 0; r < kLanes; ++r) {
@@ -214,6 +223,9 @@ TEST(AttentionRowCheck, NoFalseVerdictOnCleanRows) {
             ++rows;
           }
   EXPECT_EQ(rows, 3 * 5 * 4 * 4 * 2);
+  // How close a clean tile check came to its bound (docs/ABFT.md §13.3 quotes it).
+  std::printf("score tile checks in float: largest clean |obs - ref| / bound = %.3g\n", g_tile_sharpness);
+  EXPECT_LT(g_tile_sharpness, 1.0);
 }
 
 TEST(AttentionRowCheck, LongRowsOfEqualWeightsPass) {

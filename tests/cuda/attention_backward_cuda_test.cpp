@@ -556,6 +556,47 @@ TEST(CudaAttentionBackward, FaultsAtEverySiteAreDetectedAndRepaired) {
   }
 }
 
+/** The pre-pass's key-block records (attention_key_sums.cu) stand in for the sums both kernels
+ *  form from their tiles, bit for bit: the same counts with and without them on every shape of
+ *  the grid (causal sweeps that stop inside a key block, GQA, MQA, strides, masks), and the same
+ *  gradients. */
+template <class T>
+void check_records(const Spec& s, uint64_t seed) {
+  const Problem<T> p(s, seed);
+  DeviceRun<T> dr(p);
+  Handle h;
+  abft_report with{}, without{};
+  std::vector<T> q, k, v;
+  {
+    const abft_test::KeySumRecords on(true);
+    ASSERT_EQ(dr.run(h.h, ABFT_POLICY_CORRECT), ABFT_STATUS_SUCCESS) << s.name();
+    EXPECT_EQ(abft_cuda_sync(h.h, nullptr, &with), ABFT_STATUS_SUCCESS) << s.name();
+    q = dr.gq(), k = dr.gk(), v = dr.gv();
+  }
+  {
+    const abft_test::KeySumRecords off(false);
+    ASSERT_EQ(dr.run(h.h, ABFT_POLICY_CORRECT), ABFT_STATUS_SUCCESS) << s.name();
+    EXPECT_EQ(abft_cuda_sync(h.h, nullptr, &without), ABFT_STATUS_SUCCESS) << s.name();
+  }
+  const std::string what = s.name() + " " + type_name<T>();
+  EXPECT_EQ(with.detected, 0u) << what << ": " << report_str(with);
+  EXPECT_EQ(without.detected, 0u) << what << ": " << report_str(without);
+  EXPECT_EQ(with.checks, without.checks) << what;
+  EXPECT_EQ(with.skipped, without.skipped) << what;
+  EXPECT_TRUE(same_bits(q, dr.gq())) << what << ": dQ";
+  EXPECT_TRUE(same_bits(k, dr.gk())) << what << ": dK";
+  EXPECT_TRUE(same_bits(v, dr.gv())) << what << ": dV";
+}
+
+TEST(CudaAttentionBackward, KeySumRecordsGiveTheSameVerdicts) {
+  REQUIRE_DEVICE();
+  uint64_t seed = 500;
+  for (const Spec& s : grid()) {
+    check_records<float>(s, seed++);
+    check_records<__nv_bfloat16>(s, seed++);
+  }
+}
+
 TEST(CudaAttentionBackward, NonFiniteInputsAreSkippedNotCorrected) {
   REQUIRE_DEVICE();
   Spec s;

@@ -292,19 +292,10 @@ void expect_close(const Case& c, const Outcome& r, const std::string& what, bool
 
 /** The forward's product engine for a scope: tensor cores (ABFT_CUDA_ATTN_TC=1: 16-bit storage
  *  at head_dim buckets 64 and 128) or SIMT everywhere (unset). */
-struct TensorCores {
-  explicit TensorCores(bool on) : was_on_(std::getenv("ABFT_CUDA_ATTN_TC") != nullptr) { set(on); }
-  ~TensorCores() { set(was_on_); }  // scopes nest: the enclosing one's setting comes back
-  TensorCores(const TensorCores&) = delete;
-  TensorCores& operator=(const TensorCores&) = delete;
-
- private:
-  static void set(bool on) {
-    if (on) setenv("ABFT_CUDA_ATTN_TC", "1", 1);
-    else unsetenv("ABFT_CUDA_ATTN_TC");
-  }
-  bool was_on_;
+struct TensorCores : abft_test::EnvScope {
+  explicit TensorCores(bool on) : abft_test::EnvScope("ABFT_CUDA_ATTN_TC", on ? "1" : nullptr) {}
 };
+
 
 const char* dtype_name(abft_cuda_dtype t) {
   return t == ABFT_CUDA_FLOAT ? "float" : t == ABFT_CUDA_HALF ? "half" : "bf16";
@@ -506,6 +497,67 @@ TEST(CudaAttention, FaultsInCausalBlocksAndRowsWithoutKeys) {
     EXPECT_EQ(r.rep.corrected, 1u) << what;
     EXPECT_EQ(0, std::memcmp(r.O.data(), clean.O.data(), r.O.size() * sizeof(float))) << what;
   }
+}
+
+/** The pre-pass's records stand in for the sums each query block forms from its tiles, bit for
+ *  bit (attention_key_sums.cu): the same verdicts and counts with and without them, on shapes
+ *  whose causal sweeps stop inside a key block (q_len != kv_len), a partial last block, GQA and
+ *  MQA, every head-dim bucket and both product engines; and a fault is found and repaired with
+ *  them as without (the repair pass forms its own sums). */
+TEST(CudaAttention, KeySumRecordsGiveTheSameVerdicts) {
+  REQUIRE_DEVICE();
+  struct Shape {
+    int64_t B, H, HK, Lq, Lk, D;
+    bool causal;
+  };
+  const Shape shapes[] = {
+      {1, 4, 1, 33, 130, 128, true}, {2, 4, 2, 77, 77, 64, true}, {1, 2, 2, 100, 61, 40, true},
+      {1, 8, 2, 96, 200, 64, false}, {1, 2, 1, 70, 90, 256, true}, {1, 3, 3, 65, 33, 32, false},
+  };
+  for (bool tc : {false, true})
+    for (abft_cuda_dtype t : {ABFT_CUDA_FLOAT, ABFT_CUDA_BFLOAT16})
+      for (const Shape& s : shapes) {
+        if (tc && t == ABFT_CUDA_FLOAT) continue;
+        const TensorCores mode(tc);
+        const Case c(t, s.B, s.H, s.HK, s.Lq, s.Lk, s.D, s.causal, false, false, Data::Wide, 11);
+        const std::string what = std::string(tc ? "tensor cores " : "") + dtype_name(t) + " H" + std::to_string(s.H) +
+                                 "/" + std::to_string(s.HK) + " Lq" + std::to_string(s.Lq) + " Lk" +
+                                 std::to_string(s.Lk) + " D" + std::to_string(s.D);
+        abft_handle_t h = nullptr;
+        ASSERT_EQ(abft_handle_create(&h), ABFT_STATUS_SUCCESS);
+        Outcome with, without;
+        {
+          const abft_test::KeySumRecords on(true);
+          with = run(c, h, ABFT_POLICY_CORRECT);
+        }
+        {
+          const abft_test::KeySumRecords off(false);
+          without = run(c, h, ABFT_POLICY_CORRECT);
+        }
+        ASSERT_EQ(with.call, ABFT_STATUS_SUCCESS) << what;
+        ASSERT_EQ(without.call, ABFT_STATUS_SUCCESS) << what;
+        EXPECT_EQ(with.rep.detected, 0u) << what;
+        EXPECT_EQ(without.rep.detected, 0u) << what;
+        EXPECT_EQ(with.rep.checks, without.rep.checks) << what;
+        EXPECT_EQ(with.rep.skipped, without.rep.skipped) << what;
+        EXPECT_GT(with.rep.checks, 0u) << what;
+        EXPECT_EQ(0, std::memcmp(with.O.data(), without.O.data(), with.O.size() * sizeof(float))) << what;
+        EXPECT_EQ(0, std::memcmp(with.lse.data(), without.lse.data(), with.lse.size() * sizeof(float))) << what;
+        abft_cuda_release(h);
+        abft_handle_destroy(h);
+        // A score fault at the last key of head instance 1's last query row (which attends every
+        // key, causal or not), with records.
+        const abft_test::KeySumRecords on(true);
+        const int64_t row = s.Lq + s.Lq - 1, key = s.Lk - 1;
+        abft_fault landed{};
+        const Outcome r =
+            run_fault(c, ABFT_POLICY_CORRECT, ABFT_SITE_ATTN_SCORES, ABFT_FAULT_BITFLIP, 30, row, key, 0, &landed);
+        ASSERT_EQ(r.call, ABFT_STATUS_SUCCESS) << what;
+        EXPECT_EQ(landed.applied, 1) << what;
+        EXPECT_EQ(r.rep.detected, 1u) << what;
+        EXPECT_EQ(r.rep.corrected, 1u) << what;
+        EXPECT_EQ(0, std::memcmp(r.O.data(), with.O.data(), r.O.size() * sizeof(float))) << what;
+      }
 }
 
 TEST(CudaAttention, CountsReachTheHandleStatistics) {

@@ -1,11 +1,13 @@
 /** \file cuda_test_util.hpp
  *  \brief Shared by the CUDA engine's tests: skipping cleanly without a device (GTEST_SKIP with
- *  the reason abft_cuda_describe gives) and a device copy of a host vector.
+ *  the reason abft_cuda_describe gives), a device copy of a host vector, and the engine's
+ *  environment variables set for a scope.
  */
 #pragma once
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -37,6 +39,35 @@ struct DeviceBuffer {
     cudaMemcpy(h.data(), p, n * sizeof(T), cudaMemcpyDeviceToHost);
     return h;
   }
+};
+
+/** An environment variable of the engine's, set (value) or unset (nullptr) for a scope; the
+ *  enclosing setting comes back at its end (scopes nest). */
+struct EnvScope {
+  EnvScope(const char* name, const char* value) : name_(name) {
+    const char* was = std::getenv(name);
+    had_ = was != nullptr;
+    if (had_) was_ = was;
+    set(value);
+  }
+  ~EnvScope() { set(had_ ? was_.c_str() : nullptr); }
+  EnvScope(const EnvScope&) = delete;
+  EnvScope& operator=(const EnvScope&) = delete;
+
+ private:
+  void set(const char* value) {
+    if (value) setenv(name_, value, 1);
+    else unsetenv(name_);
+  }
+  const char* name_;
+  bool had_ = false;
+  std::string was_;
+};
+
+/** The GPU attention's key-block sums for a scope: from the pre-pass (the default, unset) or
+ *  formed by each query block from its tiles (ABFT_CUDA_ATTN_KEY_SUMS=0). */
+struct KeySumRecords : EnvScope {
+  explicit KeySumRecords(bool on) : EnvScope("ABFT_CUDA_ATTN_KEY_SUMS", on ? nullptr : "0") {}
 };
 
 }  // namespace abft_test

@@ -34,15 +34,34 @@ ABFT_HD double attn_tile_coefficient(int64_t nk, int64_t head_dim, int64_t mr) {
   return gemm_column_coefficient<T>(s) * magnitude_inflation<T>(double(head_dim) + 2.0);
 }
 
-/** A tile each of whose entries is one dot product of head_dim terms formed in T by fused
- *  multiply-adds in order (the GPU engine's score and dP tiles, one thread per entry), checked
- *  by its sums over nk keys in double against the reference (e^T K_blk) q, with e^T K_blk and
- *  the dot product with q in double from the same (exactly widened) inputs, X = (e^T|K_blk|)|q|
- *  in double. */
+/** The GPU engine's score and dP tile checks, formed in T (cuda/attention_forward.cu and
+ *  cuda/attention_backward.cu, docs/ABFT.md §13.3). Each score s_j is one dot product of
+ *  `terms` products (the head-dim bucket's DM fused multiply-adds in order; 3 DM for the
+ *  tensor cores' own order), |s_j - S_j| <= g_p sum_c |q_c k_jc|. A row's `lanes` threads each
+ *  sum their ceil(nk / lanes) scores in T in order, then the lanes' butterfly adds twice: obs is
+ *  within g_o sum_j |s_j| <= g_o (1 + g_p) X of sum_j s_j, g_o = gamma_{nk / lanes + 2}. The
+ *  reference: e^T K_blk summed in double over nk keys and rounded to T once,
+ *  |k~_c - sum_j k_jc| <= e1 sum_j |k_jc|, e1 = u + gamma_nk(u_d) (1 + u); then sum_c q_c k~_c by
+ *  fused multiply-adds in T over each lane's dm / lanes columns and the butterfly, within
+ *  g_r (1 + e1) X of the exact sum_c q_c k~_c, g_r = gamma_{dm / lanes + 2}. So
+ *  |obs - ref| <= (g_p + g_o (1 + g_p) + e1 + g_r (1 + e1)) X, X = sum_c |q_c| sum_j |k_jc|
+ *  exactly. X is formed like the reference from e^T |K_blk| (all terms nonnegative): the
+ *  computed X~ >= (1 - g_r)(1 - u)(1 - gamma_nk(u_d)) X, hence the division; (1 + 8 u_d) covers
+ *  the verdict's own double arithmetic. Against the same check in double (its former form,
+ *  (g_p + 2 g_d)(1 + 2 g_d), g_d = gamma_{nk + DM + 4}(u_d)) the threshold grows by about
+ *  (g_o + g_r + u) / g_p: 1.45x at DM = 64, 1.35x at 128, 1.15x and 1.12x on tensor cores; in
+ *  exchange no double operation or conversion is left in the sweep's per-block check. */
 template <class T>
-ABFT_HD double attn_dot_tile_coefficient(int64_t nk, int64_t head_dim) {
-  const double gd = gamma(double(nk + head_dim) + 4.0, unit_roundoff<double>());
-  return (gamma(double(head_dim), unit_roundoff<T>()) + 2.0 * gd) * (1.0 + 2.0 * gd);
+ABFT_HD double attn_float_tile_coefficient(int64_t nk, int64_t terms, int64_t dm, int64_t lanes) {
+  const double u = unit_roundoff<T>(), ud = unit_roundoff<double>();
+  const double g_p = gamma(double(terms), u);
+  const double g_o = gamma(double((nk + lanes - 1) / lanes) + 2.0, u);
+  const double g_k = gamma(double(nk), ud);
+  const double e1 = u + g_k * (1.0 + u);
+  const double g_r = gamma(double(dm / lanes) + 2.0, u);
+  const double shrink = (1.0 - g_r) * (1.0 - u) * (1.0 - g_k);
+  if (!(shrink > 0.0)) return std::numeric_limits<double>::infinity();
+  return (g_p + g_o * (1.0 + g_p) + e1 + g_r * (1.0 + e1)) / shrink * (1.0 + 8.0 * ud);
 }
 
 /** An accumulated product C += A_t B_t over `chunks` tiles (dV, dK over query blocks; dQ
@@ -85,6 +104,14 @@ ABFT_HD double attn_normalizer_coefficient(int64_t bc, int64_t blocks) {
 template <class T>
 ABFT_HD double attn_abs_term(double terms, double scale_abs) {
   return 4.0 * (terms + 16.0) * (scale_abs + 1.0) * static_cast<double>(std::numeric_limits<T>::min());
+}
+
+/** Underflow in the float tile check (attn_float_tile_coefficient): the scores' nk x terms roundings, the observed sum's nk, the
+ *  reference's and the magnitude's dm + 2 each (attn_abs_term's smallest normal number per
+ *  rounding, flush-to-zero included). */
+template <class T>
+ABFT_HD double attn_float_tile_abs_term(int64_t nk, int64_t terms, int64_t dm) {
+  return attn_abs_term<T>(double(nk) * double(terms) + double(nk) + 2.0 * double(dm) + 8.0, 0.0);
 }
 
 /** The GPU backward's accumulated gradients as its kernels compute them

@@ -107,8 +107,8 @@ constexpr int64_t kEngineKeyBlock = 96;
 /** An engine's blocking as its forward checks see it: keys per score tile and the tile check's
  *  coefficient. The default is the CPU engine's (kEngineKeyBlock, register slices of 16 rows,
  *  attn_tile_coefficient); gpu() is the CUDA engine's (cuda/attention_device.cuh: key blocks of
- *  32, one sequential dot product per score, attn_dot_tile_coefficient over the head_dim bucket
- *  it pads to). */
+ *  32, one sequential dot product per score, its tile check in float over the head_dim bucket it
+ *  pads to: attn_float_tile_coefficient). */
 struct Blocking {
   int64_t key_block = kEngineKeyBlock;
   bool dot_tiles = false;
@@ -127,8 +127,9 @@ struct Blocking {
   }
   double tile_coefficient(int64_t nk, int64_t head_dim) const {
     if (!dot_tiles) return attn_tile_coefficient<float>(nk, head_dim, 16);
+    // The GPU forward's tile check in float, four lanes a row (SIMT products; ABFT.md §13.3).
     const int64_t dm = head_dim <= 32 ? 32 : head_dim <= 64 ? 64 : head_dim <= 128 ? 128 : 256;
-    return attn_dot_tile_coefficient<float>(key_block, dm);
+    return attn_float_tile_coefficient<float>(key_block, dm, dm, 4);
   }
 };
 
