@@ -135,7 +135,8 @@ __device__ __forceinline__ void tile_column_sums(const float* tile, int stride, 
  *  not change. A kernel uses a block's column sums only when its tile holds the record's keys,
  *  all of the block's `min(kBC, Lk - j0)` (a causal sweep that stops inside a block sums its
  *  own), and only on the first pass: a repair forms them again from its tiles, so a fault in a
- *  record costs a recomputation, never a wrong verdict. `p == nullptr`: no records (each
+ *  record costs a recomputation (or, one that makes a magnitude non-finite, a skipped check),
+ *  never a wrong result passed as checked. `p == nullptr`: no records (each
  *  kernel forms its own sums). */
 struct KeySums {
   const void* p = nullptr;

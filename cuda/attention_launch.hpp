@@ -13,7 +13,7 @@ namespace abft::cuda::attn {
 
 /** Form the key blocks' sums (KeySums, attention_device.cuh) of `a` on `stream` into st's
  *  attention workspace, for the forward (`rows`: V's checksum columns per key) or the backward's
- *  dQ kernel (V's column sums). Returns an empty KeySums, so that the kernels form their own,
+ *  kernels (V's column sums; dK/dV and dQ read them). Returns an empty KeySums, so that the kernels form their own,
  *  when the records would not pay (every key block is visited by one query block only),
  *  when ABFT_CUDA_ATTN_KEY_SUMS=0 (read at every call), or when the workspace cannot be had. */
 KeySums key_sums_launch(abft_cuda_dtype dtype, const AttnArgs& a, State* st, cudaStream_t stream, bool rows);

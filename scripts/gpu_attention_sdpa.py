@@ -81,7 +81,7 @@ def main():
             times.sort()
             out[name] = {"ms": times[len(times) // 2], "backend": str(backend).split(".")[-1]}
         except Exception as e:  # a backend that refuses the shape: recorded, not fatal
-            out[name] = {"ms": None, "backend": f"error: {str(e).splitlines()[0][:60]}"}
+            out[name] = {"ms": None, "backend": f"error: {(str(e).splitlines() or [type(e).__name__])[0][:60]}"}
         finally:
             q = k = v = o = do = None
     json.dump(out, open(sys.argv[1], "w"), indent=1)

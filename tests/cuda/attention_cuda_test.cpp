@@ -296,7 +296,6 @@ struct TensorCores : abft_test::EnvScope {
   explicit TensorCores(bool on) : abft_test::EnvScope("ABFT_CUDA_ATTN_TC", on ? "1" : nullptr) {}
 };
 
-
 const char* dtype_name(abft_cuda_dtype t) {
   return t == ABFT_CUDA_FLOAT ? "float" : t == ABFT_CUDA_HALF ? "half" : "bf16";
 }
