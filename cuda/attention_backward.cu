@@ -36,6 +36,7 @@
  *  lanes share a key row j = tid / 4 and lane r holds head_dim columns c = r + 4a; sums of whole
  *  columns (references, observed sums) are owned by one thread per column (c = tid, tid + 128).
  *  Status: compiled for sm_90; run on an H200 (2026-11-30: tests pass, docs/RELIABILITY.md §12).
+ *  The pre-pass's records and the tile checks in float (2026-12-02, ABFT.md §13.3): not yet run.
  */
 #include <cuda_runtime.h>
 

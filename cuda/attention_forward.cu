@@ -15,7 +15,8 @@
  *  the normalizer and the product read them; the checks are the same (ABFT.md §13.2).
  *  Status: run on an H200 (2026-11-30): the tests pass on both product engines, the error
  *  equals PyTorch SDPA's on the SIMT path; the tensor-core path stays opt-in until its SDPA
- *  comparison (scripts/gpu-check.sh) has run too.
+ *  comparison (scripts/gpu-check.sh) has run too. The pre-pass's records and the tile check in
+ *  float (2026-12-02, ABFT.md §13.3): not yet run on a GPU.
  */
 #include <cuda_runtime.h>
 #include <mma.h>

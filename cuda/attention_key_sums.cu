@@ -18,6 +18,8 @@
  *  global memory rather than from the kernels' shared-memory tiles, a fault in a tile after its
  *  load now differs from its reference and is seen (before, the reference was formed from the
  *  faulty tile).
+ *  Status: compiled for sm_90 (2026-12-02); not yet run on a GPU
+ *  (tests/cuda/attention_key_sums_test.cu compares its records with the host's sums).
  */
 #include <cuda_runtime.h>
 
