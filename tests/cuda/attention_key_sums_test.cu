@@ -63,6 +63,26 @@ void* upload(const std::vector<float>& x, abft_cuda_dtype t) {
   return p;
 }
 
+/** K and V on the device, a handle and its device state (st null when it cannot be had); all
+ *  released with the object, after the device is done. */
+struct OnDevice {
+  void* K = nullptr;
+  void* V = nullptr;
+  abft_handle_t h = nullptr;
+  State* st = nullptr;
+  OnDevice(const std::vector<float>& k, const std::vector<float>& v, abft_cuda_dtype t) : K(upload(k, t)), V(upload(v, t)) {
+    if (abft_handle_create(&h) == ABFT_STATUS_SUCCESS && state_of(h, &st) != ABFT_STATUS_SUCCESS) st = nullptr;
+  }
+  ~OnDevice() {
+    cudaDeviceSynchronize();
+    if (h) abft_cuda_release(h), abft_handle_destroy(h);
+    cudaFree(K);
+    cudaFree(V);
+  }
+  OnDevice(const OnDevice&) = delete;
+  OnDevice& operator=(const OnDevice&) = delete;
+};
+
 AttnArgs args_of(const Shape& s, const void* K, const void* V) {
   AttnArgs a;
   a.B = s.B, a.H = s.H, a.HK = s.HK, a.G = s.H / s.HK, a.Lq = s.Lq, a.Lk = s.Lk, a.D = s.D;
@@ -123,14 +143,9 @@ TEST(CudaAttentionKeySums, RecordsHoldTheKernelsSumsBitForBit) {
         const std::string what = std::string(t == ABFT_CUDA_FLOAT ? "float" : "bf16") + (rows ? " forward" : " backward") +
                                  " Lk " + std::to_string(s.Lk) + " D " + std::to_string(s.D);
         const std::vector<float> K = draw(s, t, seed++), V = draw(s, t, seed++);
-        void* dK = upload(K, t);
-        void* dV = upload(V, t);
-        abft_handle_t h = nullptr;
-        ASSERT_EQ(abft_handle_create(&h), ABFT_STATUS_SUCCESS);
-        State* st = nullptr;
-        ASSERT_EQ(state_of(h, &st), ABFT_STATUS_SUCCESS);
-        const AttnArgs a = args_of(s, dK, dV);
-        const KeySums ks = key_sums_launch(t, a, st, nullptr, rows);
+        const OnDevice dev(K, V, t);
+        ASSERT_NE(dev.st, nullptr) << what;
+        const KeySums ks = key_sums_launch(t, args_of(s, dev.K, dev.V), dev.st, nullptr, rows);
         ASSERT_NE(ks.p, nullptr) << what << ": no records although every key block has several readers";
         ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << what;
         const std::vector<float> want = host_records(s, K, V, rows);
@@ -143,10 +158,6 @@ TEST(CudaAttentionKeySums, RecordsHoldTheKernelsSumsBitForBit) {
           if (std::memcmp(&got[i], &want[i], sizeof(float)) != 0 && bad++ < 5)
             ADD_FAILURE() << what << ": record value " << i << " = " << got[i] << ", host " << want[i];
         EXPECT_EQ(bad, 0u) << what;
-        abft_cuda_release(h);
-        abft_handle_destroy(h);
-        cudaFree(dK);
-        cudaFree(dV);
       }
 }
 
@@ -155,24 +166,17 @@ TEST(CudaAttentionKeySums, NoRecordsForOneReaderOrWhenTurnedOff) {
   const Shape decode{1, 2, 2, 1, 300, 64};  // one query block per head, no group: one reader
   const Shape many{1, 4, 2, 64, 300, 64};
   const std::vector<float> K = draw(many, ABFT_CUDA_FLOAT, 3), V = draw(many, ABFT_CUDA_FLOAT, 4);
-  void* dK = upload(K, ABFT_CUDA_FLOAT);
-  void* dV = upload(V, ABFT_CUDA_FLOAT);
-  abft_handle_t h = nullptr;
-  ASSERT_EQ(abft_handle_create(&h), ABFT_STATUS_SUCCESS);
-  State* st = nullptr;
-  ASSERT_EQ(state_of(h, &st), ABFT_STATUS_SUCCESS);
-  EXPECT_EQ(key_sums_launch(ABFT_CUDA_FLOAT, args_of(decode, dK, dV), st, nullptr, true).p, nullptr);
-  EXPECT_NE(key_sums_launch(ABFT_CUDA_FLOAT, args_of(many, dK, dV), st, nullptr, true).p, nullptr);
-  {
-    const abft_test::KeySumRecords off(false);
-    EXPECT_EQ(key_sums_launch(ABFT_CUDA_FLOAT, args_of(many, dK, dV), st, nullptr, true).p, nullptr);
-    EXPECT_EQ(key_sums_launch(ABFT_CUDA_FLOAT, args_of(many, dK, dV), st, nullptr, false).p, nullptr);
-  }
-  cudaDeviceSynchronize();
-  abft_cuda_release(h);
-  abft_handle_destroy(h);
-  cudaFree(dK);
-  cudaFree(dV);
+  const OnDevice dev(K, V, ABFT_CUDA_FLOAT);
+  ASSERT_NE(dev.st, nullptr);
+  auto made = [&](const Shape& s, bool rows) {
+    return key_sums_launch(ABFT_CUDA_FLOAT, args_of(s, dev.K, dev.V), dev.st, nullptr, rows).p != nullptr;
+  };
+  EXPECT_FALSE(made(decode, true));
+  EXPECT_TRUE(made(many, true));
+  EXPECT_TRUE(made(many, false));
+  const abft_test::KeySumRecords off(false);
+  EXPECT_FALSE(made(many, true));
+  EXPECT_FALSE(made(many, false));
 }
 
 }  // namespace
