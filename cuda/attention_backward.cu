@@ -292,7 +292,7 @@ __global__ void __launch_bounds__(kThreads) attn_bwd_dkdv_kernel(AttnArgs a, Att
 
   for (int64_t u = blockIdx.x; u < units; u += gridDim.x) {
     const int64_t b = u / (a.HK * nkb), hk = (u / nkb) % a.HK, j0 = (u % nkb) * kBC;
-    const int nk = int(a.Lk - j0 < kBC ? a.Lk - j0 : kBC);
+    const int nk = block_keys(a.Lk, j0);
     const bool kvalid = row < nk;
     const T* K = static_cast<const T*>(a.k) + b * a.ks[0] + hk * a.ks[1];
     const T* V = static_cast<const T*>(a.v) + b * a.vs[0] + hk * a.vs[1];
@@ -540,13 +540,13 @@ __global__ void __launch_bounds__(kThreads) attn_bwd_dq_kernel(AttnArgs a, AttnB
       for (int x = 0; x < NA; ++x) dq[x] = 0.0f;
       for (int kb = 0; kb < nkb; ++kb) {
         const int64_t j0 = int64_t(kb) * kBC;
-        const int nk = int(kend - j0 < kBC ? kend - j0 : kBC);
+        const int nk = block_keys(kend, j0);
         __syncthreads();  // the previous key block is done with K, V, dS and the key sums
         load_tile<T, DM>(Ks, K, j0, kend, D, a.ks[2], a.ks[3]);
         load_tile<T, DM>(Vs, V, j0, kend, D, a.vs[2], a.vs[3]);
         // The pre-pass's record on the first pass, when the tile holds all of the record's keys
         // (a causal sweep that stops inside the block, and a repair, form their own).
-        const bool kcols = kCheck && pass == 0 && ks.p && nk == (a.Lk - j0 < kBC ? int(a.Lk - j0) : kBC);
+        const bool kcols = kCheck && pass == 0 && ks.p && KeySums::covers(a.Lk, j0, nk);
         if (kcols) kv_sums_of<DM>(ks.at<float>(b, hk, a.HK, kb), ksum, kabs, vsum, vabs);
         __syncthreads();
         if (kCheck && !kcols) {

@@ -119,6 +119,9 @@ __device__ __forceinline__ void tile_column_sums(const float* tile, int stride, 
   }
 }
 
+/** Keys of the key block that starts at j0 among the first `len` keys: min(kBC, len - j0). */
+__device__ __forceinline__ int block_keys(int64_t len, int64_t j0) { return int(len - j0 < kBC ? len - j0 : kBC); }
+
 /** The key blocks' sums, formed once per call by a pre-pass (cuda/attention_key_sums.cu) from
  *  the caller's K and V, for the kernels that sweep every key block of a head once per query
  *  block (the forward, the backward's dQ; the backward's dK/dV kernel reads them too): without
@@ -142,6 +145,9 @@ struct KeySums {
   const void* p = nullptr;
   int64_t nkb = 0;    ///< key blocks per (batch, KV head): ceil(Lk / kBC)
   int64_t bytes = 0;  ///< per record
+  /// Whether a tile of nk keys from j0 holds all of its record's keys (block_keys(Lk, j0)): the
+  /// condition for using the record's column sums.
+  static __device__ __forceinline__ bool covers(int64_t Lk, int64_t j0, int nk) { return nk == block_keys(Lk, j0); }
   /// The record of key block kb of (batch b, KV head hk), HK KV heads, as S values.
   template <class S>
   __device__ __forceinline__ const S* at(int64_t b, int64_t hk, int64_t HK, int64_t kb) const {

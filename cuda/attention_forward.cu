@@ -201,12 +201,12 @@ __global__ void __launch_bounds__(kThreads) attn_fwd_kernel(AttnArgs a, KeySums 
 
       for (int kb = 0; kb < nkb; ++kb) {
         const int64_t j0 = int64_t(kb) * kBC;
-        const int nk = int(kend - j0 < kBC ? kend - j0 : kBC);
+        const int nk = block_keys(kend, j0);
         // kpos range of the faults that land after this block (past the last key: in the last).
         const int64_t khi = kb + 1 == nkb ? INT64_MAX : j0 + nk;
         const float* rec = records ? ks.at<float>(b, hk, a.HK, kb) : nullptr;
         // The record's column sums cover the whole block: not a sweep that stops inside it.
-        const bool kcols = rec && nk == (a.Lk - j0 < kBC ? int(a.Lk - j0) : kBC);
+        const bool kcols = rec && KeySums::covers(a.Lk, j0, nk);
         // K tile (zeros past the block's keys and past head_dim). The tensor-core path's
         // products read the 16-bit copy; its float copy serves only the sums a kernel forms.
         const bool kfloat = !kTC || (kCheck && !kcols);

@@ -42,7 +42,7 @@ __global__ void __launch_bounds__(kThreads) attn_key_sums_kernel(AttnArgs a, uns
   const int64_t units = a.B * a.HK * nkb;
   for (int64_t u = blockIdx.x; u < units; u += gridDim.x) {
     const int64_t b = u / (a.HK * nkb), hk = (u / nkb) % a.HK, j0 = (u % nkb) * kBC;
-    const int nk = int(a.Lk - j0 < kBC ? a.Lk - j0 : kBC);
+    const int nk = block_keys(a.Lk, j0);
     const T* K = static_cast<const T*>(a.k) + b * a.ks[0] + hk * a.ks[1] + j0 * a.ks[2];
     const T* V = static_cast<const T*>(a.v) + b * a.vs[0] + hk * a.vs[1] + j0 * a.vs[2];
     unsigned char* rec = out + u * bytes;
