@@ -5,9 +5,9 @@
  *  order alternating) after one untimed warm-up of each, so the ratio is paired; counters:
  *  TFLOP/s of each and `vs_cublas` = protected time / cuBLAS time. Skips every row (with the
  *  reason) when no device is usable. Run by scripts/gpu-check.sh; run on an H200 (2026-11-30).
- *  Rows cuda_gemm-overlap/...: a few shapes with ABFT_CUDA_GEMM_OVERLAP=1 (the encoding on a
- *  second stream, concurrent with the product; an experiment, not yet run on a GPU), for the
- *  comparison in the same run.
+ *  Rows cuda_gemm-overlap/...: a few shapes with ABFT_CUDA_GEMM_OVERLAP=1 (the encoding and the
+ *  reference's reads of B on a second stream, concurrent with the product; an experiment, not
+ *  yet run on a GPU), for the comparison in the same run.
  */
 #include <benchmark/benchmark.h>
 #include <cublas_v2.h>

@@ -42,7 +42,8 @@ struct State {
   cublasHandle_t blas = nullptr;  ///< created on first use by the GEMM (blas_of)
   bool tf32 = false;              ///< ABFT_CUDA_TF32=1 at creation
   /// ABFT_CUDA_GEMM_OVERLAP=1 at creation (an experiment, off by default): the GEMM's encoding
-  /// runs on `side`, concurrently with the product, joined before the check (fork / join).
+  /// and its reference's dot products with op(B) run on `side`, concurrently with the product,
+  /// joined before the check (fork / join), which then reads C alone.
   bool overlap = false;
   cudaStream_t side = nullptr;
   cudaEvent_t fork = nullptr, join = nullptr;

@@ -259,8 +259,9 @@ struct CheckArgs {
   const T* B = nullptr;  ///< op(B) = B (column-major, ldb): its columns are read here
   int64_t ldb = 0;
   const double2* vw = nullptr;  ///< the encoded pairs (v_p, w_p), p < k
-  const double* rr = nullptr;   ///< op(B) = B^T: the reference's two dot products per column,
-  const double* rx = nullptr;   ///< formed before by strided_sums_kernel (else null)
+  const double* rr = nullptr;   ///< the reference's two dot products per column, formed before
+  const double* rx = nullptr;   ///< (op(B) = B^T: strided_sums_kernel; an overlapped encoding:
+                                ///< column_reference_kernel), else null: the check reads B
   const T* C = nullptr;
   int64_t ldc = 0, m = 0, n = 0, k = 0;
   double alpha = 0.0, beta = 0.0;
@@ -274,6 +275,69 @@ struct CheckArgs {
   DeviceCounters* counters = nullptr;
 };
 
+/** This thread's share (t of nt) of the reference's dot products of columns j0 .. j0 + nc - 1
+ *  of op(B) = B (column-major, ldb; kCols > 1 needs them at one parity of their element
+ *  address): v[c] += sum_p v_p B_pj and v[kCols + c] += sum_p w_p |B_pj| over its p, with
+ *  (v_p, w_p) = vw[p]. Shared by the fused column check and, when the check runs after an
+ *  overlapped encoding, the reference kernel of the side stream. */
+template <class T, int kCols, int N>
+__device__ __forceinline__ void column_reference_partial(const T* B, int64_t ldb, int64_t k, const double2* vw,
+                                                         int64_t j0, int nc, int t, int nt, double (&v)[N]) {
+  static_assert(N >= 2 * kCols, "v holds the two dot products of every column");
+  constexpr int kU = kCols > 1 ? 2 : 4;  // loads of B in flight per column (registers: 8 per column group)
+  // Two elements per thread and column (p = h + 2q, h + 2q + 1), so that the 16-byte pairs
+  // of consecutive threads are contiguous; the elements before the first 2-element boundary
+  // and after the last (one at most each) go to thread 0.
+  const T* b0 = B + j0 * ldb;
+  const int64_t h = head_elements<2 * sizeof(T)>(b0, k);
+  const int64_t np = (k - h) / 2;
+  if (t == 0) {
+    for (int64_t p = 0; p < k; ++p) {
+      if (p == h) p = h + 2 * np;  // skip the pairs
+      if (p >= k) break;
+      const double2 pr = vw[p];
+#pragma unroll
+      for (int c = 0; c < kCols; ++c) {
+        if (c >= nc) continue;
+        const double b = to_double(b0[p + c * ldb]);
+        v[c] += pr.x * b;
+        v[kCols + c] += pr.y * fabs(b);
+      }
+    }
+  }
+  const Vec2<T>* col[kCols];
+#pragma unroll
+  for (int c = 0; c < kCols; ++c) col[c] = reinterpret_cast<const Vec2<T>*>(b0 + (c < nc ? c : 0) * ldb + h);
+  for (int64_t q = t; q < np; q += int64_t(kU) * nt) {
+    double2 pr[kU][2];
+    Vec2<T> x[kU][kCols];
+#pragma unroll
+    for (int u = 0; u < kU; ++u) {
+      const int64_t qq = q + int64_t(u) * nt;
+      if (qq >= np) continue;
+      pr[u][0] = vw[h + 2 * qq];
+      pr[u][1] = vw[h + 2 * qq + 1];
+#pragma unroll
+      for (int c = 0; c < kCols; ++c)
+        if (c < nc) x[u][c] = col[c][qq];
+    }
+#pragma unroll
+    for (int u = 0; u < kU; ++u) {
+      if (q + int64_t(u) * nt >= np) continue;
+#pragma unroll
+      for (int c = 0; c < kCols; ++c) {
+        if (c >= nc) continue;
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          const double b = to_double(x[u][c].e[e]);
+          v[c] += pr[u][e].x * b;
+          v[kCols + c] += pr[u][e].y * fabs(b);
+        }
+      }
+    }
+  }
+}
+
 /** The check of kCols consecutive columns of C per block (kCols > 1 needs every column of B at
  *  the same parity of its element address, i.e. ldb even, when the block reads B): the
  *  reference's dot products sum_p v_p op(B)_pj and sum_p w_p |op(B)_pj| (or rr, rx), the
@@ -283,7 +347,6 @@ struct CheckArgs {
  *  repair reads ref, X and verdict of its column, written just before by the same thread). */
 template <class T, int kCols, class Repair>
 __global__ void __launch_bounds__(256) column_check_kernel(CheckArgs<T> g, Repair repair) {
-  constexpr int kU = kCols > 1 ? 2 : 4;  // loads of B in flight per column (registers: 8 per column group)
   const int t = threadIdx.x, nt = blockDim.x;
   const int64_t groups = (g.n + kCols - 1) / kCols;
   unsigned long long checked = 0;
@@ -293,59 +356,7 @@ __global__ void __launch_bounds__(256) column_check_kernel(CheckArgs<T> g, Repai
     double v[4 * kCols];  // r[c], x[c], obs[c], W[c]
 #pragma unroll
     for (int i = 0; i < 4 * kCols; ++i) v[i] = 0.0;
-    if (!g.rr) {
-      // Two elements per thread and column (p = h + 2q, h + 2q + 1), so that the 16-byte pairs
-      // of consecutive threads are contiguous; the elements before the first 2-element boundary
-      // and after the last (one at most each) go to thread 0.
-      const T* b0 = g.B + j0 * g.ldb;
-      const int64_t h = head_elements<2 * sizeof(T)>(b0, g.k);
-      const int64_t np = (g.k - h) / 2;
-      if (t == 0) {
-        for (int64_t p = 0; p < g.k; ++p) {
-          if (p == h) p = h + 2 * np;  // skip the pairs
-          if (p >= g.k) break;
-          const double2 pr = g.vw[p];
-#pragma unroll
-          for (int c = 0; c < kCols; ++c) {
-            if (c >= nc) continue;
-            const double b = to_double(b0[p + c * g.ldb]);
-            v[c] += pr.x * b;
-            v[kCols + c] += pr.y * fabs(b);
-          }
-        }
-      }
-      const Vec2<T>* col[kCols];
-#pragma unroll
-      for (int c = 0; c < kCols; ++c) col[c] = reinterpret_cast<const Vec2<T>*>(b0 + (c < nc ? c : 0) * g.ldb + h);
-      for (int64_t q = t; q < np; q += int64_t(kU) * nt) {
-        double2 pr[kU][2];
-        Vec2<T> x[kU][kCols];
-#pragma unroll
-        for (int u = 0; u < kU; ++u) {
-          const int64_t qq = q + int64_t(u) * nt;
-          if (qq >= np) continue;
-          pr[u][0] = g.vw[h + 2 * qq];
-          pr[u][1] = g.vw[h + 2 * qq + 1];
-#pragma unroll
-          for (int c = 0; c < kCols; ++c)
-            if (c < nc) x[u][c] = col[c][qq];
-        }
-#pragma unroll
-        for (int u = 0; u < kU; ++u) {
-          if (q + int64_t(u) * nt >= np) continue;
-#pragma unroll
-          for (int c = 0; c < kCols; ++c) {
-            if (c >= nc) continue;
-#pragma unroll
-            for (int e = 0; e < 2; ++e) {
-              const double b = to_double(x[u][c].e[e]);
-              v[c] += pr[u][e].x * b;
-              v[kCols + c] += pr[u][e].y * fabs(b);
-            }
-          }
-        }
-      }
-    }
+    if (!g.rr) column_reference_partial<T, kCols>(g.B, g.ldb, g.k, g.vw, j0, nc, t, nt, v);
 #pragma unroll
     for (int c = 0; c < kCols; ++c) {
       if (c >= nc) continue;
@@ -395,6 +406,47 @@ void launch_column_check(const CheckArgs<T>& g, Repair repair, cudaStream_t stre
     column_check_kernel<T, 4, Repair><<<grid_of(groups), line_block_threads(groups), 0, stream>>>(g, repair);
   } else {
     column_check_kernel<T, 1, Repair><<<grid_of(g.n), line_block_threads(g.n), 0, stream>>>(g, repair);
+  }
+}
+
+/** The reference alone, for kCols consecutive columns of op(B) = B per block: rr[j] =
+ *  sum_p v_p B_pj and rx[j] = sum_p w_p |B_pj| (the same partition and order as the fused
+ *  check's, column_reference_partial). Run on the side stream after an overlapped encoding,
+ *  while the product runs, so that the check after the product reads C alone (g.rr). */
+template <class T, int kCols>
+__global__ void __launch_bounds__(256) column_reference_kernel(const T* B, int64_t ldb, int64_t k, int64_t n,
+                                                               const double2* vw, double* rr, double* rx) {
+  const int t = threadIdx.x, nt = blockDim.x;
+  const int64_t groups = (n + kCols - 1) / kCols;
+  for (int64_t grp = blockIdx.x; grp < groups; grp += gridDim.x) {
+    const int64_t j0 = grp * kCols;
+    const int nc = n - j0 < kCols ? int(n - j0) : kCols;
+    double v[2 * kCols];  // r[c], x[c]
+#pragma unroll
+    for (int i = 0; i < 2 * kCols; ++i) v[i] = 0.0;
+    column_reference_partial<T, kCols>(B, ldb, k, vw, j0, nc, t, nt, v);
+    block_sum_all(v);
+    if (t < nc) {
+      double r = 0.0, x = 0.0;
+#pragma unroll
+      for (int c = 0; c < kCols; ++c)
+        if (c == t) r = v[c], x = v[kCols + c];
+      rr[j0 + t] = r;
+      rx[j0 + t] = x;
+    }
+  }
+}
+
+/** Launches column_reference_kernel with the fused check's grouping (four columns per block
+ *  when ldb is even, else one). */
+template <class T>
+void launch_column_reference(const T* B, int64_t ldb, int64_t k, int64_t n, const double2* vw, double* rr,
+                             double* rx, cudaStream_t stream) {
+  if (ldb % 2 == 0) {
+    const int64_t groups = (n + 3) / 4;
+    column_reference_kernel<T, 4><<<grid_of(groups), line_block_threads(groups), 0, stream>>>(B, ldb, k, n, vw, rr, rx);
+  } else {
+    column_reference_kernel<T, 1><<<grid_of(n), line_block_threads(n), 0, stream>>>(B, ldb, k, n, vw, rr, rx);
   }
 }
 

@@ -277,9 +277,10 @@ abft_status run(abft_handle_t h, void* stream_ptr, abft_policy policy, abft_layo
   // 1-2. Encoding of op(A) and the C0 sums (one launch), the copy of C0. A transposed operand's
   // sums are atomic adds over tiles (gemm_check.cuh), into vw (op(A) = A^T) and rr, rx
   // (op(B) = B^T, step 5), zeroed here by one memset (the two ranges are adjacent).
-  // With State::overlap and beta = 0 (the C0 sums must precede the product), the encoding —
-  // op(B) = B^T's sums too — runs on the side stream while the product runs; the check waits
-  // for it (join). An experiment, off by default: scripts/gpu-check.sh times both.
+  // With State::overlap and beta = 0 (the C0 sums must precede the product), the encoding and
+  // the reference's dot products with op(B) run on the side stream while the product runs; the
+  // check waits for them (join) and reads C alone. An experiment, off by default:
+  // scripts/gpu-check.sh times both.
   const bool overlap = st->overlap && !keep_c0 && side_of(st);
   cudaStream_t enc = stream;
   if (overlap) {
@@ -305,7 +306,9 @@ abft_status run(abft_handle_t h, void* stream_ptr, abft_policy policy, abft_layo
   }
   if (ta) launch_strided_sums<T, false>(A, lda, k, m, nullptr, vw, vw + 1, 2, enc);
   if (overlap) {
-    if (tb) launch_strided_sums<T, true>(B, ldb, n, k, pairs, rr, rx, 1, enc);  // (step 5's, early)
+    // Step 5's reference, early: the check after the product then reads C alone.
+    if (tb) launch_strided_sums<T, true>(B, ldb, n, k, pairs, rr, rx, 1, enc);
+    else launch_column_reference(B, ldb, k, n, pairs, rr, rx, enc);
     cudaEventRecord(st->join, enc);
   }
   // (A failed copy stops the call before C is written: the repair must never read a C0 it does
@@ -423,7 +426,7 @@ abft_status run(abft_handle_t h, void* stream_ptr, abft_policy policy, abft_layo
   // fault, also when nothing is repaired).
   CheckArgs<T> ca;
   ca.B = B, ca.ldb = ldb, ca.vw = pairs;
-  if (tb) ca.rr = rr, ca.rx = rx;
+  if (tb || overlap) ca.rr = rr, ca.rx = rx;
   ca.C = C, ca.ldc = ldc, ca.m = m, ca.n = n, ca.k = k, ca.alpha = a, ca.beta = b, ca.c0s = c0s, ca.c0a = c0a;
   ca.coef = coef, ca.coef_out = coef_out, ca.abs = abs, ca.output = prec.output;
   ca.ref = ref, ca.X = X, ca.verdict = verdict, ca.counters = st->counters + kid;

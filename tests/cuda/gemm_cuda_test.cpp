@@ -189,8 +189,9 @@ TEST(CudaGemm, InjectedFaultsAreRepairedOnTheDevice) {
   }
 }
 
-// ABFT_CUDA_GEMM_OVERLAP=1 (an experiment): with beta = 0 the encoding runs on a second stream
-// while the product runs, joined before the check. Every layout and transpose, clean and with
+// ABFT_CUDA_GEMM_OVERLAP=1 (an experiment): with beta = 0 the encoding and the reference's dot
+// products with op(B) (column_reference_kernel, or the strided sums of B^T) run on a second
+// stream while the product runs, joined before the check, which reads C alone. Every layout and transpose, clean and with
 // a fault in each site, on one handle made under the variable (its device state reads it once).
 TEST(CudaGemm, OverlappedEncodingGivesTheSameResults) {
   REQUIRE_DEVICE();
