@@ -65,9 +65,10 @@ void BM_attention(benchmark::State& state, abft_cuda_dtype t, int64_t seq, int64
                   bool records) {
   if (!abft_bench::device_or_skip(state)) return;
   // The product engine (tensor cores: 16-bit storage, head_dim 64 / 128; or SIMT) and the key
-  // blocks' sums (the pre-pass, or each query block's own).
-  const abft_bench::ScopedEnv engine("ABFT_CUDA_ATTN_TC", "1", tc);
-  const abft_bench::ScopedEnv sums("ABFT_CUDA_ATTN_KEY_SUMS", "0", !records);
+  // blocks' sums (the pre-pass, or each query block's own), each set or unset for the row:
+  // none comes from the caller's environment.
+  const abft_test::ScopedEnv engine("ABFT_CUDA_ATTN_TC", tc ? "1" : nullptr);
+  const abft_test::ScopedEnv sums("ABFT_CUDA_ATTN_KEY_SUMS", records ? nullptr : "0");
   const int64_t heads = 8, rows = int64_t(1) << 16;
   const int64_t batch = rows / (seq * heads) > 0 ? rows / (seq * heads) : 1;
   const int64_t hb = rows / seq;  // batch x heads
@@ -156,9 +157,6 @@ void register_all() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // Each row sets its own variants (ScopedEnv): none comes from the caller's environment.
-  unsetenv("ABFT_CUDA_ATTN_TC");
-  unsetenv("ABFT_CUDA_ATTN_KEY_SUMS");
   register_all();
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "abft/abft_cuda.h"
+#include "scoped_env.hpp"  // tests/common: abft_test::ScopedEnv
 
 namespace abft_bench {
 
@@ -24,21 +25,6 @@ inline bool device_or_skip(benchmark::State& state) {
   state.SkipWithError(("no usable CUDA device: " + std::string(why)).c_str());
   return false;
 }
-
-/** An environment variable set for a scope (when `on`), unset at its end: the engine's
- *  variants that are chosen when a plan or a handle's device state is made. */
-struct ScopedEnv {
-  const char* name;
-  bool on;
-  ScopedEnv(const char* n, const char* value, bool set) : name(n), on(set) {
-    if (on) setenv(name, value, 1);
-  }
-  ~ScopedEnv() {
-    if (on) unsetenv(name);
-  }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-};
 
 /** Seconds summed over the benchmark's iterations for each of the two calls. */
 struct PairedTimes {

@@ -64,7 +64,7 @@ void BM_fft(benchmark::State& state, bool dbl, bool real, int64_t n, bool passes
   const auto t0 = std::chrono::steady_clock::now();
   bool planned = false;
   {  // the plan reads ABFT_CUDA_FFT_SUMS when it is made
-    const abft_bench::ScopedEnv env("ABFT_CUDA_FFT_SUMS", "passes", passes);
+    const abft_test::ScopedEnv env("ABFT_CUDA_FFT_SUMS", passes ? "passes" : nullptr);
     planned = abft_handle_create(&h) == ABFT_STATUS_SUCCESS &&
               abft_cuda_fft_plan_1d(&p, h, dbl ? ABFT_PRECISION_DOUBLE : ABFT_PRECISION_FLOAT,
                                     real ? ABFT_FFT_R2C : ABFT_FFT_C2C, n, -1, batch) == ABFT_STATUS_SUCCESS;

@@ -68,7 +68,7 @@ struct Buffers {
 void BM_gemm(benchmark::State& state, Type t, int64_t m, int64_t n, int64_t k, bool overlap) {
   if (!abft_bench::device_or_skip(state)) return;
   // The handle's device state reads ABFT_CUDA_GEMM_OVERLAP when its first call makes it.
-  const abft_bench::ScopedEnv env("ABFT_CUDA_GEMM_OVERLAP", "1", overlap);
+  const abft_test::ScopedEnv env("ABFT_CUDA_GEMM_OVERLAP", overlap ? "1" : nullptr);
   Buffers b(t, m, n, k);
   cublasHandle_t cb = nullptr;
   abft_handle_t h = nullptr;

@@ -292,8 +292,8 @@ void expect_close(const Case& c, const Outcome& r, const std::string& what, bool
 
 /** The forward's product engine for a scope: tensor cores (ABFT_CUDA_ATTN_TC=1: 16-bit storage
  *  at head_dim buckets 64 and 128) or SIMT everywhere (unset). */
-struct TensorCores : abft_test::EnvScope {
-  explicit TensorCores(bool on) : abft_test::EnvScope("ABFT_CUDA_ATTN_TC", on ? "1" : nullptr) {}
+struct TensorCores : abft_test::ScopedEnv {
+  explicit TensorCores(bool on) : abft_test::ScopedEnv("ABFT_CUDA_ATTN_TC", on ? "1" : nullptr) {}
 };
 
 const char* dtype_name(abft_cuda_dtype t) {

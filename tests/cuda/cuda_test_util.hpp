@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "abft/abft_cuda.h"
+#include "scoped_env.hpp"
 
 namespace abft_test {
 
@@ -41,33 +42,10 @@ struct DeviceBuffer {
   }
 };
 
-/** An environment variable of the engine's, set (value) or unset (nullptr) for a scope; the
- *  enclosing setting comes back at its end (scopes nest). */
-struct EnvScope {
-  EnvScope(const char* name, const char* value) : name_(name) {
-    const char* was = std::getenv(name);
-    had_ = was != nullptr;
-    if (had_) was_ = was;
-    set(value);
-  }
-  ~EnvScope() { set(had_ ? was_.c_str() : nullptr); }
-  EnvScope(const EnvScope&) = delete;
-  EnvScope& operator=(const EnvScope&) = delete;
-
- private:
-  void set(const char* value) {
-    if (value) setenv(name_, value, 1);
-    else unsetenv(name_);
-  }
-  const char* name_;
-  bool had_ = false;
-  std::string was_;
-};
-
 /** The GPU attention's key-block sums for a scope: from the pre-pass (the default, unset) or
  *  formed by each query block from its tiles (ABFT_CUDA_ATTN_KEY_SUMS=0). */
-struct KeySumRecords : EnvScope {
-  explicit KeySumRecords(bool on) : EnvScope("ABFT_CUDA_ATTN_KEY_SUMS", on ? nullptr : "0") {}
+struct KeySumRecords : ScopedEnv {
+  explicit KeySumRecords(bool on) : ScopedEnv("ABFT_CUDA_ATTN_KEY_SUMS", on ? nullptr : "0") {}
 };
 
 }  // namespace abft_test

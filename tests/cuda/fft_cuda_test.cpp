@@ -15,8 +15,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <initializer_list>
 #include <cstdlib>
+#include <initializer_list>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -185,15 +186,15 @@ class CudaFftSums : public ::testing::TestWithParam<abft_cuda_fft_sums> {
  protected:
   void SetUp() override {
     g_sums = GetParam();
-    if (g_sums == ABFT_CUDA_FFT_SUMS_PASSES)
-      setenv("ABFT_CUDA_FFT_SUMS", "passes", 1);
-    else
-      unsetenv("ABFT_CUDA_FFT_SUMS");
+    env_.emplace("ABFT_CUDA_FFT_SUMS", g_sums == ABFT_CUDA_FFT_SUMS_PASSES ? "passes" : nullptr);
   }
   void TearDown() override {
-    unsetenv("ABFT_CUDA_FFT_SUMS");
+    env_.reset();
     g_sums = ABFT_CUDA_FFT_SUMS_CALLBACKS;
   }
+
+ private:
+  std::optional<abft_test::ScopedEnv> env_;
 };
 std::string sums_name(const ::testing::TestParamInfo<abft_cuda_fft_sums>& i) {
   return i.param == ABFT_CUDA_FFT_SUMS_CALLBACKS ? "Callbacks" : "Passes";

@@ -191,16 +191,16 @@ TEST(CudaGemm, InjectedFaultsAreRepairedOnTheDevice) {
 
 // ABFT_CUDA_GEMM_OVERLAP=1 (an experiment): with beta = 0 the encoding and the reference's dot
 // products with op(B) (column_reference_kernel, or the strided sums of B^T) run on a second
-// stream while the product runs, joined before the check, which reads C alone. Every layout and transpose, clean and with
-// a fault in each site, on one handle made under the variable (its device state reads it once).
+// stream while the product runs, joined before the check, which reads C alone. Every layout
+// and transpose, clean and with a fault in each site, on one handle made under the variable
+// (its device state reads it once).
 TEST(CudaGemm, OverlappedEncodingGivesTheSameResults) {
   REQUIRE_DEVICE();
   // The variable and the handle undone on every way out (an ASSERT returns early).
   struct Guard {
+    abft_test::ScopedEnv overlap{"ABFT_CUDA_GEMM_OVERLAP", "1"};
     abft_handle_t h = nullptr;
-    Guard() { setenv("ABFT_CUDA_GEMM_OVERLAP", "1", 1); }
     ~Guard() {
-      unsetenv("ABFT_CUDA_GEMM_OVERLAP");
       if (h) abft_cuda_release(h), abft_handle_destroy(h);
     }
   } guard;
