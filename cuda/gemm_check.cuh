@@ -45,10 +45,10 @@ namespace abft::cuda {
 
 namespace ck = abft::checksum;
 
-__device__ __forceinline__ double to_double(float x) { return double(x); }
-__device__ __forceinline__ double to_double(double x) { return x; }
-__device__ __forceinline__ double to_double(__half x) { return double(__half2float(x)); }
-__device__ __forceinline__ double to_double(__nv_bfloat16 x) { return double(__bfloat162float(x)); }
+ABFT_HD double to_double(float x) { return double(x); }
+ABFT_HD double to_double(double x) { return x; }
+ABFT_HD double to_double(__half x) { return double(__half2float(x)); }
+ABFT_HD double to_double(__nv_bfloat16 x) { return double(__bfloat162float(x)); }
 
 /** One 16-byte load (a line's body) and one load of two consecutive elements (a column of
  *  op(B) against the encoded pairs). */
@@ -64,7 +64,7 @@ struct alignas(2 * sizeof(T)) Vec2 {
 /** Elements of the line at p before its first kAlign-byte boundary, at most len (all of it
  *  when p is not even aligned to its element: then no wide load is attempted). */
 template <int kAlign, class T>
-__device__ __forceinline__ int64_t head_elements(const T* p, int64_t len) {
+ABFT_HD int64_t head_elements(const T* p, int64_t len) {
   const uintptr_t a = reinterpret_cast<uintptr_t>(p);
   if (a % sizeof(T) != 0) return len;
   const int64_t mis = int64_t(a % kAlign);
@@ -101,7 +101,7 @@ __device__ __forceinline__ void block_sum_all(double (&v)[N]) {
  *  threads t < nt striding through the line's 16-byte units (four loads in flight each) after
  *  a scalar head up to the first 16-byte boundary, then a scalar tail. */
 template <class T, class Add>
-__device__ __forceinline__ void line_partial(const T* p, int64_t len, int t, int nt, Add& add) {
+ABFT_HD void line_partial(const T* p, int64_t len, int t, int nt, Add& add) {
   constexpr int kV = 16 / sizeof(T), kU = 4;
   const int64_t h = head_elements<16>(p, len);
   const int64_t nv = (len - h) / kV;
@@ -110,13 +110,13 @@ __device__ __forceinline__ void line_partial(const T* p, int64_t len, int t, int
   const Vec16<T>* q = reinterpret_cast<const Vec16<T>*>(p + h);
   for (int64_t b = t; b < nv; b += int64_t(kU) * nt) {
     Vec16<T> x[kU];
-#pragma unroll
+ABFT_UNROLL
     for (int u = 0; u < kU; ++u)
       if (b + int64_t(u) * nt < nv) x[u] = q[b + int64_t(u) * nt];
-#pragma unroll
+ABFT_UNROLL
     for (int u = 0; u < kU; ++u)
       if (b + int64_t(u) * nt < nv)
-#pragma unroll
+ABFT_UNROLL
         for (int e = 0; e < kV; ++e) add(to_double(x[u].e[e]));
   }
 }
@@ -164,41 +164,42 @@ __global__ void __launch_bounds__(256) line_sums_kernel(LineSet<T> s0, LineSet<T
   }
 }
 
-/** Sums along the strided dimension of a stored column-major matrix M (ld): for every c < L
- *  (its contiguous dimension), out_s[c os] += sum_r a_r M(c, r) and out_a[c os] += sum_r b_r
- *  |M(c, r)| over r < R, with (a_r, b_r) = vw[r] (kWeighted: the reference of the columns of
- *  op(B) = B^T) or (1, 1) (the encoding of the columns of op(A) = A^T). A block takes a tile of
- *  32 kV columns and a chunk of rows: its eight warps read rows of the tile (coalesced; 16-byte
- *  loads when kVec), the shared memory sums their partial sums, and one atomicAdd per column
- *  and sum adds the tile's share to the outputs, which start at zero. */
+/** The shape of strided_sums_kernel's blocks: 256 threads, 32 lanes along a tile of kTile
+ *  columns (kV consecutive columns per lane: one 16-byte load when kVec) and kRows = 8 rows at
+ *  a time, kU loads in flight per thread. */
+template <class T, bool kVec>
+struct StridedShape {
+  static constexpr int kV = kVec ? 16 / int(sizeof(T)) : 1, kTile = 32 * kV, kRows = 8, kU = 4;
+};
+
+/** One thread's share (lane < 32, ty < kRows) of block (tile, chunk) of strided_sums_kernel:
+ *  for its columns c = tile kTile + lane kV + e < L, s[e] += sum_r a_r M(c, r) and a[e] +=
+ *  sum_r b_r |M(c, r)| over the chunk's rows r = chunk rows_per_block + ty + kRows i < R,
+ *  with (a_r, b_r) = vw[r] (kWeighted) or (1, 1). */
 template <class T, bool kVec, bool kWeighted>
-__global__ void __launch_bounds__(256) strided_sums_kernel(const T* M, int64_t ld, int64_t L, int64_t R,
-                                                           int64_t tiles, int64_t rows_per_block, const double2* vw,
-                                                           double* out_s, double* out_a, int64_t os) {
-  constexpr int kV = kVec ? 16 / int(sizeof(T)) : 1, kTile = 32 * kV, kRows = 8, kU = 4;
+ABFT_HD void strided_partial(const T* M, int64_t ld, int64_t L, int64_t R, int64_t tile, int64_t chunk,
+                             int64_t rows_per_block, int lane, int ty, const double2* vw,
+                             double (&s)[StridedShape<T, kVec>::kV], double (&a)[StridedShape<T, kVec>::kV]) {
+  using Shape = StridedShape<T, kVec>;
+  constexpr int kV = Shape::kV, kRows = Shape::kRows, kU = Shape::kU;
   using Load = typename std::conditional<kVec, Vec16<T>, Vec2<T>>::type;  // (only e[0] used when !kVec)
-  const int lane = threadIdx.x & 31, ty = threadIdx.x >> 5;
-  const int64_t tile = int64_t(blockIdx.x) % tiles, chunk = int64_t(blockIdx.x) / tiles;
-  const int64_t c0 = tile * kTile + int64_t(lane) * kV;
+  const int64_t c0 = tile * Shape::kTile + int64_t(lane) * kV;
   const int64_t r0 = chunk * rows_per_block, r1 = R < r0 + rows_per_block ? R : r0 + rows_per_block;
   const bool full = c0 + kV <= L;
-  double s[kV], a[kV];
-#pragma unroll
-  for (int e = 0; e < kV; ++e) s[e] = a[e] = 0.0;
   for (int64_t r = r0 + ty; r < r1; r += int64_t(kRows) * kU) {
     Load x[kU];
-#pragma unroll
+ABFT_UNROLL
     for (int u = 0; u < kU; ++u) {
       const int64_t rr = r + int64_t(u) * kRows;
       if (rr >= r1) continue;
       if (kVec && full) {
         x[u] = *reinterpret_cast<const Load*>(M + c0 + rr * ld);
       } else {
-#pragma unroll
+ABFT_UNROLL
         for (int e = 0; e < kV; ++e) x[u].e[e] = c0 + e < L ? M[c0 + e + rr * ld] : M[rr * ld];
       }
     }
-#pragma unroll
+ABFT_UNROLL
     for (int u = 0; u < kU; ++u) {
       const int64_t rr = r + int64_t(u) * kRows;
       if (rr >= r1) continue;
@@ -207,7 +208,7 @@ __global__ void __launch_bounds__(256) strided_sums_kernel(const T* M, int64_t l
         const double2 pr = vw[rr];  // one address across the warp: a broadcast
         wa = pr.x, wb = pr.y;
       }
-#pragma unroll
+ABFT_UNROLL
       for (int e = 0; e < kV; ++e) {
         if (c0 + e >= L) continue;
         const double b = to_double(x[u].e[e]);
@@ -216,6 +217,27 @@ __global__ void __launch_bounds__(256) strided_sums_kernel(const T* M, int64_t l
       }
     }
   }
+}
+
+/** Sums along the strided dimension of a stored column-major matrix M (ld): for every c < L
+ *  (its contiguous dimension), out_s[c os] += sum_r a_r M(c, r) and out_a[c os] += sum_r b_r
+ *  |M(c, r)| over r < R, with (a_r, b_r) = vw[r] (kWeighted: the reference of the columns of
+ *  op(B) = B^T) or (1, 1) (the encoding of the columns of op(A) = A^T). A block takes a tile of
+ *  32 kV columns and a chunk of rows: its eight warps read rows of the tile (coalesced; 16-byte
+ *  loads when kVec; strided_partial), the shared memory sums their partial sums, and one
+ *  atomicAdd per column and sum adds the tile's share to the outputs, which start at zero. */
+template <class T, bool kVec, bool kWeighted>
+__global__ void __launch_bounds__(256) strided_sums_kernel(const T* M, int64_t ld, int64_t L, int64_t R,
+                                                           int64_t tiles, int64_t rows_per_block, const double2* vw,
+                                                           double* out_s, double* out_a, int64_t os) {
+  using Shape = StridedShape<T, kVec>;
+  constexpr int kV = Shape::kV, kTile = Shape::kTile, kRows = Shape::kRows;
+  const int lane = threadIdx.x & 31, ty = threadIdx.x >> 5;
+  const int64_t tile = int64_t(blockIdx.x) % tiles, chunk = int64_t(blockIdx.x) / tiles;
+  double s[kV], a[kV];
+#pragma unroll
+  for (int e = 0; e < kV; ++e) s[e] = a[e] = 0.0;
+  strided_partial<T, kVec, kWeighted>(M, ld, L, R, tile, chunk, rows_per_block, lane, ty, vw, s, a);
   __shared__ double red[2][kRows][kTile];
 #pragma unroll
   for (int e = 0; e < kV; ++e) {
@@ -233,24 +255,37 @@ __global__ void __launch_bounds__(256) strided_sums_kernel(const T* M, int64_t l
   }
 }
 
-/** Launches strided_sums_kernel (256 threads: 32 along the tile, 8 rows) over about 512 blocks
- *  or more, each block at least 128 rows (16 per warp) so that the atomics stay few. */
+/** strided_sums_kernel's grid over M (L x R as stored, ld, elements of `elem` bytes): 16-byte
+ *  loads when M and ld allow them; tiles of the contiguous dimension times chunks of about
+ *  512 blocks or more, each chunk at least 128 rows (16 per warp) so that the atomics stay few. */
+struct StridedGrid {
+  bool vec = false;
+  int64_t tiles = 0, chunks = 0, rows = 0;  ///< rows: per chunk (the last may have fewer)
+};
+inline StridedGrid strided_grid(const void* M, int64_t ld, int64_t elem, int64_t L, int64_t R) {
+  StridedGrid g;
+  g.vec = reinterpret_cast<uintptr_t>(M) % 16 == 0 && (ld * elem) % 16 == 0;
+  const int64_t tile = g.vec ? 32 * (16 / elem) : 32;
+  g.tiles = (L + tile - 1) / tile;
+  const int64_t max_chunks = (R + 127) / 128, want = (512 + g.tiles - 1) / g.tiles;
+  int64_t chunks = want < max_chunks ? want : max_chunks;
+  if (chunks < 1) chunks = 1;
+  g.rows = (R + chunks - 1) / chunks;
+  g.chunks = g.rows > 0 ? (R + g.rows - 1) / g.rows : 1;
+  return g;
+}
+
+/** Launches strided_sums_kernel (256 threads: 32 along the tile, 8 rows) on strided_grid's
+ *  blocks. */
 template <class T, bool kWeighted>
 void launch_strided_sums(const T* M, int64_t ld, int64_t L, int64_t R, const double2* vw, double* out_s,
                          double* out_a, int64_t os, cudaStream_t stream) {
-  const bool vec = reinterpret_cast<uintptr_t>(M) % 16 == 0 && (ld * int64_t(sizeof(T))) % 16 == 0;
-  const int64_t tile = vec ? 32 * int64_t(16 / sizeof(T)) : 32;
-  const int64_t tiles = (L + tile - 1) / tile;
-  const int64_t max_chunks = (R + 127) / 128, want = (512 + tiles - 1) / tiles;
-  int64_t chunks = want < max_chunks ? want : max_chunks;
-  if (chunks < 1) chunks = 1;
-  const int64_t rows = (R + chunks - 1) / chunks;
-  chunks = (R + rows - 1) / rows;
-  const int grid = int(tiles * chunks);  // < 2^31: tiles <= 2^26 and tiles * chunks <= tiles + 512
-  if (vec)
-    strided_sums_kernel<T, true, kWeighted><<<grid, 256, 0, stream>>>(M, ld, L, R, tiles, rows, vw, out_s, out_a, os);
+  const StridedGrid sg = strided_grid(M, ld, int64_t(sizeof(T)), L, R);
+  const int grid = int(sg.tiles * sg.chunks);  // < 2^31: tiles <= 2^26 and tiles * chunks <= tiles + 512
+  if (sg.vec)
+    strided_sums_kernel<T, true, kWeighted><<<grid, 256, 0, stream>>>(M, ld, L, R, sg.tiles, sg.rows, vw, out_s, out_a, os);
   else
-    strided_sums_kernel<T, false, kWeighted><<<grid, 256, 0, stream>>>(M, ld, L, R, tiles, rows, vw, out_s, out_a, os);
+    strided_sums_kernel<T, false, kWeighted><<<grid, 256, 0, stream>>>(M, ld, L, R, sg.tiles, sg.rows, vw, out_s, out_a, os);
 }
 
 /** What the column check reads and writes. */
@@ -281,8 +316,8 @@ struct CheckArgs {
  *  (v_p, w_p) = vw[p]. Shared by the fused column check and, when the check runs after an
  *  overlapped encoding, the reference kernel of the side stream. */
 template <class T, int kCols, int N>
-__device__ __forceinline__ void column_reference_partial(const T* B, int64_t ldb, int64_t k, const double2* vw,
-                                                         int64_t j0, int nc, int t, int nt, double (&v)[N]) {
+ABFT_HD void column_reference_partial(const T* B, int64_t ldb, int64_t k, const double2* vw, int64_t j0, int nc,
+                                      int t, int nt, double (&v)[N]) {
   static_assert(N >= 2 * kCols, "v holds the two dot products of every column");
   constexpr int kU = kCols > 1 ? 2 : 4;  // loads of B in flight per column (registers: 8 per column group)
   // Two elements per thread and column (p = h + 2q, h + 2q + 1), so that the 16-byte pairs
@@ -296,7 +331,7 @@ __device__ __forceinline__ void column_reference_partial(const T* B, int64_t ldb
       if (p == h) p = h + 2 * np;  // skip the pairs
       if (p >= k) break;
       const double2 pr = vw[p];
-#pragma unroll
+ABFT_UNROLL
       for (int c = 0; c < kCols; ++c) {
         if (c >= nc) continue;
         const double b = to_double(b0[p + c * ldb]);
@@ -306,28 +341,28 @@ __device__ __forceinline__ void column_reference_partial(const T* B, int64_t ldb
     }
   }
   const Vec2<T>* col[kCols];
-#pragma unroll
+ABFT_UNROLL
   for (int c = 0; c < kCols; ++c) col[c] = reinterpret_cast<const Vec2<T>*>(b0 + (c < nc ? c : 0) * ldb + h);
   for (int64_t q = t; q < np; q += int64_t(kU) * nt) {
     double2 pr[kU][2];
     Vec2<T> x[kU][kCols];
-#pragma unroll
+ABFT_UNROLL
     for (int u = 0; u < kU; ++u) {
       const int64_t qq = q + int64_t(u) * nt;
       if (qq >= np) continue;
       pr[u][0] = vw[h + 2 * qq];
       pr[u][1] = vw[h + 2 * qq + 1];
-#pragma unroll
+ABFT_UNROLL
       for (int c = 0; c < kCols; ++c)
         if (c < nc) x[u][c] = col[c][qq];
     }
-#pragma unroll
+ABFT_UNROLL
     for (int u = 0; u < kU; ++u) {
       if (q + int64_t(u) * nt >= np) continue;
-#pragma unroll
+ABFT_UNROLL
       for (int c = 0; c < kCols; ++c) {
         if (c >= nc) continue;
-#pragma unroll
+ABFT_UNROLL
         for (int e = 0; e < 2; ++e) {
           const double b = to_double(x[u][c].e[e]);
           v[c] += pr[u][e].x * b;

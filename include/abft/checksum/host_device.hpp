@@ -8,6 +8,14 @@
 #define ABFT_HD inline
 #endif
 
+/** ABFT_UNROLL: `#pragma unroll` in an ABFT_HD function's device compilation; nothing in its
+ *  host compilation (where GCC would warn of an unknown pragma). */
+#if defined(__CUDA_ARCH__)
+#define ABFT_UNROLL _Pragma("unroll")
+#else
+#define ABFT_UNROLL
+#endif
+
 /** Namespace of ISA-specific instantiations. Translation units compiled with
  *  extra ISA flags (e.g. the AVX2 kernels) define ABFT_TARGET_NS before any
  *  include, so inline functions they instantiate get names of their own and
