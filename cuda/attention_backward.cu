@@ -687,12 +687,9 @@ abft_status launch_dm(const AttnArgs& a, const AttnBwdPtrs& g, const KeySums& ks
 template <class T>
 abft_status launch_backward(const AttnArgs& a, const AttnBwdPtrs& g, const KeySums& ks, const DevFaultList& fl,
                             State* st, cudaStream_t stream, bool check, bool correct) {
-  switch (head_dim_bucket(a.D)) {
-    case 32: return launch_dm<T, 32>(a, g, ks, fl, st, stream, check, correct);
-    case 64: return launch_dm<T, 64>(a, g, ks, fl, st, stream, check, correct);
-    case 128: return launch_dm<T, 128>(a, g, ks, fl, st, stream, check, correct);
-    default: return launch_dm<T, 256>(a, g, ks, fl, st, stream, check, correct);
-  }
+  return with_head_dim_bucket(a.D, [&](auto dm) {
+    return launch_dm<T, decltype(dm)::value>(a, g, ks, fl, st, stream, check, correct);
+  });
 }
 
 }  // namespace
@@ -701,12 +698,9 @@ abft_status backward_launch(abft_cuda_dtype dtype, const AttnArgs& a, const Attn
                             State* st, cudaStream_t stream, bool check, bool correct) {
   // (Both kernels read the records: dK/dV once per key block, dQ once per query block and key block.)
   const KeySums ks = check && a.Lq > 0 ? key_sums_launch(dtype, a, st, stream, false) : KeySums{};
-  switch (dtype) {
-    case ABFT_CUDA_FLOAT: return launch_backward<float>(a, g, ks, fl, st, stream, check, correct);
-    case ABFT_CUDA_HALF: return launch_backward<__half>(a, g, ks, fl, st, stream, check, correct);
-    case ABFT_CUDA_BFLOAT16: return launch_backward<__nv_bfloat16>(a, g, ks, fl, st, stream, check, correct);
-    default: return ABFT_STATUS_INVALID_VALUE;
-  }
+  return with_storage_type(dtype, ABFT_STATUS_INVALID_VALUE, [&](auto t) {
+    return launch_backward<typename decltype(t)::type>(a, g, ks, fl, st, stream, check, correct);
+  });
 }
 
 }  // namespace abft::cuda::attn

@@ -14,9 +14,12 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "abft/abft.h"
+#include "abft/abft_cuda.h"
 #include "abft/attention.h"
+#include "abft/checksum/attention_bounds.hpp"
 #include "device_faults.cuh"
 
 namespace abft::cuda::attn {
@@ -160,7 +163,36 @@ constexpr int64_t key_sums_bytes(int dm, bool rows) {
   return int64_t(rows ? 2 * dm + 2 * kBC : 4 * dm) * int64_t(sizeof(float));
 }
 
-/** Head-dim bucket a kernel is compiled for: columns padded with zeros to DM. */
-inline int head_dim_bucket(int64_t d) { return d <= 32 ? 32 : d <= 64 ? 64 : d <= 128 ? 128 : 256; }
+/** Head-dim bucket a kernel is compiled for: columns padded with zeros to DM (the rule the
+ *  host's bounds use too). */
+using abft::checksum::attn_head_dim_bucket;
+
+/** f(Storage<T>{}) for the storage type T of dtype (float, __half, __nv_bfloat16), else
+ *  `otherwise`: the launchers' one switch over the data types. */
+template <class T>
+struct Storage {
+  using type = T;
+};
+template <class R, class F>
+R with_storage_type(abft_cuda_dtype dtype, R otherwise, F&& f) {
+  switch (dtype) {
+    case ABFT_CUDA_FLOAT: return f(Storage<float>{});
+    case ABFT_CUDA_HALF: return f(Storage<__half>{});
+    case ABFT_CUDA_BFLOAT16: return f(Storage<__nv_bfloat16>{});
+    default: return otherwise;
+  }
+}
+
+/** f(std::integral_constant<int, DM>{}) for the head-dim bucket DM of head_dim d: the launchers'
+ *  one switch over the buckets. */
+template <class F>
+decltype(auto) with_head_dim_bucket(int64_t d, F&& f) {
+  switch (attn_head_dim_bucket(d)) {
+    case 32: return f(std::integral_constant<int, 32>{});
+    case 64: return f(std::integral_constant<int, 64>{});
+    case 128: return f(std::integral_constant<int, 128>{});
+    default: return f(std::integral_constant<int, 256>{});
+  }
+}
 
 }  // namespace abft::cuda::attn

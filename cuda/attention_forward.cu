@@ -519,18 +519,13 @@ abft_status launch_forward(const AttnArgs& a, const KeySums& ks, const DevFaultL
                            cudaStream_t stream, bool check, bool correct) {
   constexpr bool k16 = sizeof(T) == 2;
   const bool tc = k16 && tensor_cores_requested();
-  switch (head_dim_bucket(a.D)) {
-    case 32: return launch_dm<T, 32, false>(a, ks, fl, st, stream, check, correct);
-    case 64:
-      if constexpr (k16)
-        if (tc) return launch_dm<T, 64, true>(a, ks, fl, st, stream, check, correct);
-      return launch_dm<T, 64, false>(a, ks, fl, st, stream, check, correct);
-    case 128:
-      if constexpr (k16)
-        if (tc) return launch_dm<T, 128, true>(a, ks, fl, st, stream, check, correct);
-      return launch_dm<T, 128, false>(a, ks, fl, st, stream, check, correct);
-    default: return launch_dm<T, 256, false>(a, ks, fl, st, stream, check, correct);
-  }
+  return with_head_dim_bucket(a.D, [&](auto dm) {
+    constexpr int DM = decltype(dm)::value;
+    // Tensor cores: 16-bit storage at buckets 64 and 128.
+    if constexpr (k16 && (DM == 64 || DM == 128))
+      if (tc) return launch_dm<T, DM, true>(a, ks, fl, st, stream, check, correct);
+    return launch_dm<T, DM, false>(a, ks, fl, st, stream, check, correct);
+  });
 }
 
 }  // namespace
@@ -538,12 +533,9 @@ abft_status launch_forward(const AttnArgs& a, const KeySums& ks, const DevFaultL
 abft_status forward_launch(abft_cuda_dtype dtype, const AttnArgs& a, const DevFaultList& fl, State* st,
                            cudaStream_t stream, bool check, bool correct) {
   const KeySums ks = check ? key_sums_launch(dtype, a, st, stream, true) : KeySums{};
-  switch (dtype) {
-    case ABFT_CUDA_FLOAT: return launch_forward<float>(a, ks, fl, st, stream, check, correct);
-    case ABFT_CUDA_HALF: return launch_forward<__half>(a, ks, fl, st, stream, check, correct);
-    case ABFT_CUDA_BFLOAT16: return launch_forward<__nv_bfloat16>(a, ks, fl, st, stream, check, correct);
-    default: return ABFT_STATUS_INVALID_VALUE;
-  }
+  return with_storage_type(dtype, ABFT_STATUS_INVALID_VALUE, [&](auto t) {
+    return launch_forward<typename decltype(t)::type>(a, ks, fl, st, stream, check, correct);
+  });
 }
 
 }  // namespace abft::cuda::attn

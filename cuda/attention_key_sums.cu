@@ -108,24 +108,13 @@ KeySums launch_dm(const AttnArgs& a, State* st, cudaStream_t stream) {
   return ks;
 }
 
-template <class T, bool kRows>
-KeySums launch_type(const AttnArgs& a, State* st, cudaStream_t stream) {
-  switch (head_dim_bucket(a.D)) {
-    case 32: return launch_dm<T, 32, kRows>(a, st, stream);
-    case 64: return launch_dm<T, 64, kRows>(a, st, stream);
-    case 128: return launch_dm<T, 128, kRows>(a, st, stream);
-    default: return launch_dm<T, 256, kRows>(a, st, stream);
-  }
-}
-
 template <bool kRows>
 KeySums launch_rows(abft_cuda_dtype dtype, const AttnArgs& a, State* st, cudaStream_t stream) {
-  switch (dtype) {
-    case ABFT_CUDA_FLOAT: return launch_type<float, kRows>(a, st, stream);
-    case ABFT_CUDA_HALF: return launch_type<__half, kRows>(a, st, stream);
-    case ABFT_CUDA_BFLOAT16: return launch_type<__nv_bfloat16, kRows>(a, st, stream);
-    default: return KeySums{};
-  }
+  return with_storage_type(dtype, KeySums{}, [&](auto t) {
+    return with_head_dim_bucket(a.D, [&](auto dm) {
+      return launch_dm<typename decltype(t)::type, decltype(dm)::value, kRows>(a, st, stream);
+    });
+  });
 }
 
 }  // namespace

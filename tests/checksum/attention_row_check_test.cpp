@@ -181,7 +181,7 @@ struct Row {
   int Lk, D, DM;
   ck::NumFormat storage;
   Row(int lk, int d, ck::NumFormat fmt, Data data, bool masked, uint64_t seed) : Lk(lk), D(d), storage(fmt) {
-    DM = d <= 32 ? 32 : d <= 64 ? 64 : d <= 128 ? 128 : 256;
+    DM = ck::attn_head_dim_bucket(d);
     std::mt19937_64 g(seed);
     std::uniform_real_distribution<double> u(-1, 1), ex(-4, 4);
     auto st = [&](double x) { return float(ck::round_to_format(x, fmt)); };

@@ -96,7 +96,7 @@ AttnArgs args_of(const Shape& s, const void* K, const void* V) {
 
 /** The records of a shape as the host forms them (key_sums_bytes layout, floats). */
 std::vector<float> host_records(const Shape& s, const std::vector<float>& K, const std::vector<float>& V, bool rows) {
-  const int DM = head_dim_bucket(s.D);
+  const int DM = attn_head_dim_bucket(s.D);
   const int64_t nkb = (s.Lk + kBC - 1) / kBC;
   const size_t per = size_t(key_sums_bytes(DM, rows) / int64_t(sizeof(float)));
   std::vector<float> r(size_t(s.B * s.HK * nkb) * per, 0.f);
@@ -149,7 +149,7 @@ TEST(CudaAttentionKeySums, RecordsHoldTheKernelsSumsBitForBit) {
         ASSERT_NE(ks.p, nullptr) << what << ": no records although every key block has several readers";
         ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << what;
         const std::vector<float> want = host_records(s, K, V, rows);
-        EXPECT_EQ(ks.bytes, key_sums_bytes(head_dim_bucket(s.D), rows)) << what;
+        EXPECT_EQ(ks.bytes, key_sums_bytes(attn_head_dim_bucket(s.D), rows)) << what;
         EXPECT_EQ(ks.nkb, (s.Lk + kBC - 1) / kBC) << what;
         std::vector<float> got(want.size());
         ASSERT_EQ(cudaMemcpy(got.data(), ks.p, got.size() * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);

@@ -34,6 +34,10 @@ ABFT_HD double attn_tile_coefficient(int64_t nk, int64_t head_dim, int64_t mr) {
   return gemm_column_coefficient<T>(s) * magnitude_inflation<T>(double(head_dim) + 2.0);
 }
 
+/** The head-dim bucket the GPU engine's attention kernels are compiled for (its columns past
+ *  head_dim padded with zeros): 32, 64, 128 or 256. Its checks' bounds count DM terms. */
+ABFT_HD int attn_head_dim_bucket(int64_t d) { return d <= 32 ? 32 : d <= 64 ? 64 : d <= 128 ? 128 : 256; }
+
 /** The GPU engine's score and dP tile checks, formed in T (cuda/attention_forward.cu and
  *  cuda/attention_backward.cu, docs/ABFT.md §13.3). Each score s_j is one dot product of
  *  `terms` products (the head-dim bucket's DM fused multiply-adds in order; 3 DM for the
@@ -106,9 +110,9 @@ ABFT_HD double attn_abs_term(double terms, double scale_abs) {
   return 4.0 * (terms + 16.0) * (scale_abs + 1.0) * static_cast<double>(std::numeric_limits<T>::min());
 }
 
-/** Underflow in the float tile check (attn_float_tile_coefficient): the scores' nk x terms roundings, the observed sum's nk, the
- *  reference's and the magnitude's dm + 2 each (attn_abs_term's smallest normal number per
- *  rounding, flush-to-zero included). */
+/** Underflow in the float tile check (attn_float_tile_coefficient): the scores' nk x terms
+ *  roundings, the observed sum's nk, the reference's and the magnitude's dm + 2 each
+ *  (attn_abs_term's smallest normal number per rounding, flush-to-zero included). */
 template <class T>
 ABFT_HD double attn_float_tile_abs_term(int64_t nk, int64_t terms, int64_t dm) {
   return attn_abs_term<T>(double(nk) * double(terms) + double(nk) + 2.0 * double(dm) + 8.0, 0.0);

@@ -128,7 +128,7 @@ struct Blocking {
   double tile_coefficient(int64_t nk, int64_t head_dim) const {
     if (!dot_tiles) return attn_tile_coefficient<float>(nk, head_dim, 16);
     // The GPU forward's tile check in float, four lanes a row (SIMT products; ABFT.md §13.3).
-    const int64_t dm = head_dim <= 32 ? 32 : head_dim <= 64 ? 64 : head_dim <= 128 ? 128 : 256;
+    const int64_t dm = attn_head_dim_bucket(head_dim);
     return attn_float_tile_coefficient<float>(key_block, dm, dm, 4);
   }
 };
