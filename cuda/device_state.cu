@@ -46,6 +46,7 @@ State::~State() {
   if (side) cudaStreamDestroy(side);
   cudaFree(counters);
   cudaFree(repair);
+  cudaFree(tile_done);
   cudaFree(work);
   cudaFree(attn_work);
   cudaSetDevice(cur);
@@ -80,6 +81,11 @@ abft_status state_of(abft_handle_t h, State** out) {
       cudaMalloc(&s->repair, nk * sizeof(RepairCounters)) != cudaSuccess ||
       cudaMemset(s->counters, 0, nk * sizeof(DeviceCounters)) != cudaSuccess ||
       cudaMemset(s->repair, 0, nk * sizeof(RepairCounters)) != cudaSuccess ||
+      cudaMalloc(&s->tile_done, kGemmTileCounters * sizeof(unsigned)) != cudaSuccess ||
+      cudaMemset(s->tile_done, 0, kGemmTileCounters * sizeof(unsigned)) != cudaSuccess ||
+      // (cudaMemset is asynchronous for device memory: done before a call's stream, which may
+      // not synchronize with the default one, adds to the counters.)
+      cudaStreamSynchronize(nullptr) != cudaSuccess ||
       cudaEventCreateWithFlags(&s->done, cudaEventDisableTiming) != cudaSuccess) {
     cudaGetLastError();
     delete s;

@@ -29,6 +29,10 @@ struct RepairCounters {
   unsigned long long corrected, uncorrectable;
 };
 
+/** Tile counters of the GEMM's strided sums (gemm_check.cuh, a split grid's last block per
+ *  tile): zero at rest, each launch sets back to zero what it counted. */
+constexpr int kGemmTileCounters = 512;
+
 /** One handle's state on one device. `mu` is held by a call from its cuBLAS configuration to its
  *  last launch (threads sharing a handle enqueue one call at a time); `done`, recorded on the
  *  call's stream after its last launch, is waited for by the next call when it comes on another
@@ -50,6 +54,7 @@ struct State {
   /// Device arrays of ABFT_KERNEL_COUNT_ entries, one per kernel id (counters + kernel).
   DeviceCounters* counters = nullptr;
   RepairCounters* repair = nullptr;
+  unsigned* tile_done = nullptr;  ///< kGemmTileCounters, zeroed at creation
   void* work = nullptr;  ///< the GEMM's workspace (grown on demand)
   size_t work_bytes = 0;
   void* attn_work = nullptr;  ///< the attention's key-block sums (attention_key_sums.cu)

@@ -15,8 +15,10 @@
  *      loads from its first 16-byte boundary, with a scalar head and tail (line_partial);
  *    - a strided line (a column of op(X) = X^T: a row of the stored X) is read as tiles of the
  *      stored matrix, threads along its contiguous dimension; a tile's partial sums are reduced
- *      in shared memory and added to the line's sum by one double atomicAdd per line and tile
- *      (strided_sums_kernel, into a zeroed array);
+ *      in shared memory, and when a tile is split into chunks of rows the last chunk's block
+ *      adds the chunks' shares in chunk order (strided_sums_kernel: no zeroed array, no
+ *      atomic sums, the same bits on every run);
+ *    - C0's backup is stored by the kernel that sums C0, from the same loads (line_partial);
  *    - a column's reference reads op(B)'s column against the encoded pairs (v_p, w_p), 16
  *      bytes per p (8 times a bfloat16 element of B): up to four columns share each pair, and
  *      a thread reads two consecutive elements per column so that the pairs' loads are
@@ -99,26 +101,58 @@ __device__ __forceinline__ void block_sum_all(double (&v)[N]) {
 
 /** This thread's share of the contiguous line p[0, len): add(x) for each of its elements,
  *  threads t < nt striding through the line's 16-byte units (four loads in flight each) after
- *  a scalar head up to the first 16-byte boundary, then a scalar tail. */
+ *  a scalar head up to the first 16-byte boundary, then a scalar tail. With `dst`, each
+ *  element read is also stored at dst[i] (the backup of C0 as its sums are formed: one read
+ *  of C0 instead of two); dst must be at p's address modulo 16 (copy_line_offset), so that
+ *  its 16-byte units are stored whole. */
 template <class T, class Add>
-ABFT_HD void line_partial(const T* p, int64_t len, int t, int nt, Add& add) {
+ABFT_HD void line_partial(const T* p, int64_t len, int t, int nt, Add& add, T* dst = nullptr) {
   constexpr int kV = 16 / sizeof(T), kU = 4;
   const int64_t h = head_elements<16>(p, len);
   const int64_t nv = (len - h) / kV;
-  for (int64_t i = t; i < h; i += nt) add(to_double(p[i]));
-  for (int64_t i = h + nv * kV + t; i < len; i += nt) add(to_double(p[i]));
+  for (int64_t i = t; i < h; i += nt) {
+    add(to_double(p[i]));
+    if (dst) dst[i] = p[i];
+  }
+  for (int64_t i = h + nv * kV + t; i < len; i += nt) {
+    add(to_double(p[i]));
+    if (dst) dst[i] = p[i];
+  }
   const Vec16<T>* q = reinterpret_cast<const Vec16<T>*>(p + h);
+  Vec16<T>* d = dst ? reinterpret_cast<Vec16<T>*>(dst + h) : nullptr;
   for (int64_t b = t; b < nv; b += int64_t(kU) * nt) {
     Vec16<T> x[kU];
 ABFT_UNROLL
     for (int u = 0; u < kU; ++u)
       if (b + int64_t(u) * nt < nv) x[u] = q[b + int64_t(u) * nt];
+    if (dst)
+ABFT_UNROLL
+      for (int u = 0; u < kU; ++u)
+        if (b + int64_t(u) * nt < nv) d[b + int64_t(u) * nt] = x[u];
 ABFT_UNROLL
     for (int u = 0; u < kU; ++u)
       if (b + int64_t(u) * nt < nv)
 ABFT_UNROLL
         for (int e = 0; e < kV; ++e) add(to_double(x[u].e[e]));
   }
+}
+
+/** The layout of a packed copy of the m x n column-major matrix C (ldc) that line_partial can
+ *  store in 16-byte units: its leading dimension (m, or the next value congruent to ldc modulo
+ *  a 16-byte unit's elements, so that every copied column sits at its source's address modulo
+ *  16) and the element offset from a 16-byte aligned base at which the copy starts (C's own
+ *  offset modulo 16; 0 when C is not even aligned to its element, as line_partial then reads
+ *  it element by element). The copy takes offset + (n - 1) ld + m elements from the base. */
+struct CopyLayout {
+  int64_t ld = 0, offset = 0;
+};
+inline CopyLayout copy_layout(const void* C, int64_t elem, int64_t m, int64_t ldc) {
+  const int64_t kV = 16 / elem;
+  CopyLayout L;
+  L.ld = m + ((ldc - m) % kV);
+  const uintptr_t a = reinterpret_cast<uintptr_t>(C);
+  L.offset = a % uintptr_t(elem) != 0 ? 0 : int64_t(a % 16) / elem;
+  return L;
 }
 
 /** Threads per block for the block-per-line kernels: about 4096 warps per launch in all (the
@@ -129,7 +163,8 @@ inline int line_block_threads(int64_t blocks) {
 }
 inline int grid_of(int64_t blocks) { return int(blocks < (int64_t(1) << 30) ? blocks : (int64_t(1) << 30)); }
 
-/** Contiguous lines: line l is p[l ld, l ld + len); its sums go to sum[l os] and abs_sum[l os]. */
+/** Contiguous lines: line l is p[l ld, l ld + len); its sums go to sum[l os] and abs_sum[l os];
+ *  with `copy`, line l is also copied to copy[l cld, l cld + len) (copy_layout). */
 template <class T>
 struct LineSet {
   const T* p = nullptr;
@@ -137,24 +172,28 @@ struct LineSet {
   double* sum = nullptr;
   double* abs_sum = nullptr;
   int64_t os = 1;
+  T* copy = nullptr;
+  int64_t cld = 0;
 };
 
 /** sum_i x_i and sum_i |x_i| of every line of two sets, a block per line: the encoding of
- *  op(A) (v_p, w_p over a column of op(A), A not transposed) and the column sums of C0 (before
- *  the product overwrites C) in one launch. */
+ *  op(A) (v_p, w_p over a column of op(A), A not transposed) and the column sums of C0 with
+ *  its backup (before the product overwrites C) in one launch. */
 template <class T>
 __global__ void __launch_bounds__(256) line_sums_kernel(LineSet<T> s0, LineSet<T> s1) {
   const int64_t total = s0.lines + s1.lines;
   for (int64_t l = blockIdx.x; l < total; l += gridDim.x) {
     const bool first = l < s0.lines;
     const int64_t li = first ? l : l - s0.lines;
+    // (Field by field: a reference to either parameter would copy both to the stack.)
     const T* p = first ? s0.p + li * s0.ld : s1.p + li * s1.ld;
+    T* copy = first ? (s0.copy ? s0.copy + li * s0.cld : nullptr) : (s1.copy ? s1.copy + li * s1.cld : nullptr);
     double v[2] = {0.0, 0.0};
     auto add = [&v](double x) {
       v[0] += x;
       v[1] += fabs(x);
     };
-    line_partial(p, first ? s0.len : s1.len, threadIdx.x, blockDim.x, add);
+    line_partial(p, first ? s0.len : s1.len, threadIdx.x, blockDim.x, add, copy);
     block_sum_all(v);
     if (threadIdx.x == 0) {
       const int64_t o = li * (first ? s0.os : s1.os);
@@ -219,55 +258,108 @@ ABFT_UNROLL
   }
 }
 
+/** Where chunk `chunk`'s partial sum `which` (0: sum, 1: magnitude) of column c is kept in a
+ *  split grid's scratch (P columns per chunk and sum). */
+ABFT_HD int64_t strided_part_at(int64_t chunk, int which, int64_t P, int64_t c) { return (chunk * 2 + which) * P + c; }
+
+/** The finish of a tile of strided_sums_kernel split into `chunks` blocks along R, run by the
+ *  last of them to end: thread o of nt adds, for its columns c of the tile (c < L), the chunks'
+ *  partial sums (strided_part_at) in chunk order q = 0 .. chunks - 1 and stores them
+ *  in out_s[c os] (which 0) and out_a[c os] (which 1). A fixed order: the sums have the same
+ *  bits on every run, and nothing needs zeroing before the launch (the atomic adds into a
+ *  zeroed array that this replaces needed a memset a call). */
+template <int kTile>
+ABFT_HD void strided_finish(const double* part, int64_t P, int64_t chunks, int64_t tile, int64_t L, int o, int nt,
+                            double* out_s, double* out_a, int64_t os) {
+  for (int x = o; x < 2 * kTile; x += nt) {
+    const int which = x / kTile;
+    const int64_t c = tile * kTile + x % kTile;
+    if (c >= L) continue;
+    double t = 0.0;
+    for (int64_t q = 0; q < chunks; ++q) {
+#ifdef __CUDA_ARCH__
+      t += __ldcg(part + strided_part_at(q, which, P, c));  // other blocks' stores: from L2, not L1
+#else
+      t += part[strided_part_at(q, which, P, c)];
+#endif
+    }
+    (which ? out_a : out_s)[c * os] = t;
+  }
+}
+
 /** Sums along the strided dimension of a stored column-major matrix M (ld): for every c < L
- *  (its contiguous dimension), out_s[c os] += sum_r a_r M(c, r) and out_a[c os] += sum_r b_r
+ *  (its contiguous dimension), out_s[c os] = sum_r a_r M(c, r) and out_a[c os] = sum_r b_r
  *  |M(c, r)| over r < R, with (a_r, b_r) = vw[r] (kWeighted: the reference of the columns of
  *  op(B) = B^T) or (1, 1) (the encoding of the columns of op(A) = A^T). A block takes a tile of
  *  32 kV columns and a chunk of rows: its eight warps read rows of the tile (coalesced; 16-byte
- *  loads when kVec; strided_partial), the shared memory sums their partial sums, and one
- *  atomicAdd per column and sum adds the tile's share to the outputs, which start at zero. */
+ *  loads when kVec; strided_partial) and the shared memory sums their partial sums. With one
+ *  chunk a tile, the block stores its tile's sums; with several (part, done non-null), each
+ *  stores its partial sums in part (P = tiles 32 kV per chunk and sum), counts itself in
+ *  done[tile], and the last block of the tile adds them up (strided_finish) and sets
+ *  done[tile] back to 0 (the counters are zero at rest: zeroed when the state is made). */
 template <class T, bool kVec, bool kWeighted>
 __global__ void __launch_bounds__(256) strided_sums_kernel(const T* M, int64_t ld, int64_t L, int64_t R,
                                                            int64_t tiles, int64_t rows_per_block, const double2* vw,
-                                                           double* out_s, double* out_a, int64_t os) {
+                                                           double* out_s, double* out_a, int64_t os, double* part,
+                                                           unsigned* done) {
   using Shape = StridedShape<T, kVec>;
   constexpr int kV = Shape::kV, kTile = Shape::kTile, kRows = Shape::kRows;
   const int lane = threadIdx.x & 31, ty = threadIdx.x >> 5;
   const int64_t tile = int64_t(blockIdx.x) % tiles, chunk = int64_t(blockIdx.x) / tiles;
+  const int64_t chunks = int64_t(gridDim.x) / tiles, P = tiles * kTile;
   double s[kV], a[kV];
 #pragma unroll
   for (int e = 0; e < kV; ++e) s[e] = a[e] = 0.0;
   strided_partial<T, kVec, kWeighted>(M, ld, L, R, tile, chunk, rows_per_block, lane, ty, vw, s, a);
   __shared__ double red[2][kRows][kTile];
+  __shared__ bool last;
 #pragma unroll
   for (int e = 0; e < kV; ++e) {
     red[0][ty][lane * kV + e] = s[e];
     red[1][ty][lane * kV + e] = a[e];
   }
   __syncthreads();
+  const bool split = part != nullptr && chunks > 1;
   for (int o = threadIdx.x; o < 2 * kTile; o += blockDim.x) {
     const int which = o / kTile, cc = o % kTile;
     double t = 0.0;
 #pragma unroll
     for (int y = 0; y < kRows; ++y) t += red[which][y][cc];
     const int64_t c = tile * kTile + cc;
-    if (c < L) atomicAdd((which ? out_a : out_s) + c * os, t);
+    if (c >= L) continue;
+    if (split) part[strided_part_at(chunk, which, P, c)] = t;
+    else (which ? out_a : out_s)[c * os] = t;
   }
+  if (!split) return;
+  __threadfence();  // this block's partial sums visible device-wide before it is counted
+  __syncthreads();
+  if (threadIdx.x == 0) last = atomicAdd(done + tile, 1u) == unsigned(chunks - 1);
+  __syncthreads();
+  if (!last) return;
+  __threadfence();  // the other chunks' partial sums, counted before, are read after
+  strided_finish<kTile>(part, P, chunks, tile, L, threadIdx.x, blockDim.x, out_s, out_a, os);
+  if (threadIdx.x == 0) done[tile] = 0u;  // at rest for the next launch (stream order)
 }
 
 /** strided_sums_kernel's grid over M (L x R as stored, ld, elements of `elem` bytes): 16-byte
  *  loads when M and ld allow them; tiles of the contiguous dimension times chunks of about
- *  512 blocks or more, each chunk at least 128 rows (16 per warp) so that the atomics stay few. */
+ *  512 blocks or more, each chunk at least 128 rows (16 per warp). Several chunks only when
+ *  there are fewer than kStridedMaxSplitTiles tiles (the tile counters' count). */
+constexpr int64_t kStridedMaxSplitTiles = kGemmTileCounters;  // (device_state.hpp: the counters)
 struct StridedGrid {
   bool vec = false;
+  int64_t tile = 0;                         ///< columns per tile (32 kV)
   int64_t tiles = 0, chunks = 0, rows = 0;  ///< rows: per chunk (the last may have fewer)
+  /// Doubles of partial sums the launch needs (0 with one chunk a tile).
+  int64_t scratch() const { return chunks > 1 ? 2 * chunks * tiles * tile : 0; }
 };
 inline StridedGrid strided_grid(const void* M, int64_t ld, int64_t elem, int64_t L, int64_t R) {
   StridedGrid g;
   g.vec = reinterpret_cast<uintptr_t>(M) % 16 == 0 && (ld * elem) % 16 == 0;
-  const int64_t tile = g.vec ? 32 * (16 / elem) : 32;
-  g.tiles = (L + tile - 1) / tile;
-  const int64_t max_chunks = (R + 127) / 128, want = (512 + g.tiles - 1) / g.tiles;
+  g.tile = g.vec ? 32 * (16 / elem) : 32;
+  g.tiles = (L + g.tile - 1) / g.tile;
+  const int64_t max_chunks = (R + 127) / 128;
+  const int64_t want = g.tiles < kStridedMaxSplitTiles ? (512 + g.tiles - 1) / g.tiles : 1;
   int64_t chunks = want < max_chunks ? want : max_chunks;
   if (chunks < 1) chunks = 1;
   g.rows = (R + chunks - 1) / chunks;
@@ -276,16 +368,22 @@ inline StridedGrid strided_grid(const void* M, int64_t ld, int64_t elem, int64_t
 }
 
 /** Launches strided_sums_kernel (256 threads: 32 along the tile, 8 rows) on strided_grid's
- *  blocks. */
+ *  blocks; part (sg.scratch() doubles) and done (kStridedMaxSplitTiles counters, zero at rest)
+ *  serve a split grid. */
 template <class T, bool kWeighted>
-void launch_strided_sums(const T* M, int64_t ld, int64_t L, int64_t R, const double2* vw, double* out_s,
-                         double* out_a, int64_t os, cudaStream_t stream) {
+bool launch_strided_sums(const T* M, int64_t ld, int64_t L, int64_t R, const double2* vw, double* out_s,
+                         double* out_a, int64_t os, double* part, unsigned* done, cudaStream_t stream) {
   const StridedGrid sg = strided_grid(M, ld, int64_t(sizeof(T)), L, R);
   const int grid = int(sg.tiles * sg.chunks);  // < 2^31: tiles <= 2^26 and tiles * chunks <= tiles + 512
+  if (sg.chunks <= 1) part = nullptr, done = nullptr;
+  else if (!part || !done || sg.tiles > kStridedMaxSplitTiles) return false;  // (the caller sizes them)
   if (sg.vec)
-    strided_sums_kernel<T, true, kWeighted><<<grid, 256, 0, stream>>>(M, ld, L, R, sg.tiles, sg.rows, vw, out_s, out_a, os);
+    strided_sums_kernel<T, true, kWeighted>
+        <<<grid, 256, 0, stream>>>(M, ld, L, R, sg.tiles, sg.rows, vw, out_s, out_a, os, part, done);
   else
-    strided_sums_kernel<T, false, kWeighted><<<grid, 256, 0, stream>>>(M, ld, L, R, sg.tiles, sg.rows, vw, out_s, out_a, os);
+    strided_sums_kernel<T, false, kWeighted>
+        <<<grid, 256, 0, stream>>>(M, ld, L, R, sg.tiles, sg.rows, vw, out_s, out_a, os, part, done);
+  return true;
 }
 
 /** What the column check reads and writes. */

@@ -6,7 +6,8 @@
  *  the stream and folds the device counters into the handle's statistics.
  *
  *  One call, column-major (a row-major call is the transposed column-major one):
- *    1. beta != 0: column sums of C0 and a copy of C0 (for the repair and the DETECT probe);
+ *    1. beta != 0: column sums of C0 and a backup of C0 (for the repair and the DETECT probe),
+ *       stored by the kernel that sums it as it reads it;
  *    2. v, w = column sums of op(A), |op(A)| (encode; with the C0 sums, one launch);
  *    3. cuBLAS gemm (with a corrupted copy of an operand when a fault is injected there);
  *    4. faults injected at the output, before verification (injection only);
@@ -17,7 +18,8 @@
  *       DETECT too (counted, nothing written).
  *  Steps 5 and 6 are one launch (column_check_kernel: the thread that decides a column repairs
  *  it), so a fault-free call with untransposed operands is three launches: encode, gemm, check.
- *  A transposed operand adds a memset and a tiled kernel (its lines are strided in memory).
+ *  A transposed operand's sums are a tiled kernel of their own (its lines are strided in
+ *  memory; a tile's last block adds its chunks' shares, so nothing is zeroed first).
  *  Calls on one handle are enqueued one at a time and use its workspace in stream order
  *  (device_state.hpp: a call on another stream waits for the previous call's end).
  *
@@ -261,27 +263,38 @@ abft_status run(abft_handle_t h, void* stream_ptr, abft_policy policy, abft_layo
   }
 
   // Workspace: vw (k pairs v_p, w_p: one 16-byte load for both); rr, rx (n: the reference's dot
-  // products when op(B) = B^T); c0s, c0a, ref, X (n); verdict (n ints); C0 copy (m x n, beta != 0).
+  // products when op(B) = B^T or formed early); c0s, c0a, ref, X (n); the strided sums' partial
+  // sums (split grids, gemm_check.cuh); verdict (n ints); the C0 backup (beta != 0, laid out as
+  // copy_layout says, so that its sums' kernel stores it in 16-byte units as it reads C0).
   // (DETECT keeps it too: its probe of skipped columns recomputes elements, beta C0 included.)
   const bool keep_c0 = beta != S(0);
-  const size_t nd = size_t(2 * k + 6 * n), c0_elems = keep_c0 ? size_t(m * n) : 0;
+  const int64_t elem = int64_t(sizeof(T));
+  const int64_t scratch_a = ta ? strided_grid(A, lda, elem, k, m).scratch() : 0;
+  const int64_t scratch_b = tb ? strided_grid(B, ldb, elem, n, k).scratch() : 0;
+  const int64_t scratch = scratch_a > scratch_b ? scratch_a : scratch_b;
+  const CopyLayout cl = copy_layout(C, elem, m, ldc);
+  const size_t nd = size_t(2 * k + 6 * n + scratch);
+  const size_t c0_elems = keep_c0 ? size_t(cl.offset + (n - 1) * cl.ld + m) : 0;
   const size_t bytes = nd * sizeof(double) + size_t(n) * sizeof(int) + c0_elems * sizeof(T) + 64;
   if (!grow_device_buffer(&st->work, &st->work_bytes, bytes)) return ABFT_STATUS_ALLOC_FAILED;
   double* vw = static_cast<double*>(st->work);  // cudaMalloc: 256-byte aligned, so the pairs are 16
   double *rr = vw + 2 * k, *rx = rr + n, *c0s = rx + n, *c0a = c0s + n, *ref = c0a + n, *X = ref + n;
-  int* verdict = reinterpret_cast<int*>(X + n);
-  T* c0copy = reinterpret_cast<T*>(reinterpret_cast<char*>(verdict + n) + 32 - (reinterpret_cast<uintptr_t>(verdict + n) % 32));
+  double* part = X + n;
+  int* verdict = reinterpret_cast<int*>(part + scratch);
+  char* c0base = reinterpret_cast<char*>(verdict + n);
+  c0base += 32 - reinterpret_cast<uintptr_t>(c0base) % 32;
+  T* c0copy = reinterpret_cast<T*>(c0base) + cl.offset;
   const double2* pairs = reinterpret_cast<const double2*>(vw);
   const double a = double(alpha), b = double(beta);
 
-  // 1-2. Encoding of op(A) and the C0 sums (one launch), the copy of C0. A transposed operand's
-  // sums are atomic adds over tiles (gemm_check.cuh), into vw (op(A) = A^T) and rr, rx
-  // (op(B) = B^T, step 5), zeroed here by one memset (the two ranges are adjacent).
-  // With State::overlap and beta = 0 (the C0 sums must precede the product), the encoding and
-  // the reference's dot products with op(B) run on the side stream while the product runs; the
-  // check waits for them (join) and reads C alone. An experiment, off by default:
-  // scripts/gpu-check.sh times both.
-  const bool overlap = st->overlap && !keep_c0 && side_of(st);
+  // 1-2. Encoding of op(A), the C0 sums and the C0 backup (one launch, which reads C0 once). A
+  // transposed operand's sums come from tiles of its stored matrix (strided_sums_kernel: vw
+  // for op(A) = A^T, rr and rx for op(B) = B^T at step 5); nothing needs zeroing first.
+  // With State::overlap the encoding and the reference's dot products with op(B) run on the
+  // side stream while the product runs (the C0 sums and backup, which must precede the
+  // product, stay on the call's stream); the check waits for them (join) and reads C alone.
+  // An experiment, off by default: scripts/gpu-check.sh times both.
+  const bool overlap = st->overlap && side_of(st);
   cudaStream_t enc = stream;
   if (overlap) {
     cudaEventRecord(st->fork, stream);  // after the previous user of the workspace
@@ -291,34 +304,31 @@ abft_status run(abft_handle_t h, void* stream_ptr, abft_policy policy, abft_layo
   auto rejoin = [&] {
     if (overlap) cudaStreamWaitEvent(stream, st->join, 0);
   };
-  if (ta || tb) {
-    double* z0 = ta ? vw : rr;
-    double* z1 = tb ? rx + n : vw + 2 * k;
-    cudaMemsetAsync(z0, 0, size_t(z1 - z0) * sizeof(double), enc);
+  const LineSet<T> enc_a{A, lda, m, k, vw, vw + 1, 2};
+  const LineSet<T> c0set{C, ldc, m, n, c0s, c0a, 1, c0copy, cl.ld};
+  auto line_sums = [](const LineSet<T>& s0, const LineSet<T>& s1, cudaStream_t s) {
+    const int64_t lines = s0.lines + s1.lines;
+    if (lines > 0) line_sums_kernel<T><<<grid_of(lines), line_block_threads(lines), 0, s>>>(s0, s1);
+  };
+  bool launched = true;
+  if (overlap) {
+    if (keep_c0) line_sums(c0set, LineSet<T>{}, stream);
+    if (!ta) line_sums(enc_a, LineSet<T>{}, enc);
+  } else {
+    line_sums(ta ? LineSet<T>{} : enc_a, keep_c0 ? c0set : LineSet<T>{}, stream);
   }
-  LineSet<T> sets[2];
-  int nsets = 0;
-  if (!ta) sets[nsets++] = LineSet<T>{A, lda, m, k, vw, vw + 1, 2};
-  if (keep_c0) sets[nsets++] = LineSet<T>{C, ldc, m, n, c0s, c0a, 1};
-  if (nsets > 0) {
-    const int64_t lines = sets[0].lines + sets[1].lines;
-    line_sums_kernel<T><<<grid_of(lines), line_block_threads(lines), 0, enc>>>(sets[0], sets[1]);
-  }
-  if (ta) launch_strided_sums<T, false>(A, lda, k, m, nullptr, vw, vw + 1, 2, enc);
+  if (ta) launched &= launch_strided_sums<T, false>(A, lda, k, m, nullptr, vw, vw + 1, 2, part, st->tile_done, enc);
   if (overlap) {
     // Step 5's reference, early: the check after the product then reads C alone.
-    if (tb) launch_strided_sums<T, true>(B, ldb, n, k, pairs, rr, rx, 1, enc);
+    if (tb) launched &= launch_strided_sums<T, true>(B, ldb, n, k, pairs, rr, rx, 1, part, st->tile_done, enc);
     else launch_column_reference(B, ldb, k, n, pairs, rr, rx, enc);
     cudaEventRecord(st->join, enc);
   }
-  // (A failed copy stops the call before C is written: the repair must never read a C0 it does
-  // not have.)
-  if (keep_c0 && (ldc == m ? cudaMemcpyAsync(c0copy, C, size_t(m) * size_t(n) * sizeof(T), cudaMemcpyDeviceToDevice,
-                                             stream)
-                           : cudaMemcpy2DAsync(c0copy, size_t(m) * sizeof(T), C, size_t(ldc) * sizeof(T),
-                                               size_t(m) * sizeof(T), size_t(n), cudaMemcpyDeviceToDevice, stream)) !=
-                       cudaSuccess) {
+  // (A failed backup stops the call before C is written: the repair must never read a C0 it
+  // does not have.)
+  if (!launched || cudaPeekAtLastError() != cudaSuccess) {
     cudaGetLastError();
+    rejoin();
     end_call(st, stream);
     return ABFT_STATUS_INTERNAL_ERROR;
   }
@@ -418,7 +428,11 @@ abft_status run(abft_handle_t h, void* stream_ptr, abft_policy policy, abft_layo
   const double abs = ck::library_line_abs_term(prec, m, k, a < 0 ? -a : a, b < 0 ? -b : b);
   // op(B) = B^T: the reference's dot products over tiles of the stored B (the caller's, as the
   // encoding: a fault injected into the product's copy must not reach the reference).
-  if (tb && !overlap) launch_strided_sums<T, true>(B, ldb, n, k, pairs, rr, rx, 1, stream);
+  if (tb && !overlap && !launch_strided_sums<T, true>(B, ldb, n, k, pairs, rr, rx, 1, part, st->tile_done, stream)) {
+    rejoin();
+    end_call(st, stream);
+    return ABFT_STATUS_INTERNAL_ERROR;
+  }
   rejoin();  // (overlap: the encoding done before the check reads it)
   // 5-6. One launch: per column the reference, the observed sums, the verdict and the counters;
   // then, for a column that is not Ok, the repair (CORRECT) or, under DETECT, the probe of a
@@ -430,7 +444,7 @@ abft_status run(abft_handle_t h, void* stream_ptr, abft_policy policy, abft_layo
   ca.C = C, ca.ldc = ldc, ca.m = m, ca.n = n, ca.k = k, ca.alpha = a, ca.beta = b, ca.c0s = c0s, ca.c0a = c0a;
   ca.coef = coef, ca.coef_out = coef_out, ca.abs = abs, ca.output = prec.output;
   ca.ref = ref, ca.X = X, ca.verdict = verdict, ca.counters = st->counters + kid;
-  const ColumnRepair<T> repair{A, lda, ta, B, ldb, tb, c0copy, m, C, ldc, m, k, a, b, ref, X, coef, coef_out, abs,
+  const ColumnRepair<T> repair{A, lda, ta, B, ldb, tb, c0copy, cl.ld, C, ldc, m, k, a, b, ref, X, coef, coef_out, abs,
                                prec.output, verdict, st->repair + kid, st->counters + kid,
                                pol == ABFT_POLICY_CORRECT};
   launch_column_check(ca, repair, stream);

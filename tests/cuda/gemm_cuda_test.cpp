@@ -117,7 +117,9 @@ template <class T>
 void check_clean(abft_layout lay, abft_op ta, abft_op tb) {
   abft_handle_t h = nullptr;
   ASSERT_EQ(abft_handle_create(&h), ABFT_STATUS_SUCCESS);
-  for (auto dims : {std::vector<int64_t>{1, 1, 1}, {37, 45, 29}, {128, 96, 300}, {257, 64, 33}}) {
+  // (200 x 150 x 700: a transposed operand's strided sums split into several chunks of rows,
+  // each tile added up by its last block, gemm_check.cuh.)
+  for (auto dims : {std::vector<int64_t>{1, 1, 1}, {37, 45, 29}, {128, 96, 300}, {257, 64, 33}, {200, 150, 700}}) {
     Problem<T> P(dims[0], dims[1], dims[2], lay, ta, tb, 7);
     for (abft_policy pol : {ABFT_POLICY_OFF, ABFT_POLICY_DETECT, ABFT_POLICY_CORRECT}) {
       DeviceBuffer<T> A(P.A), B(P.B), C(P.C0);
@@ -189,11 +191,12 @@ TEST(CudaGemm, InjectedFaultsAreRepairedOnTheDevice) {
   }
 }
 
-// ABFT_CUDA_GEMM_OVERLAP=1 (an experiment): with beta = 0 the encoding and the reference's dot
-// products with op(B) (column_reference_kernel, or the strided sums of B^T) run on a second
-// stream while the product runs, joined before the check, which reads C alone. Every layout
-// and transpose, clean and with a fault in each site, on one handle made under the variable
-// (its device state reads it once).
+// ABFT_CUDA_GEMM_OVERLAP=1 (an experiment): the encoding and the reference's dot products with
+// op(B) (column_reference_kernel, or the strided sums of B^T) run on a second stream while the
+// product runs, joined before the check, which reads C alone; with beta != 0 the C0 sums and
+// backup stay on the call's stream, before the product. Every layout and transpose, beta 0 and
+// not, clean and with a fault in each site, on one handle made under the variable (its device
+// state reads it once).
 TEST(CudaGemm, OverlappedEncodingGivesTheSameResults) {
   REQUIRE_DEVICE();
   // The variable and the handle undone on every way out (an ASSERT returns early).
@@ -209,36 +212,37 @@ TEST(CudaGemm, OverlappedEncodingGivesTheSameResults) {
   for (abft_layout lay : {ABFT_ROW_MAJOR, ABFT_COL_MAJOR})
     for (abft_op ta : {ABFT_NO_TRANS, ABFT_TRANS})
       for (abft_op tb : {ABFT_NO_TRANS, ABFT_TRANS})
-        for (abft_site site : {abft_site(-1), ABFT_SITE_OUTPUT, ABFT_SITE_PACKED_A, ABFT_SITE_PACKED_B}) {
-          Problem<float> P(96, 80, 130, lay, ta, tb, 9);
-          P.beta = 0.0f;
-          DeviceBuffer<float> A(P.A), B(P.B), C(P.C0);
-          abft_injector_t inj = nullptr;
-          if (site != abft_site(-1)) {
-            ASSERT_EQ(abft_injector_create(13, &inj), ABFT_STATUS_SUCCESS);
-            abft_fault f{};
-            f.site = site, f.model = ABFT_FAULT_BITFLIP, f.bit = 30, f.row = 4, f.col = 6, f.kpos = 2;
-            ASSERT_EQ(abft_injector_add(inj, &f), ABFT_STATUS_SUCCESS);
-            abft_handle_set_injector(h, inj);
+        for (abft_site site : {abft_site(-1), ABFT_SITE_OUTPUT, ABFT_SITE_PACKED_A, ABFT_SITE_PACKED_B})
+          for (float beta : {0.0f, 0.5f}) {
+            Problem<float> P(96, 80, 130, lay, ta, tb, 9);
+            P.beta = beta;
+            DeviceBuffer<float> A(P.A), B(P.B), C(P.C0);
+            abft_injector_t inj = nullptr;
+            if (site != abft_site(-1)) {
+              ASSERT_EQ(abft_injector_create(13, &inj), ABFT_STATUS_SUCCESS);
+              abft_fault f{};
+              f.site = site, f.model = ABFT_FAULT_BITFLIP, f.bit = 30, f.row = 4, f.col = 6, f.kpos = 2;
+              ASSERT_EQ(abft_injector_add(inj, &f), ABFT_STATUS_SUCCESS);
+              abft_handle_set_injector(h, inj);
+            }
+            ASSERT_EQ(gemm<float>(h, ABFT_POLICY_CORRECT, lay, ta, tb, P.m, P.n, P.k, P.alpha, A.p, P.lda, B.p, P.ldb,
+                                  P.beta, C.p, P.ldc),
+                      ABFT_STATUS_SUCCESS);
+            abft_report r{};
+            EXPECT_EQ(abft_cuda_sync(h, nullptr, &r), ABFT_STATUS_SUCCESS);
+            EXPECT_EQ(r.checks, uint64_t(lay == ABFT_ROW_MAJOR ? P.m : P.n));
+            // (an operand fault reaches a whole row or column of C: several lines detected)
+            if (site == abft_site(-1))
+              EXPECT_EQ(r.detected, 0u) << "ta " << ta << " tb " << tb << " beta " << beta;
+            else
+              EXPECT_GE(r.corrected, 1u) << "site " << site << " ta " << ta << " tb " << tb << " beta " << beta;
+            EXPECT_EQ(r.uncorrectable, 0u);
+            EXPECT_LE(P.error(C.get(P.C0.size())), 1e-6 * double(P.k + 8)) << "site " << site << " beta " << beta;
+            if (inj) {
+              abft_handle_set_injector(h, nullptr);
+              abft_injector_destroy(inj);
+            }
           }
-          ASSERT_EQ(gemm<float>(h, ABFT_POLICY_CORRECT, lay, ta, tb, P.m, P.n, P.k, P.alpha, A.p, P.lda, B.p, P.ldb,
-                                P.beta, C.p, P.ldc),
-                    ABFT_STATUS_SUCCESS);
-          abft_report r{};
-          EXPECT_EQ(abft_cuda_sync(h, nullptr, &r), ABFT_STATUS_SUCCESS);
-          EXPECT_EQ(r.checks, uint64_t(lay == ABFT_ROW_MAJOR ? P.m : P.n));
-          // (an operand fault reaches a whole row or column of C: several lines detected)
-          if (site == abft_site(-1))
-            EXPECT_EQ(r.detected, 0u) << "ta " << ta << " tb " << tb;
-          else
-            EXPECT_GE(r.corrected, 1u) << "site " << site << " ta " << ta << " tb " << tb;
-          EXPECT_EQ(r.uncorrectable, 0u);
-          EXPECT_LE(P.error(C.get(P.C0.size())), 1e-6 * double(P.k + 8)) << "site " << site;
-          if (inj) {
-            abft_handle_set_injector(h, nullptr);
-            abft_injector_destroy(inj);
-          }
-        }
 }
 
 /** 16-bit storage: the protected result against a double reference of the stored 16-bit
