@@ -103,7 +103,7 @@ __device__ __forceinline__ void block_sum_all(double (&v)[N]) {
  *  threads t < nt striding through the line's 16-byte units (four loads in flight each) after
  *  a scalar head up to the first 16-byte boundary, then a scalar tail. With `dst`, each
  *  element read is also stored at dst[i] (the backup of C0 as its sums are formed: one read
- *  of C0 instead of two); dst must be at p's address modulo 16 (copy_line_offset), so that
+ *  of C0 instead of two); dst must be at p's address modulo 16 (copy_layout), so that
  *  its 16-byte units are stored whole. */
 template <class T, class Add>
 ABFT_HD void line_partial(const T* p, int64_t len, int t, int nt, Add& add, T* dst = nullptr) {
@@ -319,7 +319,7 @@ __global__ void __launch_bounds__(256) strided_sums_kernel(const T* M, int64_t l
     red[1][ty][lane * kV + e] = a[e];
   }
   __syncthreads();
-  const bool split = part != nullptr && chunks > 1;
+  const bool split = part != nullptr;  // (launch_strided_sums: null with one chunk a tile)
   for (int o = threadIdx.x; o < 2 * kTile; o += blockDim.x) {
     const int which = o / kTile, cc = o % kTile;
     double t = 0.0;
