@@ -98,6 +98,10 @@ void BM_fft(benchmark::State& state, bool dbl, bool real, int64_t n, bool passes
   abft_cuda_fft_sums sums = ABFT_CUDA_FFT_SUMS_PASSES;
   abft_cuda_fft_get_sums(p, &sums);
   state.counters["sums"] = sums == ABFT_CUDA_FFT_SUMS_CALLBACKS ? 1.0 : 0.0;
+  const char* refused_at = nullptr;  // a plan that fell back to passes: cuFFT's result, in the table
+  int refused = 0;
+  abft_cuda_fft_get_callback_refusal(p, &refused_at, &refused);
+  state.counters["cb_refused"] = double(refused);
   state.counters["plan_ms"] = plan_ms;
   if (ss != ABFT_STATUS_SUCCESS || r.detected) state.SkipWithError("a clean run was flagged (false positive)");
   cufftDestroy(plain);

@@ -85,12 +85,17 @@ __device__ __forceinline__ void add_to_bucket(double* base, unsigned long long k
   for (int i = 0; i < N; ++i) atomicAdd(at + i, v[i]);
 }
 
-/** The input side of element x at offset off (its signal b and flat index e returned). */
+/** The input side of element x at offset off (its signal b and flat index e returned; b = -1
+ *  for an offset outside the batch, which adds nothing: FftSideDecoder::holds). */
 template <int R>
 __device__ __forceinline__ void input_terms(const FftCallbackArgs& a, int sign, unsigned long long off, ck::Cd x,
                                             int64_t& b, int64_t& e) {
   int64_t idx[3] = {0, 0, 0};
   a.in.decode<R>(off, b, idx, e);
+  if (!a.in.holds<R>(b, idx)) {
+    b = -1;
+    return;
+  }
   ck::FftLibraryShape sh = a.sh;
   sh.sign = sign;
   const ck::Cd t = ck::fft_in_term_of<R>(x, sh, a.tw, a.c2r_in, e, idx);
@@ -102,6 +107,7 @@ template <int R>
 __device__ __forceinline__ void output_terms(const FftCallbackArgs& a, int sign, unsigned long long off, ck::Cd y) {
   int64_t idx[3] = {0, 0, 0}, b, e;
   a.out.decode<R>(off, b, idx, e);
+  if (!a.out.holds<R>(b, idx)) return;  // outside the batch: nothing to add
   ck::FftLibraryShape sh = a.sh;
   sh.sign = sign;
   const ck::Cd t = ck::fft_out_term_of<R>(y, sh, a.tw, a.c2r_out, e, idx);
@@ -180,7 +186,7 @@ __device__ __forceinline__ V on_load(const FftCallbackArgs& a, unsigned long lon
     input_terms<1>(a, sign, off, xv, b, e);
   else
     input_terms_md(a, sign, off, xv, b, e);
-  if (a.backup) static_cast<V*>(a.backup)[b * a.in.count + e] = x;  // packed, signal after signal
+  if (a.backup && b >= 0) static_cast<V*>(a.backup)[b * a.in.count + e] = x;  // packed, signal after signal
   if (a.n_in) x = apply_faults(x, off, a.fault_in, a.n_in, a.fault_vals);
   return x;
 }

@@ -87,6 +87,10 @@ struct abft_cuda_fft_plan_s {
   double* buckets = nullptr;
   size_t bucket_doubles = 0;
   double* fault_vals = nullptr;
+  // Asked for CALLBACKS but formed in PASSES: the cuFFT call that refused the callbacks and its
+  // cufftResult, for abft_cuda_fft_get_callback_refusal (the first refusal; null / 0 otherwise).
+  const char* cb_refused_at = nullptr;
+  int cb_refused_result = 0;
   cufftHandle plain = 0;  // CALLBACKS: the plan of policy-OFF calls
   bool plain_made = false;
   std::string desc;
@@ -474,6 +478,11 @@ abft_cuda_fft_sums fft_sums_wanted() {
   return e && std::string(e) == "passes" ? ABFT_CUDA_FFT_SUMS_PASSES : ABFT_CUDA_FFT_SUMS_CALLBACKS;
 }
 
+/** A refusal of the callbacks, kept for abft_cuda_fft_get_callback_refusal (the first one). */
+void note_refusal(abft_cuda_fft_plan_s* p, const char* at, cufftResult r) {
+  if (!p->cb_refused_at) p->cb_refused_at = at, p->cb_refused_result = int(r);
+}
+
 /** Attach the load and store callbacks of the plan's type to its cuFFT handle (after
  *  cufftCreate, before planning; kFftCallbackSymbols is in cuFFT's callback type order). */
 bool attach_callbacks(abft_cuda_fft_plan_s* p) {
@@ -481,10 +490,16 @@ bool attach_callbacks(abft_cuda_fft_plan_s* p) {
   const abft_fft_kind k = abft_fft_kind(p->sh.kind);
   const int ld = (k == ABFT_FFT_R2C ? CUFFT_CB_LD_REAL : CUFFT_CB_LD_COMPLEX) + (d ? 1 : 0);
   const int st = (k == ABFT_FFT_C2R ? CUFFT_CB_ST_REAL : CUFFT_CB_ST_COMPLEX) + (d ? 1 : 0);
-  return cufftXtSetJITCallback(p->fft, kFftCallbackSymbols[ld], kFftLoadsImage, kFftLoadsImage_size,
-                               cufftXtCallbackType(ld), &p->cb_info) == CUFFT_SUCCESS &&
-         cufftXtSetJITCallback(p->fft, kFftCallbackSymbols[st], kFftStoresImage, kFftStoresImage_size,
-                               cufftXtCallbackType(st), &p->cb_info) == CUFFT_SUCCESS;
+  cufftResult r = cufftXtSetJITCallback(p->fft, kFftCallbackSymbols[ld], kFftLoadsImage, kFftLoadsImage_size,
+                                        cufftXtCallbackType(ld), &p->cb_info);
+  if (r != CUFFT_SUCCESS) {
+    note_refusal(p, "cufftXtSetJITCallback (load)", r);
+    return false;
+  }
+  r = cufftXtSetJITCallback(p->fft, kFftCallbackSymbols[st], kFftStoresImage, kFftStoresImage_size,
+                            cufftXtCallbackType(st), &p->cb_info);
+  if (r != CUFFT_SUCCESS) note_refusal(p, "cufftXtSetJITCallback (store)", r);
+  return r == CUFFT_SUCCESS;
 }
 
 /** A callback plan's device state: the buckets (zeroed: each verification clears what it
@@ -614,6 +629,7 @@ abft_status fft_plan_make(abft_cuda_fft_plan_s** out, abft_handle_t h, abft_prec
                                            int(p->ostride), int(p->odist), p->type, int(batch), &ws)
                        : make_cufft_plan(p, p->fft);
       ok = r == CUFFT_SUCCESS;
+      if (cb && !ok) note_refusal(p, attempt == 1 ? "cufftMakePlanMany (callbacks)" : "cufftMakePlanMany64 (callbacks)", r);
       // The link itself failed (no nvJitLink, an architecture the LTO-IR does not cover): the
       // int planner would link again, to the same end.
       refused = refused || (cb && r == CUFFT_NVJITLINK_FAILURE);
@@ -683,11 +699,15 @@ abft_status fft_plan_make(abft_cuda_fft_plan_s** out, abft_handle_t h, abft_prec
     ok = cudaMemcpy(p->flag_base, init, sizeof init, cudaMemcpyHostToDevice) == cudaSuccess;
   }
   if (ok && p->callbacks) ok = callback_state(p);
+  // The zeroed buckets and the first arguments and gate (cudaMemset, pageable cudaMemcpy) done
+  // on the device before a first call on any stream, a non-blocking one too.
+  ok = ok && cudaDeviceSynchronize() == cudaSuccess;
   if (!ok) {
     cudaGetLastError();
     delete p;
     return ABFT_STATUS_ALLOC_FAILED;
   }
+  if (p->callbacks) p->cb_refused_at = nullptr, p->cb_refused_result = 0;  // refused once, then taken
   *out = p;
   return ABFT_STATUS_SUCCESS;
 }
@@ -728,6 +748,13 @@ extern "C" abft_status abft_cuda_fft_execute(abft_cuda_fft_plan_t p, void* strea
 extern "C" abft_status abft_cuda_fft_get_sums(abft_cuda_fft_plan_t p, abft_cuda_fft_sums* out) {
   if (!p || !out) return ABFT_STATUS_NULL_POINTER;
   *out = p->callbacks ? ABFT_CUDA_FFT_SUMS_CALLBACKS : ABFT_CUDA_FFT_SUMS_PASSES;
+  return ABFT_STATUS_SUCCESS;
+}
+
+extern "C" abft_status abft_cuda_fft_get_callback_refusal(abft_cuda_fft_plan_t p, const char** where, int* result) {
+  if (!p || !where || !result) return ABFT_STATUS_NULL_POINTER;
+  *where = p->cb_refused_at;
+  *result = p->cb_refused_result;
   return ABFT_STATUS_SUCCESS;
 }
 

@@ -44,9 +44,7 @@ if [ "${1:-}" != --no-build ] || [ ! -f "$lib" ]; then
   cmake --build "$build" -j"$(nproc)" --target abft_preload >"$build.preload.log" 2>&1 \
     || { log "build failed (see $build.preload.log)"; grep -E "error" "$build.preload.log" | head; exit 1; }
 fi
-[ -f "$lib" ] || { log "no $lib"; exit 1; }
-[ -x "$py" ] || { log "no Python at $py"; exit 1; }
-
+# The budget counts from here: the preflight's Python and nm below are inside it.
 start=$(date +%s)
 deadline=$(( start + ${ABFT_PRELOAD_BUDGET_S:-145} ))
 # limit CAP: seconds a step may take now (CAP at most; what is left before the deadline, less
@@ -63,10 +61,13 @@ bounded() {  # bounded CAP CMD...: CMD under timeout (exit 124 and no run when n
   timeout -k 5 "$l" "$@"
 }
 
+[ -f "$lib" ] || { log "no $lib"; exit 1; }
+[ -x "$py" ] || { log "no Python at $py"; exit 1; }
+
 # Preflight: the interposer sees only calls PyTorch makes through the dynamic linker. A
 # libtorch_cuda.so without an undefined cublasGemmEx (cuBLAS linked statically) cannot be
 # protected: say so up front rather than through failing rows.
-torch_dir=$(timeout 20 "$py" -c 'import importlib.util, os; print(os.path.dirname(importlib.util.find_spec("torch").origin))' 2>/dev/null)
+torch_dir=$(bounded 20 "$py" -c 'import importlib.util, os; print(os.path.dirname(importlib.util.find_spec("torch").origin))' 2>/dev/null)
 tcuda=$(ls "$torch_dir"/lib/libtorch_cuda.so 2>/dev/null | head -1)
 if [ -z "$tcuda" ]; then
   log "note: libtorch_cuda.so not found under ${torch_dir:-?}/lib: cannot check how PyTorch reaches cuBLAS"
@@ -166,7 +167,7 @@ t_pre=$(bounded 60 env DISABLE_ADDMM_CUDA_LT=1 LD_PRELOAD="$lib" ABFT_PRELOAD_RE
         2>"$out/ovh_pre.err" | sed -n 's/.*median_ms=\([0-9.]*\).*/\1/p')
 if [ -n "$t_clean" ] && [ -n "$t_pre" ]; then
   ratio=$(awk -v a="$t_pre" -v b="$t_clean" 'BEGIN { printf "%.3f", a / b }')
-  cov=$(timeout -k 2 10 "$py" "$cmp" report "$out/ovh.report" 2>&1 | sed -n 's/.*calls=\([0-9]*\) protected=\([0-9]*\).*/\2 of \1 calls protected/p')
+  cov=$(bounded 15 "$py" "$cmp" report "$out/ovh.report" 2>&1 | sed -n 's/.*calls=\([0-9]*\) protected=\([0-9]*\).*/\2 of \1 calls protected/p')
   verdict=$(awk -v r="$ratio" 'BEGIN { print (r <= 1.10) ? "ok" : "FAIL" }')
   row "GPT-2 small step (bar <= 1.10)" "$verdict" "clean ${t_clean} ms, preload ${t_pre} ms, ratio ${ratio}; ${cov:-coverage n/a}"
 else

@@ -5,6 +5,8 @@
 #
 # Usage: bash scripts/gpu-run-bundle.sh [gpu-check.sh options]
 set -uo pipefail
+# gpu-check.sh's deadline counts from here, so the unpacking and the library search count too.
+export ABFT_GPU_START=${ABFT_GPU_START:-$(date +%s)}
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 b=$root/.devbundle
 [ -f "$b/bundle.tar.xz" ] || { echo "gpu-run-bundle.sh: no $b/bundle.tar.xz (run scripts/gpu-bundle.sh)"; exit 1; }
@@ -18,11 +20,20 @@ else
 fi
 echo "gpu-run-bundle.sh: binaries of commit $(cat "$b/commit" 2>/dev/null) unpacked"
 
-# The CUDA libraries the binaries were linked against (same sonames on the device's CUDA 13).
+# The CUDA libraries the binaries were linked against (same sonames on the device's CUDA 13), all
+# from one toolkit where it has them: cuFFT links the callbacks' LTO-IR through nvJitLink, which
+# must be at least as new as the nvcc that wrote it, so a toolkit's own copies come before any
+# other (a Python package's under /opt, say). One search, then a pick per library.
+sonames=(libcudart.so.13 libcublas.so.13 libcublasLt.so.13 libcufft.so.12 libnvJitLink.so.13)
+found=$(find /usr/local /opt /usr/lib \( -name libcudart.so.13 -o -name libcublas.so.13 -o -name libcublasLt.so.13 \
+          -o -name libcufft.so.12 -o -name libnvJitLink.so.13 \) -printf '%h/%f\n' 2>/dev/null |
+        awk '{ print (index($0, "/usr/local/cuda") == 1 ? 0 : 1) "\t" $0 }' | sort -s -k1,1 | cut -f2-)
 cudadirs=
-for so in libcudart.so.13 libcublas.so.13 libcublasLt.so.13 libcufft.so.12 libnvJitLink.so.13; do
-  d=$(find /usr/local /opt /usr/lib -name "$so" -printf '%h\n' 2>/dev/null | head -1)
-  [ -n "$d" ] || { echo "gpu-run-bundle.sh: $so not found on this machine"; continue; }
+for so in "${sonames[@]}"; do
+  f=$(printf '%s\n' "$found" | grep -m1 "/$so\$")
+  [ -n "$f" ] || { echo "gpu-run-bundle.sh: $so not found on this machine"; continue; }
+  echo "gpu-run-bundle.sh: $so from $f"
+  d=${f%/*}
   case ":$cudadirs:" in *":$d:"*) ;; *) cudadirs=${cudadirs:+$cudadirs:}$d ;; esac
 done
 echo "gpu-run-bundle.sh: CUDA libraries from $cudadirs"

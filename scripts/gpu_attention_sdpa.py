@@ -24,14 +24,14 @@ def shapes():
         name = f"cuda_attention/{kind}/{dt}/d{d}/{'causal' if causal else 'full'}/seq{seq}"
         return name, dt, seq, d, causal, batch, hb // batch, kind == "bwd"
 
+    # The forward at the lengths scripts/gpu-check.sh times by default (the benchmark has 512 ...
+    # 16384; its figures moved by under 5 % across them in the last run).
     for dt in ("bf16", "f16", "f32"):
         for d in (64, 128):
             for causal in (False, True):
-                seq = 512
-                while seq <= 16384:
+                for seq in (1024, 4096, 16384):
                     if dt == "bf16" or (d == 128 and not causal):
                         yield row("fwd", dt, seq, d, causal)
-                    seq *= 2
     for dt in ("bf16", "f32"):
         for d in (64, 128):
             for causal in (False, True):

@@ -110,6 +110,12 @@ typedef enum abft_cuda_fft_sums {
 } abft_cuda_fft_sums;
 /** The plan's way of forming its sums (NULL_POINTER for a NULL plan or out). */
 ABFT_API abft_status abft_cuda_fft_get_sums(abft_cuda_fft_plan_t p, abft_cuda_fft_sums* out);
+/** Why a plan asked for CALLBACKS forms its sums in PASSES: the cuFFT call that refused the
+ *  callbacks (a static string, e.g. "cufftXtSetJITCallback (load)", "cufftMakePlanMany64
+ *  (callbacks)") and the cufftResult it returned (CUFFT_NVJITLINK_FAILURE: the link; an
+ *  internal error at planning: often the callbacks' resources in cuFFT's kernel). *where = NULL
+ *  and *result = 0 when the plan took the callbacks or was not asked for them. */
+ABFT_API abft_status abft_cuda_fft_get_callback_refusal(abft_cuda_fft_plan_t p, const char** where, int* result);
 
 /* -------------------------------------------------------- protected attention (device) */
 

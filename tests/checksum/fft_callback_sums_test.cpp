@@ -99,6 +99,7 @@ TEST(FftSideDecoder, RecoversEveryElementOfEveryAdmittedLayout) {
         dec.decode(uint64_t(L.offset(b, idx)), gb, got, ge);
         ASSERT_EQ(gb, b) << "trial " << t;
         ASSERT_EQ(ge, e) << "trial " << t;
+        ASSERT_TRUE(dec.holds(gb, got)) << "trial " << t;
         for (int d = 0; d < L.rank; ++d) ASSERT_EQ(got[d], idx[d]) << "trial " << t << " dim " << d;
         if (L.rank == 1) {  // the rank-1 instance the callbacks use
           int64_t r1[3] = {-1, -1, -1}, b1 = -1, e1 = -1;
@@ -108,6 +109,49 @@ TEST(FftSideDecoder, RecoversEveryElementOfEveryAdmittedLayout) {
         }
       }
   }
+}
+
+/** holds() admits every element and refuses every offset whose decoded index is out of its
+ *  range: the padding between rows (embed > dims), the gap after a signal, past the last one.
+ *  It checks ranges, not remainders: an offset between two strided elements (stride > 1, or an
+ *  interleaved batch's dist > 1) decodes to the element before it and is admitted, so there
+ *  the test asks only that. With unit stride and dist, admitted is exactly an element. */
+TEST(FftSideDecoder, HoldsRefusesOffsetsOutsideTheBatch) {
+  std::mt19937_64 g(13);
+  int64_t refused = 0;
+  for (int t = 0; t < 400; ++t) {
+    const Layout L = random_layout(g);
+    const ck::FftSideDecoder dec = L.decoder(8);
+    const int64_t zero[3] = {0, 0, 0};
+    std::vector<char> element(size_t(L.offset(L.batch - 1, zero) + L.span() + 2 * L.dist + 2 * L.stride + 8), 0);
+    for (int64_t b = 0; b < L.batch; ++b)
+      for (int64_t e = 0; e < L.count(); ++e) {
+        int64_t idx[3] = {0, 0, 0};
+        ck::fft_unravel(e, L.rank, L.dims, idx);
+        element[size_t(L.offset(b, idx))] = 1;
+      }
+    const bool gaps = L.stride > 1 || (L.interleaved && L.dist > 1);
+    for (size_t off = 0; off < element.size(); ++off) {
+      int64_t got[3] = {0, 0, 0}, gb = -1, ge = -1;
+      dec.decode(uint64_t(off), gb, got, ge);
+      const bool held = dec.holds(gb, got);
+      if (element[off]) ASSERT_TRUE(held) << "trial " << t << " offset " << off;
+      if (!gaps) ASSERT_EQ(held, element[off] == 1) << "trial " << t << " offset " << off;
+      if (held && !element[off]) {  // between strided elements: the one before it
+        ASSERT_TRUE(gaps);
+        const int64_t at = L.offset(gb, got);
+        ASSERT_LT(at, int64_t(off));
+        ASSERT_EQ(element[size_t(at)], 1);
+      }
+      refused += !held;
+      if (L.rank == 1) {
+        int64_t r1[3] = {0, 0, 0}, b1 = -1, e1 = -1;
+        dec.decode<1>(uint64_t(off), b1, r1, e1);
+        ASSERT_EQ(dec.holds<1>(b1, r1), held) << "trial " << t << " offset " << off;
+      }
+    }
+  }
+  EXPECT_GT(refused, 1000);  // the trials did reach offsets outside the batch
 }
 
 TEST(FftSideDecoder, OffsetsBeyondThirtyTwoBits) {

@@ -177,8 +177,15 @@ abft_cuda_fft_sums g_sums = ABFT_CUDA_FFT_SUMS_CALLBACKS;
 void expect_sums(abft_cuda_fft_plan_t p) {
   abft_cuda_fft_sums got = ABFT_CUDA_FFT_SUMS_PASSES;
   ASSERT_EQ(abft_cuda_fft_get_sums(p, &got), ABFT_STATUS_SUCCESS);
-  EXPECT_EQ(got, g_sums) << (g_sums == ABFT_CUDA_FFT_SUMS_CALLBACKS ? "cuFFT refused the callbacks"
-                                                                   : "callbacks despite ABFT_CUDA_FFT_SUMS=passes");
+  const char* where = nullptr;
+  int result = 0;
+  ASSERT_EQ(abft_cuda_fft_get_callback_refusal(p, &where, &result), ABFT_STATUS_SUCCESS);
+  if (got == ABFT_CUDA_FFT_SUMS_CALLBACKS || g_sums == ABFT_CUDA_FFT_SUMS_PASSES)
+    EXPECT_EQ(where, nullptr) << "a refusal reported for a plan that did not fall back";
+  EXPECT_EQ(got, g_sums) << (g_sums == ABFT_CUDA_FFT_SUMS_CALLBACKS
+                                 ? "cuFFT refused the callbacks: " + std::string(where ? where : "(no call named)") +
+                                       " returned cufftResult " + std::to_string(result)
+                                 : std::string("callbacks despite ABFT_CUDA_FFT_SUMS=passes"));
 }
 
 /** Runs a test once per way of forming the sums. */

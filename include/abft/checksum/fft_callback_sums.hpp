@@ -72,6 +72,7 @@ struct FftSideDecoder {
   bool single = true;            ///< one signal: b = 0
   int64_t dims[3] = {1, 1, 1};   ///< the side's sizes (the flat index e runs over them)
   int64_t count = 1;             ///< elements a signal on this side
+  int64_t batch = 1;             ///< signals
   int shift = 8;                 ///< a bucket holds 2^shift consecutive elements (e)
   int64_t buckets = 1;           ///< ceil(count / 2^shift)
   FastDivU64 dist, stride, emb1, emb2;
@@ -112,6 +113,21 @@ struct FftSideDecoder {
     idx[2] = int64_t(q - h * emb2.d), idx[1] = int64_t(h - g * emb1.d), idx[0] = int64_t(g);
     e = (idx[0] * dims[1] + idx[1]) * dims[2] + idx[2];
   }
+
+  /** Whether a decoded (b, idx) is an element of the batch: an offset in the padding between
+   *  rows (embed > dims), past a signal's last element or past the last signal decodes to an
+   *  index out of its range. cuFFT calls the callbacks once for each element of the transform
+   *  and for nothing else; this keeps a call it were to make elsewhere (an in-place R2C's two
+   *  padding reals a row, say) out of another signal's sums and out of the repair copy, at
+   *  the cost of a few compares an element. */
+  template <int R = 0>
+  ABFT_HD bool holds(int64_t b, const int64_t* idx) const {
+    const int r = R > 0 ? R : rank;
+    bool in = uint64_t(b) < uint64_t(batch);
+    for (int d = 0; d < 3; ++d)
+      if (d < r) in = in && uint64_t(idx[d]) < uint64_t(dims[d]);
+    return in;
+  }
 };
 
 /** log2 of the elements a bucket of a side with `count` elements a signal: every sum a
@@ -142,6 +158,7 @@ inline FftSideDecoder FftSideDecoder::make(int rank, const int64_t* dims, const 
     s.count *= s.dims[d];
   }
   s.buckets = (s.count + (int64_t(1) << shift) - 1) >> shift;
+  s.batch = batch < 1 ? 1 : batch;
   s.single = batch <= 1;
   s.interleaved = !s.single && interleaved;
   s.dist = FastDivU64::make(uint64_t(dist < 1 ? 1 : dist));
