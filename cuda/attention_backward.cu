@@ -307,9 +307,9 @@ __global__ void __launch_bounds__(kThreads) attn_bwd_dkdv_kernel(AttnArgs a, Att
       if (kCheck)
         for (int c = tid; c < DM; c += kThreads) refV[c] = magV[c] = refK[c] = magK[c] = 0.0;
       __syncthreads();
-      // Read after the next barrier. The pre-pass's record on the first pass (the block's keys
-      // are the record's); a repair forms its own.
-      if (kCheck && pass == 0 && ks.p) kv_sums_of<DM>(ks.at<float>(b, hk, a.HK, u % nkb), ksum, kabs, vsum, vabs);
+      // Read after the next barrier. The pre-pass's record on the first pass (where the tile's
+      // keys are the record's, as every reader asks: KeySums::covers); a repair forms its own.
+      if (kCheck && pass == 0 && ks.p && KeySums::covers(a.Lk, j0, nk)) kv_sums_of<DM>(ks.at<float>(b, hk, a.HK, u % nkb), ksum, kabs, vsum, vabs);
       else if (kCheck) kv_sums<DM>(Ks, Vs, nk, ksum, kabs, vsum, vabs);
 
       float dv[NA], dk[NA], tp[NA];

@@ -1,7 +1,8 @@
 /** \file device_state.cu
  *  \brief Per-handle device state of the CUDA engine (device_state.hpp), the counters' read-out
  *  (abft_cuda_sync) and release (abft_cuda_release). Compiled for sm_90 + PTX in every CUDA
- *  build; run on an H200 (2026-11-30: tests pass, docs/RELIABILITY.md §12).
+ *  build; run on an H200 (2026-11-30: tests pass, docs/RELIABILITY.md §12) before the per-tile
+ *  counters (tile_done) and the overlap's side stream, not yet run on a GPU.
  */
 #include "device_state.hpp"
 

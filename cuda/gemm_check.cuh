@@ -30,7 +30,9 @@
  *  docs/ABFT.md §11).
  *  Included by the translation unit that launches them (gemm_protected.cu): a __global__
  *  template must be instantiated where it is launched. Status: compiled for sm_90 + PTX in
- *  every CUDA build; run on an H200 (2026-11-30: tests pass, docs/RELIABILITY.md §12).
+ *  every CUDA build; run on an H200 (2026-11-30: tests pass, docs/RELIABILITY.md §12) before the
+ *  split finish, the C0 backup stored from the sums' loads and the overlap experiment, which
+ *  have not yet run on a GPU (host emulation: tests/cuda/gemm_check_partition_test.cu).
  */
 #pragma once
 #include <cuda_bf16.h>
@@ -343,8 +345,10 @@ __global__ void __launch_bounds__(256) strided_sums_kernel(const T* M, int64_t l
 
 /** strided_sums_kernel's grid over M (L x R as stored, ld, elements of `elem` bytes): 16-byte
  *  loads when M and ld allow them; tiles of the contiguous dimension times chunks of about
- *  512 blocks or more, each chunk at least 128 rows (16 per warp). Several chunks only when
- *  there are fewer than kStridedMaxSplitTiles tiles (the tile counters' count). */
+ *  512 blocks or more, at most ceil(R / 128) chunks (so about 128 rows a chunk or more: R = 129
+ *  gives two of 65). Several chunks only when there are fewer than kStridedMaxSplitTiles tiles
+ *  (the tile counters' count). A tile's last block adds its chunks one after another (up to 512
+ *  for a single tile over a very long R: a tail of some microseconds, not measured yet). */
 constexpr int64_t kStridedMaxSplitTiles = kGemmTileCounters;  // (device_state.hpp: the counters)
 struct StridedGrid {
   bool vec = false;

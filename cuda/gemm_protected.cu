@@ -24,7 +24,9 @@
  *  (device_state.hpp: a call on another stream waits for the previous call's end).
  *
  *  Status: compiled for sm_90 + PTX in every CUDA build and exercised by tests/cuda (which
- *  skip without a device); run on an H200 (2026-11-30: tests pass, docs/RELIABILITY.md §12).
+ *  skip without a device); run on an H200 (2026-11-30: tests pass, docs/RELIABILITY.md §12)
+ *  before the split finish of the strided sums, the C0 backup stored by the C0 sums' kernel
+ *  and the overlap experiment (ABFT_CUDA_GEMM_OVERLAP), not yet run on a GPU.
  */
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
@@ -294,13 +296,11 @@ abft_status run(abft_handle_t h, void* stream_ptr, abft_policy policy, abft_layo
   // side stream while the product runs (the C0 sums and backup, which must precede the
   // product, stay on the call's stream); the check waits for them (join) and reads C alone.
   // An experiment, off by default: scripts/gpu-check.sh times both.
-  const bool overlap = st->overlap && side_of(st);
-  cudaStream_t enc = stream;
-  if (overlap) {
-    cudaEventRecord(st->fork, stream);  // after the previous user of the workspace
-    cudaStreamWaitEvent(st->side, st->fork, 0);
-    enc = st->side;
-  }
+  // The side stream starts after the previous user of the workspace (fork, recorded on the
+  // call's stream); if the fork cannot be recorded or waited on, the call runs unoverlapped.
+  const bool overlap = st->overlap && side_of(st) && cudaEventRecord(st->fork, stream) == cudaSuccess &&
+                       cudaStreamWaitEvent(st->side, st->fork, 0) == cudaSuccess;
+  const cudaStream_t enc = overlap ? st->side : stream;
   auto rejoin = [&] {
     if (overlap) cudaStreamWaitEvent(stream, st->join, 0);
   };

@@ -133,6 +133,11 @@ Model& Model::operator=(Model&& o) noexcept {
   return *this;
 }
 
+Weights& Model::weights() {
+  ops::gpu_drop_held_weights(handle_.get());  // the caller may change them: no stale copy
+  return weights_;
+}
+
 Model::WeightsOnDevice::WeightsOnDevice(Model& m) {
   if (m.opt_.engine != Engine::Gpu || !m.handle_.get()) return;
   h_ = m.handle_.get();

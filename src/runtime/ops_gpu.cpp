@@ -256,6 +256,12 @@ void gpu_unhold_weights(abft_handle_t h) {
   if (--it->second.holds == 0) it->second.free_weights();
 }
 
+void gpu_drop_held_weights(abft_handle_t h) {
+  std::lock_guard<std::mutex> g(g_dev_mu);
+  auto it = devices().find(h);
+  if (it != devices().end() && !it->second.weights.empty()) it->second.free_weights();
+}
+
 size_t gpu_held_weight_bytes(abft_handle_t h) {
   std::lock_guard<std::mutex> g(g_dev_mu);
   auto it = devices().find(h);
@@ -383,6 +389,7 @@ bool gpu_engine_available(const char** why) {
 void gpu_release(abft_handle_t) {}
 void gpu_hold_weights(abft_handle_t) {}
 void gpu_unhold_weights(abft_handle_t) {}
+void gpu_drop_held_weights(abft_handle_t) {}
 size_t gpu_held_weight_bytes(abft_handle_t) { return 0; }
 abft_status gpu_sgemm(abft_handle_t, abft_policy, abft_op, abft_op, int64_t, int64_t, int64_t, const float*, int64_t,
                       const float*, int64_t, float, float*, int64_t, abft_report*, bool) {

@@ -27,6 +27,9 @@ void gpu_release(abft_handle_t h);
  *  caller promises the weights do not change meanwhile. The last unhold frees the copies. */
 void gpu_hold_weights(abft_handle_t h);
 void gpu_unhold_weights(abft_handle_t h);
+/** The weights changed (Model::weights(), mutable): free h's held copies; a product made while
+ *  still held copies its weight again at its first use. Nothing when none are held. */
+void gpu_drop_held_weights(abft_handle_t h);
 /** Device bytes of the weights h holds now (tests). */
 size_t gpu_held_weight_bytes(abft_handle_t h);
 

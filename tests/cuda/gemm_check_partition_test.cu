@@ -334,6 +334,7 @@ TEST(CudaGemmCheckPartition, StridedSumsCoverEveryRowOnce) {
   }
   check_strided_all<float>();
   check_strided_all<double>();
+  check_strided_all<__half>();
   check_strided_all<__nv_bfloat16>();
 }
 

@@ -20,6 +20,7 @@
 #include <random>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "abft/abft.h"
@@ -246,26 +247,35 @@ TEST(CudaGemm, OverlappedEncodingGivesTheSameResults) {
 }
 
 /** 16-bit storage: the protected result against a double reference of the stored 16-bit
- *  operands, within the output's rounding plus float accumulation. */
+ *  operands, within the output's rounding plus float accumulation. Layouts: op(A) = A^T and
+ *  op(B) = B^T reach the strided-sum kernels of the 16-bit types (their widest tiles; a split
+ *  into row chunks at k = 700), and C at an offset of one element with ldc = m + 1 (odd) takes the
+ *  C0 sums' and backup's head / tail columns, whose padding and the element before C must stay. */
 template <class H>
-void check_16bit(bool bf16) {
-  const int64_t m = 96, n = 80, k = 128;
+void check_16bit(bool bf16, abft_op ta, abft_op tb, int64_t m, int64_t n, int64_t k, int64_t c_off,
+                 int64_t ldc) {
+  SCOPED_TRACE(std::string(bf16 ? "bf16 " : "f16 ") + (ta == ABFT_TRANS ? "T" : "N") + (tb == ABFT_TRANS ? "T" : "N") +
+               " m" + std::to_string(m) + " n" + std::to_string(n) + " k" + std::to_string(k) + " C+" +
+               std::to_string(c_off) + " ldc " + std::to_string(ldc));
+  const int64_t lda = ta == ABFT_TRANS ? k : m, ldb = tb == ABFT_TRANS ? n : k;
   std::mt19937_64 g(9);
   std::uniform_real_distribution<float> u(-1, 1);
-  std::vector<H> A(size_t(m * k)), B(size_t(k * n)), C0(size_t(m * n));
+  std::vector<H> A(size_t(m * k)), B(size_t(k * n)), C0(size_t(c_off + ldc * n));
   std::vector<double> a(A.size()), b(B.size()), c0(C0.size());
   auto conv = [&](float x) { if constexpr (std::is_same_v<H, __half>) return __float2half(x); else return __float2bfloat16(x); };
   auto back = [&](H x) { if constexpr (std::is_same_v<H, __half>) return double(__half2float(x)); else return double(__bfloat162float(x)); };
   for (size_t i = 0; i < A.size(); ++i) A[i] = conv(u(g)), a[i] = back(A[i]);
   for (size_t i = 0; i < B.size(); ++i) B[i] = conv(u(g)), b[i] = back(B[i]);
   for (size_t i = 0; i < C0.size(); ++i) C0[i] = conv(u(g)), c0[i] = back(C0[i]);
+  auto opa = [&](int64_t i, int64_t p) { return a[size_t(ta == ABFT_TRANS ? p + i * lda : i + p * lda)]; };
+  auto opb = [&](int64_t p, int64_t j) { return b[size_t(tb == ABFT_TRANS ? j + p * ldb : p + j * ldb)]; };
   abft_handle_t h = nullptr;
   ASSERT_EQ(abft_handle_create(&h), ABFT_STATUS_SUCCESS);
   DeviceBuffer<H> dA(A), dB(B), dC(C0);
-  const abft_status st = bf16 ? abft_cuda_bf16gemm(h, nullptr, ABFT_POLICY_CORRECT, ABFT_COL_MAJOR, ABFT_NO_TRANS,
-                                                   ABFT_NO_TRANS, m, n, k, 1.0f, dA.p, m, dB.p, k, 0.5f, dC.p, m)
-                              : abft_cuda_hgemm(h, nullptr, ABFT_POLICY_CORRECT, ABFT_COL_MAJOR, ABFT_NO_TRANS,
-                                                ABFT_NO_TRANS, m, n, k, 1.0f, dA.p, m, dB.p, k, 0.5f, dC.p, m);
+  const abft_status st = bf16 ? abft_cuda_bf16gemm(h, nullptr, ABFT_POLICY_CORRECT, ABFT_COL_MAJOR, ta, tb, m, n, k,
+                                                   1.0f, dA.p, lda, dB.p, ldb, 0.5f, dC.p + c_off, ldc)
+                              : abft_cuda_hgemm(h, nullptr, ABFT_POLICY_CORRECT, ABFT_COL_MAJOR, ta, tb, m, n, k, 1.0f,
+                                                dA.p, lda, dB.p, ldb, 0.5f, dC.p + c_off, ldc);
   ASSERT_EQ(st, ABFT_STATUS_SUCCESS);
   abft_report r{};
   ASSERT_EQ(abft_cuda_sync(h, nullptr, &r), ABFT_STATUS_SUCCESS);
@@ -273,21 +283,39 @@ void check_16bit(bool bf16) {
   EXPECT_EQ(r.checks, uint64_t(n));
   const std::vector<H> C = dC.get(C0.size());
   const double u_out = bf16 ? std::ldexp(1.0, -8) : std::ldexp(1.0, -11);
-  for (int64_t j = 0; j < n; ++j)
+  for (int64_t i = 0; i < c_off; ++i) EXPECT_EQ(back(C[size_t(i)]), c0[size_t(i)]) << "before C, " << i;
+  for (int64_t j = 0; j < n; ++j) {
     for (int64_t i = 0; i < m; ++i) {
       double s = 0, mag = 0;
-      for (int64_t p = 0; p < k; ++p) s += a[size_t(i + p * m)] * b[size_t(p + j * k)], mag += std::fabs(a[size_t(i + p * m)] * b[size_t(p + j * k)]);
-      const double want = s + 0.5 * c0[size_t(i + j * m)];
-      EXPECT_LE(std::fabs(back(C[size_t(i + j * m)]) - want), (u_out + 1e-5) * (mag + 0.5 * std::fabs(c0[size_t(i + j * m)])) + 1e-6);
+      for (int64_t p = 0; p < k; ++p) s += opa(i, p) * opb(p, j), mag += std::fabs(opa(i, p) * opb(p, j));
+      const size_t at = size_t(c_off + i + j * ldc);
+      const double want = s + 0.5 * c0[at];
+      ASSERT_LE(std::fabs(back(C[at]) - want), (u_out + 1e-5) * (mag + 0.5 * std::fabs(c0[at])) + 1e-6)
+          << "C(" << i << ", " << j << ")";
     }
+    for (int64_t i = m; i < ldc; ++i)  // the padding rows of column j
+      ASSERT_EQ(back(C[size_t(c_off + i + j * ldc)]), c0[size_t(c_off + i + j * ldc)]) << "padding (" << i << ", " << j << ")";
+  }
   abft_cuda_release(h);
   abft_handle_destroy(h);
 }
 
 TEST(CudaGemm, HalfAndBfloat16Storage) {
   REQUIRE_DEVICE();
-  check_16bit<__half>(false);
-  check_16bit<__nv_bfloat16>(true);
+  check_16bit<__half>(false, ABFT_NO_TRANS, ABFT_NO_TRANS, 96, 80, 128, 0, 96);
+  check_16bit<__nv_bfloat16>(true, ABFT_NO_TRANS, ABFT_NO_TRANS, 96, 80, 128, 0, 96);
+}
+
+TEST(CudaGemm, HalfAndBfloat16TransposedAtAnOddOffset) {
+  REQUIRE_DEVICE();
+  for (bool bf16 : {false, true})
+    for (auto [ta, tb] : {std::pair{ABFT_TRANS, ABFT_TRANS}, std::pair{ABFT_TRANS, ABFT_NO_TRANS},
+                          std::pair{ABFT_NO_TRANS, ABFT_TRANS}}) {
+      if (bf16)
+        check_16bit<__nv_bfloat16>(true, ta, tb, 200, 150, 700, 1, 201);
+      else
+        check_16bit<__half>(false, ta, tb, 200, 150, 700, 1, 201);
+    }
 }
 
 TEST(CudaGemm, CublasSignaturesMatchCublas) {

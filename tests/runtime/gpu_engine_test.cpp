@@ -16,6 +16,7 @@
 #include <cmath>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "abft/transformer/error.hpp"
@@ -165,7 +166,7 @@ TEST(GpuEngine, HeldWeightsAreCopiedOnceAndDroppedWithTheHold) {
     gpu.forward(tok.data(), B, T, lg.data());
     const size_t bytes = at::ops::gpu_held_weight_bytes(h);
     EXPECT_GT(bytes, 0u);
-    EXPECT_LE(bytes, gpu.weights().size() * sizeof(float));  // each weight matrix once at most
+    EXPECT_LE(bytes, std::as_const(gpu).weights().size() * sizeof(float));  // each weight matrix once at most
     gpu.forward(tok.data(), B, T, lg.data());
     EXPECT_EQ(at::ops::gpu_held_weight_bytes(h), bytes) << "a held weight was copied again";
     for (int i = 0; i < 70; ++i) gpu.forward(tok.data(), B, T, lg.data());  // past a refresh (64 uses)
@@ -180,6 +181,30 @@ TEST(GpuEngine, HeldWeightsAreCopiedOnceAndDroppedWithTheHold) {
   cpu.forward(tok.data(), B, T, lc.data());
   gpu.forward(tok.data(), B, T, lg.data());
   EXPECT_LT(rel_diff(lg, lc), 1e-4);
+}
+
+// Weights changed through Model::weights() inside a hold (an optimizer step, a load) are read
+// anew: the held copies are dropped, the next product copies the new values.
+TEST(GpuEngine, WeightsChangedInsideAHoldAreReadAnew) {
+  const char* why = nullptr;
+  if (!at::ops::gpu_engine_available(&why)) GTEST_SKIP() << "no usable CUDA device: " << why;
+  const at::Config c = reftest::test_configs()[0].config;
+  const int64_t B = 2, T = 7;
+  const std::vector<int32_t> tok = reftest::random_tokens(B * T, c.vocab, 14);
+  at::Model cpu(c), gpu(c, gpu_options());
+  reftest::randomize(gpu.weights(), 15);
+  std::vector<float> lc(size_t(B * T * c.vocab)), lg(lc.size());
+  const abft_handle_t h = gpu.handle().get();
+  const at::Model::WeightsOnDevice held = gpu.hold_weights_on_device();
+  gpu.forward(tok.data(), B, T, lg.data());
+  EXPECT_GT(at::ops::gpu_held_weight_bytes(h), 0u);
+  reftest::randomize(gpu.weights(), 16);  // mutable access: the copies go
+  EXPECT_EQ(at::ops::gpu_held_weight_bytes(h), 0u);
+  reftest::randomize(cpu.weights(), 16);
+  gpu.forward(tok.data(), B, T, lg.data());
+  cpu.forward(tok.data(), B, T, lc.data());
+  EXPECT_LT(rel_diff(lg, lc), 1e-4);
+  EXPECT_GT(at::ops::gpu_held_weight_bytes(h), 0u);  // held again
 }
 
 TEST(GpuEngine, GenerationHoldsTheWeightsAndMatchesTheCpuEngine) {

@@ -131,6 +131,13 @@ struct Blocking {
     const int64_t dm = attn_head_dim_bucket(head_dim);
     return attn_float_tile_coefficient<float>(key_block, dm, dm, 4);
   }
+  /** The tile check's absolute (underflow) term: the float check's on the GPU, whose roundings
+   *  over the bucket it pads to are more than the engine's nk * head_dim. */
+  double tile_abs_term(int64_t nk, int64_t head_dim) const {
+    if (!dot_tiles) return attn_abs_term<float>(double(nk) * double(head_dim), 0.0);
+    const int64_t dm = attn_head_dim_bucket(head_dim);
+    return attn_float_tile_abs_term<float>(key_block, dm, dm);
+  }
 };
 
 struct Forward {
@@ -197,7 +204,7 @@ Forward forward(const abft_attention_desc& d, const T* Q, const T* K, const T* V
           for (int64_t c = 0; c < d.head_dim; ++c)
             X += std::fabs(double(d.scale) * double(Q[w.q.at(b, h, i, c)])) * kabs[size_t(t * d.head_dim + c)];
           const double coef = blk.tile_coefficient(nk, d.head_dim);
-          sb = std::max(sb, coef * X * (1.0 + 1e-9) + attn_abs_term<float>(double(nk) * double(d.head_dim), 0.0));
+          sb = std::max(sb, coef * X * (1.0 + 1e-9) + blk.tile_abs_term(nk, d.head_dim));
         }
         r.score_bound[lidx(d, b, h, i)] = sb;
         row_scores(d, w, Q, K, mask, b, h, i, s, adm, &r.qk_mag);

@@ -76,11 +76,16 @@ class Model {
   void save_pretrained(const std::string& dir) const;
 
   const Config& config() const { return weights_.config(); }
-  Weights& weights() { return weights_; }
+  /** Mutable access (loading, initialising, an optimizer's step). The GPU engine's held copies
+   *  of the weights (WeightsOnDevice) are dropped here and made again at their next use, so a
+   *  change made through this reference is read even inside a hold. */
+  Weights& weights();
 
   /** While a WeightsOnDevice lives, the GPU engine keeps the weights its products read on the
    *  device, copied once at their first use, instead of copying them at every call (decoding
-   *  reads every weight once per token). The weights must not change meanwhile. forward, loss
+   *  reads every weight once per token). A change through the mutable weights() drops the copies
+   *  (made again at their next use); the weights' memory must not be written otherwise while
+   *  held. forward, loss
    *  and decode hold them for their own call; generate() for its whole loop; a caller's own
    *  decoding loop can hold them across its calls. A held copy is made again from the host
    *  after 64 uses (it is the checks' input too: a fault in device memory would otherwise last
