@@ -1,7 +1,7 @@
 /** \file cuda_bench_util.hpp
  *  \brief Shared by the GPU benchmarks (cuda_gemm_bench.cpp, cuda_fft_bench.cpp,
- *  cuda_attention_bench.cpp): skipping a row without a device, and the paired timing of a plain
- *  call against the protected one.
+ *  cuda_attention_bench.cpp): skipping a row without a device, the paired timing of a plain
+ *  call against the protected one, and the main that writes each row out as it finishes.
  */
 #pragma once
 #include <benchmark/benchmark.h>
@@ -9,7 +9,10 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
+#include <ostream>
 #include <string>
+#include <vector>
 
 #include "abft/abft_cuda.h"
 #include "scoped_env.hpp"  // tests/common: abft_test::ScopedEnv
@@ -64,6 +67,35 @@ PairedTimes time_paired(benchmark::State& state, Plain&& plain, Prot&& prot) {
   cudaEventDestroy(e0);
   cudaEventDestroy(e1);
   return t;
+}
+
+/** Google Benchmark's JSON file reporter, flushed after every row: scripts/gpu-check.sh stops a
+ *  benchmark at its time limit, and the rows it finished must be in the file then (the plain
+ *  reporter leaves them in its stream's buffer; scripts/gpu_bench_table.py reads a file cut
+ *  short). */
+class FlushingJsonReporter : public benchmark::JSONReporter {
+ public:
+  void ReportRuns(const std::vector<Run>& reports) override {
+    benchmark::JSONReporter::ReportRuns(reports);
+    GetOutputStream().flush();
+  }
+};
+
+/** The GPU benchmarks' main after registration: Google Benchmark's flags, the rows run, with
+ *  the flushing reporter for a JSON --benchmark_out (the default format). */
+inline int run_benchmarks(int argc, char** argv) {
+  bool out = false, json = true;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strncmp(argv[i], "--benchmark_out=", 16) == 0) out = true;
+    if (std::strncmp(argv[i], "--benchmark_out_format=", 23) == 0) json = std::strcmp(argv[i] + 23, "json") == 0;
+  }
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  FlushingJsonReporter file;
+  if (out && json) benchmark::RunSpecifiedBenchmarks(nullptr, &file);
+  else benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
 }
 
 }  // namespace abft_bench
