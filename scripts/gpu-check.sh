@@ -5,7 +5,11 @@
 #        summary table last. Exit status 0 when every test passed (a skipped GPU test — no
 #        device — counts as a failure here: this script exists to run them).
 #
-# Usage: scripts/gpu-check.sh [--no-build]
+# Usage: scripts/gpu-check.sh [--no-build] [--only STEP,...]
+#   --only: a second, shorter call after a fix (the device tool keeps the machine warm for a
+#   while): only these steps, of tests (the GoogleTest binaries; ABFT_GPU_GTEST_FILTER narrows
+#   them), sdpa (the attention against PyTorch), campaigns, gemm, fft, attention (the forward's
+#   benchmark with SDPA's timing), attention-bwd, preload, runtime. Default: every step.
 # On the device machine, prefer the prebuilt path (the device has no GoogleTest or Google
 # Benchmark, and its minutes are better spent running than compiling): here
 # `scripts/gpu-bundle.sh`, there `bash scripts/gpu-run-bundle.sh` (carry .devbundle), which calls
@@ -38,7 +42,23 @@ build=${ABFT_GPU_BUILD_DIR:-$root/build-gpu}
 log() { printf 'gpu-check.sh: %s\n' "$*" >&2; }
 start=${ABFT_GPU_START:-$(date +%s)}
 
-if [ "${1:-}" != --no-build ]; then
+build_first=1 only=
+while [ $# -gt 0 ]; do
+  case $1 in
+    --no-build) build_first=0 ;;
+    --only) only=${2:-}; shift ;;
+    --only=*) only=${1#--only=} ;;
+    *) log "unknown argument: $1 (usage: gpu-check.sh [--no-build] [--only STEP,...])"; exit 2 ;;
+  esac
+  shift
+done
+steps=",tests,sdpa,campaigns,gemm,fft,attention,attention-bwd,preload,runtime,"
+for st in ${only//,/ }; do
+  [[ $steps == *",$st,"* ]] || { log "unknown step: $st (one of ${steps:1:${#steps}-2})"; exit 2; }
+done
+want() { [ -z "$only" ] || [[ ",$only," == *",$1,"* ]]; }  # want STEP: whether this call runs it
+
+if [ $build_first = 1 ]; then
   cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DABFT_WITH_CUDA=ON -DABFT_BUILD_TESTS=ON \
         -DABFT_BUILD_BENCH=ON -DCMAKE_CUDA_ARCHITECTURES="90-real;90-virtual" >"$build.configure.log" 2>&1 \
     || { log "configure failed (see $build.configure.log)"; tail -20 "$build.configure.log"; exit 1; }
@@ -66,21 +86,27 @@ gtests=(gemm_cuda_test:tests/cuda fft_cuda_test:tests/cuda library_check_test:te
         attention_row_check_test:tests/checksum attention_backward_cuda_test:tests/cuda
         gpu_engine_test:tests/runtime fft_callback_sums_test:tests/checksum fft_callback_link_test:tests/cuda
         attention_key_sums_test:tests/cuda)
+want tests || gtests=()
+gfilter=()
+[ -n "${ABFT_GPU_GTEST_FILTER:-}" ] && gfilter=(--gtest_filter="$ABFT_GPU_GTEST_FILTER")
 for g in "${gtests[@]}"; do
   name=${g%%:*} dir=${g#*:}
-  ( OMP_NUM_THREADS=2 timeout -k 5 "$jobs_t" "$build/$dir/$name" --gtest_brief=1 >"$logs/$name.log" 2>&1
+  ( OMP_NUM_THREADS=2 timeout -k 5 "$jobs_t" "$build/$dir/$name" --gtest_brief=1 "${gfilter[@]}" >"$logs/$name.log" 2>&1
     echo $? >"$logs/$name.rc" ) &
 done
 # The attention forward against PyTorch's SDPA and a float64 reference (PyTorch is there).
 # Twice: the SIMT path, and the tensor-core path where it exists (16-bit, head_dim 64 / 128).
-( timeout -k 5 "$jobs_t" python3 "$root/scripts/gpu_attention_sdpa_check.py" "$build/tests/cuda/attention_sdpa_tool" \
-    >"$logs/sdpa_check.log" 2>&1; echo $? >"$logs/sdpa_check.rc" ) &
-( ABFT_CUDA_ATTN_TC=1 timeout -k 5 "$jobs_t" python3 "$root/scripts/gpu_attention_sdpa_check.py" \
-    "$build/tests/cuda/attention_sdpa_tool" >"$logs/sdpa_check_tc.log" 2>&1; echo $? >"$logs/sdpa_check_tc.rc" ) &
+if want sdpa; then
+  ( timeout -k 5 "$jobs_t" python3 "$root/scripts/gpu_attention_sdpa_check.py" "$build/tests/cuda/attention_sdpa_tool" \
+      >"$logs/sdpa_check.log" 2>&1; echo $? >"$logs/sdpa_check.rc" ) &
+  ( ABFT_CUDA_ATTN_TC=1 timeout -k 5 "$jobs_t" python3 "$root/scripts/gpu_attention_sdpa_check.py" \
+      "$build/tests/cuda/attention_sdpa_tool" >"$logs/sdpa_check_tc.log" 2>&1; echo $? >"$logs/sdpa_check_tc.rc" ) &
+fi
 # Small campaigns on the GPU GEMM (random bit flips at the output and in operand copies), the
 # GPU FFT (at the output and in the input cuFFT reads; c2c and r2c) and the GPU attention forward
 # (its six sites).
 specs=("cuda-gemm f32 -" "cuda-gemm f64 -" "cuda-fft f32 c2c" "cuda-fft f64 r2c" "cuda-attn-fwd f32 causal")
+want campaigns || specs=()
 for spec in "${specs[@]}"; do
   set -- $spec
   k=$1 t=$2 var=$3 extra=()
@@ -106,7 +132,9 @@ for g in "${gtests[@]}"; do
   [ "$rc" = 0 ] && failed=${failed:-0}
   rows+=("$(printf '| %-26s | %6s | %6s | %7s |' "$name" "${passed:-0}" "${failed:-?}" "${skipped:-0}")")
 done
-for tc in "" _tc; do
+sdpa_runs=("" _tc)
+want sdpa || sdpa_runs=()
+for tc in "${sdpa_runs[@]}"; do
   echo "Attention forward${tc:+ (tensor cores)} vs PyTorch SDPA (errors relative to the float64 output's magnitude):"
   cat "$logs/sdpa_check$tc.log"
   if [ "$(cat "$logs/sdpa_check$tc.rc")" = 0 ]; then v=1; else v=0; status=1; fi
@@ -132,53 +160,70 @@ tl() {  # tl CAP CMD...: CMD under timeout min(CAP, time left - 5 s)
   [ "$cap" -ge 15 ] || { log "no time left for: $*"; return 124; }
   timeout -k 5 "$cap" "$@"
 }
-bench_json=$build/cuda_gemm_bench.json
-tl 100 "$build/bench/abft_bench_cuda_gemm" --benchmark_out="$bench_json" --benchmark_out_format=json >"$logs/bench_gemm.log" 2>&1 \
-  || { status=1; log "benchmark failed"; }
-echo
-echo "GEMM vs cuBLAS (same run; ratio = cuBLAS time / protected time):"
-python3 "$root/scripts/gpu_bench_table.py" gemm "$bench_json" || status=1
+if want gemm; then
+  bench_json=$build/cuda_gemm_bench.json
+  tl 100 "$build/bench/abft_bench_cuda_gemm" --benchmark_out="$bench_json" --benchmark_out_format=json >"$logs/bench_gemm.log" 2>&1 \
+    || { status=1; log "benchmark failed"; }
+  echo
+  echo "GEMM vs cuBLAS (same run; ratio = cuBLAS time / protected time):"
+  python3 "$root/scripts/gpu_bench_table.py" gemm "$bench_json" || status=1
+fi
 
-fft_json=$build/cuda_fft_bench.json
-# Planning a callback plan links the callbacks into cuFFT's kernels (seconds, perhaps): the
-# default filter keeps the rows to 2^8, 2^12, 2^16, 2^22 (ABFT_GPU_FFT_FILTER: another regex).
-fft_filter=${ABFT_GPU_FFT_FILTER:-'/n(256|4096|65536|4194304)(/|$)'}
-tl 140 "$build/bench/abft_bench_cuda_fft" --benchmark_filter="$fft_filter" --benchmark_out="$fft_json" \
-  --benchmark_out_format=json >"$logs/bench_fft.log" 2>&1 \
-  || { status=1; log "FFT benchmark failed"; }
-echo
-echo "FFT vs cuFFT (same run; ratio = cuFFT time / protected time; bar >= 0.85x; sums: inside cuFFT's kernels"
-echo "(callbacks) or in passes around it; plan ms: the protected plan's making, callbacks linked then):"
-python3 "$root/scripts/gpu_bench_table.py" fft "$fft_json" || status=1
+if want fft; then
+  fft_json=$build/cuda_fft_bench.json
+  # Planning a callback plan links the callbacks into cuFFT's kernels (seconds, perhaps): the
+  # default filter keeps the rows to 2^8, 2^12, 2^16, 2^22 (ABFT_GPU_FFT_FILTER: another regex).
+  fft_filter=${ABFT_GPU_FFT_FILTER:-'/n(256|4096|65536|4194304)(/|$)'}
+  tl 140 "$build/bench/abft_bench_cuda_fft" --benchmark_filter="$fft_filter" --benchmark_out="$fft_json" \
+    --benchmark_out_format=json >"$logs/bench_fft.log" 2>&1 \
+    || { status=1; log "FFT benchmark failed"; }
+  echo
+  echo "FFT vs cuFFT (same run; ratio = cuFFT time / protected time; bar >= 0.85x; sums: inside cuFFT's kernels"
+  echo "(callbacks) or in passes around it; plan ms: the protected plan's making, callbacks linked then):"
+  python3 "$root/scripts/gpu_bench_table.py" fft "$fft_json" || status=1
+fi
 
 # The forward's rows (seq 1024, 4096 and 16384 by default: the figures moved by under 5 % across
 # the six lengths in the last run; ABFT_GPU_ATTN_FILTER: another regex), then the backward's
 # (their own run and JSON).
 attn_json=$build/cuda_attention_bench.json attn_bwd_json=$build/cuda_attention_bwd_bench.json
 sdpa_json=$build/sdpa_attention.json
+# SDPA's times, forward and backward, for both attention tables (once).
+sdpa_timing() {
+  [ -s "$sdpa_json" ] && return 0
+  tl 75 python3 "$root/scripts/gpu_attention_sdpa.py" "$sdpa_json" >"$logs/sdpa_timing.log" 2>&1 || log "SDPA timing failed"
+}
+rm -f "$sdpa_json"
 attn_filter=${ABFT_GPU_ATTN_FILTER:-'/fwd[^/]*/.*/seq(1024|4096|16384)(/|$)'}
-tl 100 "$build/bench/abft_bench_cuda_attention" --benchmark_filter="$attn_filter" --benchmark_out="$attn_json" \
-  --benchmark_out_format=json >"$logs/bench_attention.log" 2>&1 || { status=1; log "attention benchmark failed"; }
-tl 75 python3 "$root/scripts/gpu_attention_sdpa.py" "$sdpa_json" >"$logs/sdpa_timing.log" 2>&1 || log "SDPA timing failed"
-echo
-echo "Attention forward: protected vs unprotected (same kernel, same run; bar overhead <= 10 %), and PyTorch SDPA"
-echo "(-nokeysums rows: the key blocks' sums formed by every query block, ABFT_CUDA_ATTN_KEY_SUMS=0; no bar):"
-python3 "$root/scripts/gpu_bench_table.py" attention "$attn_json" "$sdpa_json" || status=1
+if want attention; then
+  tl 100 "$build/bench/abft_bench_cuda_attention" --benchmark_filter="$attn_filter" --benchmark_out="$attn_json" \
+    --benchmark_out_format=json >"$logs/bench_attention.log" 2>&1 || { status=1; log "attention benchmark failed"; }
+  sdpa_timing
+  echo
+  echo "Attention forward: protected vs unprotected (same kernel, same run; bar overhead <= 10 %), and PyTorch SDPA"
+  echo "(-nokeysums rows: the key blocks' sums formed by every query block, ABFT_CUDA_ATTN_KEY_SUMS=0; no bar):"
+  python3 "$root/scripts/gpu_bench_table.py" attention "$attn_json" "$sdpa_json" || status=1
+fi
 
 # Issue 11: the attention backward's rows (SDPA's backward was timed with the forward's).
-tl 60 "$build/bench/abft_bench_cuda_attention" --benchmark_filter='/bwd/' --benchmark_out="$attn_bwd_json" \
-  --benchmark_out_format=json >"$logs/bench_attention_bwd.log" 2>&1 || { status=1; log "attention backward benchmark failed"; }
-echo
-echo "Attention backward: protected vs unprotected (same kernels, same run; bar overhead <= 10 %), and PyTorch SDPA's backward:"
-python3 "$root/scripts/gpu_bench_table.py" attention "$attn_bwd_json" "$sdpa_json" || status=1
+if want attention-bwd; then
+  sdpa_timing
+  tl 60 "$build/bench/abft_bench_cuda_attention" --benchmark_filter='/bwd/' --benchmark_out="$attn_bwd_json" \
+    --benchmark_out_format=json >"$logs/bench_attention_bwd.log" 2>&1 || { status=1; log "attention backward benchmark failed"; }
+  echo
+  echo "Attention backward: protected vs unprotected (same kernels, same run; bar overhead <= 10 %), and PyTorch SDPA's backward:"
+  python3 "$root/scripts/gpu_bench_table.py" attention "$attn_bwd_json" "$sdpa_json" || status=1
+fi
 
 # Issue 12: unmodified PyTorch programs under libabft_preload.so (its own table; < 2 minutes).
-echo
-pl=$(( deadline - $(date +%s) - 10 ))
-[ "$pl" -gt "${ABFT_PRELOAD_BUDGET_S:-145}" ] && pl=${ABFT_PRELOAD_BUDGET_S:-145}
-if [ "$pl" -lt 40 ]; then log "no time left for the preload checks"; v=0; status=1
-elif ABFT_GPU_BUILD_DIR="$build" ABFT_GPU_LOG_DIR="$logs" ABFT_PRELOAD_BUDGET_S=$pl bash "$root/scripts/gpu-check-preload.sh" --no-build; then v=1; else v=0; status=1; fi
-rows+=("$(printf '| %-26s | %6s | %6s | %7s |' "preload (PyTorch)" "$v" "$((1 - v))" 0)")
+if want preload; then
+  echo
+  pl=$(( deadline - $(date +%s) - 10 ))
+  [ "$pl" -gt "${ABFT_PRELOAD_BUDGET_S:-145}" ] && pl=${ABFT_PRELOAD_BUDGET_S:-145}
+  if [ "$pl" -lt 40 ]; then log "no time left for the preload checks"; v=0; status=1
+  elif ABFT_GPU_BUILD_DIR="$build" ABFT_GPU_LOG_DIR="$logs" ABFT_PRELOAD_BUDGET_S=$pl bash "$root/scripts/gpu-check-preload.sh" --no-build; then v=1; else v=0; status=1; fi
+  rows+=("$(printf '| %-26s | %6s | %6s | %7s |' "preload (PyTorch)" "$v" "$((1 - v))" 0)")
+fi
 
 # Issue 11: the transformer runtime on a GPT-2-small shape, CPU engine vs GPU engine (the GPU
 # engine offloads each product and attention call: ops_gpu.cpp), training step time and tokens/s,
@@ -186,18 +231,20 @@ rows+=("$(printf '| %-26s | %6s | %6s | %7s |' "preload (PyTorch)" "$v" "$((1 - 
 # bar rides on it, and gpu_engine_test checked the engine in phase 1. The corpus is read from
 # this tree (the binaries' built-in path is the build machine's); training and decoding are
 # separate rows' halves, so a failed training run still leaves the decode figure.
-echo
-echo "Runtime, gpt2-small (3 training steps of 4 x 128 tokens; 32 decoded tokens):"
-for eng in cpu gpu; do
-  v=1
-  out=$(tl 90 "$build/src/cli/abft" train --config gpt2-small --engine $eng --steps 3 --batch 4 --seq 128 \
-          --corpus-root "$root" --quiet 2>&1) || v=0
-  inf=$(tl 45 "$build/src/cli/abft" infer --config gpt2-small --engine $eng --max-new 32 2>&1) || v=0
-  [ $v = 1 ] || status=1
-  printf '  %s engine: train %s; infer %s\n' "$eng" "$(printf '%s\n' "$out" | grep -m1 'steps in' || echo '(failed)')" \
-    "$(printf '%s\n' "$inf" | grep -m1 'tokens/s' || echo '(failed)')"
-  rows+=("$(printf '| %-26s | %6s | %6s | %7s |' "runtime gpt2-small $eng" "$v" "$((1 - v))" 0)")
-done
+if want runtime; then
+  echo
+  echo "Runtime, gpt2-small (3 training steps of 4 x 128 tokens; 32 decoded tokens):"
+  for eng in cpu gpu; do
+    v=1
+    out=$(tl 90 "$build/src/cli/abft" train --config gpt2-small --engine $eng --steps 3 --batch 4 --seq 128 \
+            --corpus-root "$root" --quiet 2>&1) || v=0
+    inf=$(tl 45 "$build/src/cli/abft" infer --config gpt2-small --engine $eng --max-new 32 2>&1) || v=0
+    [ $v = 1 ] || status=1
+    printf '  %s engine: train %s; infer %s\n' "$eng" "$(printf '%s\n' "$out" | grep -m1 'steps in' || echo '(failed)')" \
+      "$(printf '%s\n' "$inf" | grep -m1 'tokens/s' || echo '(failed)')"
+    rows+=("$(printf '| %-26s | %6s | %6s | %7s |' "runtime gpt2-small $eng" "$v" "$((1 - v))" 0)")
+  done
+fi
 
 echo
 echo "GPU check, $(date -u +%Y-%m-%dT%H:%M:%SZ), $(( $(date +%s) - start )) s"

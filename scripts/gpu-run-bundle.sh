@@ -3,7 +3,7 @@
 #        the device's own CUDA libraries, and run scripts/gpu-check.sh on the prebuilt binaries.
 #        Logs go to $OUT (the device tool's return folder) when set, as one logs.tar.gz.
 #
-# Usage: bash scripts/gpu-run-bundle.sh [gpu-check.sh options]
+# Usage: bash scripts/gpu-run-bundle.sh [gpu-check.sh options, e.g. --only tests,fft]
 set -uo pipefail
 # gpu-check.sh's deadline counts from here, so the unpacking and the library search count too.
 export ABFT_GPU_START=${ABFT_GPU_START:-$(date +%s)}
