@@ -699,9 +699,10 @@ abft_status fft_plan_make(abft_cuda_fft_plan_s** out, abft_handle_t h, abft_prec
     ok = cudaMemcpy(p->flag_base, init, sizeof init, cudaMemcpyHostToDevice) == cudaSuccess;
   }
   if (ok && p->callbacks) ok = callback_state(p);
-  // The zeroed buckets and the first arguments and gate (cudaMemset, pageable cudaMemcpy) done
-  // on the device before a first call on any stream, a non-blocking one too.
-  ok = ok && cudaDeviceSynchronize() == cudaSuccess;
+  // The zeroed buckets and the first arguments and gate (cudaMemset, pageable cudaMemcpy, on the
+  // legacy default stream) done on the device before a first call on any stream, a non-blocking
+  // one too; the legacy stream only, not the whole device (a preloaded program's own work).
+  ok = ok && cudaStreamSynchronize(nullptr) == cudaSuccess;
   if (!ok) {
     cudaGetLastError();
     delete p;

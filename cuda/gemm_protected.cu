@@ -297,9 +297,14 @@ abft_status run(abft_handle_t h, void* stream_ptr, abft_policy policy, abft_layo
   // product, stay on the call's stream); the check waits for them (join) and reads C alone.
   // An experiment, off by default: scripts/gpu-check.sh times both.
   // The side stream starts after the previous user of the workspace (fork, recorded on the
-  // call's stream); if the fork cannot be recorded or waited on, the call runs unoverlapped.
-  const bool overlap = st->overlap && side_of(st) && cudaEventRecord(st->fork, stream) == cudaSuccess &&
-                       cudaStreamWaitEvent(st->side, st->fork, 0) == cudaSuccess;
+  // call's stream); if the fork cannot be recorded or waited on, the call runs unoverlapped
+  // (the error cleared: the launch check below must not take it for the call's own).
+  bool overlap = st->overlap && side_of(st);
+  if (overlap && (cudaEventRecord(st->fork, stream) != cudaSuccess ||
+                  cudaStreamWaitEvent(st->side, st->fork, 0) != cudaSuccess)) {
+    cudaGetLastError();
+    overlap = false;
+  }
   const cudaStream_t enc = overlap ? st->side : stream;
   auto rejoin = [&] {
     if (overlap) cudaStreamWaitEvent(stream, st->join, 0);

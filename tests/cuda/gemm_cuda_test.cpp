@@ -248,15 +248,19 @@ TEST(CudaGemm, OverlappedEncodingGivesTheSameResults) {
 
 /** 16-bit storage: the protected result against a double reference of the stored 16-bit
  *  operands, within the output's rounding plus float accumulation. Layouts: op(A) = A^T and
- *  op(B) = B^T reach the strided-sum kernels of the 16-bit types (their widest tiles; a split
- *  into row chunks at k = 700), and C at an offset of one element with ldc = m + 1 (odd) takes the
- *  C0 sums' and backup's head / tail columns, whose padding and the element before C must stay. */
+ *  op(B) = B^T reach the strided-sum kernels of the 16-bit types (split into row chunks at
+ *  k = 700 / 704; element loads where a transposed operand's rows are not 16-byte multiples,
+ *  k = 700 and n = 150, 16-byte loads and 256-column tiles where they are, k = 704 and n = 152),
+ *  and C at an offset of one element with ldc = m + 1 (odd) takes the C0 sums' and backup's head
+ *  / tail columns, whose padding and the element before C must stay. With `fault`, one output
+ *  element made a NaN before the check: the repair reads the backup of C0 (beta = 0.5) at
+ *  that offset and leading dimension, and the result must still match. */
 template <class H>
 void check_16bit(bool bf16, abft_op ta, abft_op tb, int64_t m, int64_t n, int64_t k, int64_t c_off,
-                 int64_t ldc) {
+                 int64_t ldc, bool fault = false) {
   SCOPED_TRACE(std::string(bf16 ? "bf16 " : "f16 ") + (ta == ABFT_TRANS ? "T" : "N") + (tb == ABFT_TRANS ? "T" : "N") +
                " m" + std::to_string(m) + " n" + std::to_string(n) + " k" + std::to_string(k) + " C+" +
-               std::to_string(c_off) + " ldc " + std::to_string(ldc));
+               std::to_string(c_off) + " ldc " + std::to_string(ldc) + (fault ? " with a fault" : ""));
   const int64_t lda = ta == ABFT_TRANS ? k : m, ldb = tb == ABFT_TRANS ? n : k;
   std::mt19937_64 g(9);
   std::uniform_real_distribution<float> u(-1, 1);
@@ -271,6 +275,14 @@ void check_16bit(bool bf16, abft_op ta, abft_op tb, int64_t m, int64_t n, int64_
   auto opb = [&](int64_t p, int64_t j) { return b[size_t(tb == ABFT_TRANS ? j + p * ldb : p + j * ldb)]; };
   abft_handle_t h = nullptr;
   ASSERT_EQ(abft_handle_create(&h), ABFT_STATUS_SUCCESS);
+  abft_injector_t inj = nullptr;
+  if (fault) {  // C(5, 7) a NaN before the check (from finite data: a fault, whatever the bound)
+    ASSERT_EQ(abft_injector_create(17, &inj), ABFT_STATUS_SUCCESS);
+    abft_fault f{};
+    f.site = ABFT_SITE_OUTPUT, f.model = ABFT_FAULT_NAN, f.row = 5, f.col = 7;
+    ASSERT_EQ(abft_injector_add(inj, &f), ABFT_STATUS_SUCCESS);
+    abft_handle_set_injector(h, inj);
+  }
   DeviceBuffer<H> dA(A), dB(B), dC(C0);
   const abft_status st = bf16 ? abft_cuda_bf16gemm(h, nullptr, ABFT_POLICY_CORRECT, ABFT_COL_MAJOR, ta, tb, m, n, k,
                                                    1.0f, dA.p, lda, dB.p, ldb, 0.5f, dC.p + c_off, ldc)
@@ -279,7 +291,14 @@ void check_16bit(bool bf16, abft_op ta, abft_op tb, int64_t m, int64_t n, int64_
   ASSERT_EQ(st, ABFT_STATUS_SUCCESS);
   abft_report r{};
   ASSERT_EQ(abft_cuda_sync(h, nullptr, &r), ABFT_STATUS_SUCCESS);
-  EXPECT_EQ(r.detected, 0u);
+  if (fault) {
+    EXPECT_GE(r.corrected, 1u);
+    EXPECT_EQ(r.uncorrectable, 0u);
+    abft_handle_set_injector(h, nullptr);
+    abft_injector_destroy(inj);
+  } else {
+    EXPECT_EQ(r.detected, 0u);
+  }
   EXPECT_EQ(r.checks, uint64_t(n));
   const std::vector<H> C = dC.get(C0.size());
   const double u_out = bf16 ? std::ldexp(1.0, -8) : std::ldexp(1.0, -11);
@@ -308,14 +327,19 @@ TEST(CudaGemm, HalfAndBfloat16Storage) {
 
 TEST(CudaGemm, HalfAndBfloat16TransposedAtAnOddOffset) {
   REQUIRE_DEVICE();
+  struct Shape {
+    int64_t n, k;
+  };
   for (bool bf16 : {false, true})
     for (auto [ta, tb] : {std::pair{ABFT_TRANS, ABFT_TRANS}, std::pair{ABFT_TRANS, ABFT_NO_TRANS},
-                          std::pair{ABFT_NO_TRANS, ABFT_TRANS}}) {
-      if (bf16)
-        check_16bit<__nv_bfloat16>(true, ta, tb, 200, 150, 700, 1, 201);
-      else
-        check_16bit<__half>(false, ta, tb, 200, 150, 700, 1, 201);
-    }
+                          std::pair{ABFT_NO_TRANS, ABFT_TRANS}})
+      for (const Shape sh : {Shape{150, 700}, Shape{152, 704}})  // element loads, 16-byte loads
+        for (bool fault : {false, true}) {
+          if (bf16)
+            check_16bit<__nv_bfloat16>(true, ta, tb, 200, sh.n, sh.k, 1, 201, fault);
+          else
+            check_16bit<__half>(false, ta, tb, 200, sh.n, sh.k, 1, 201, fault);
+        }
 }
 
 TEST(CudaGemm, CublasSignaturesMatchCublas) {

@@ -131,8 +131,9 @@ struct Blocking {
     const int64_t dm = attn_head_dim_bucket(head_dim);
     return attn_float_tile_coefficient<float>(key_block, dm, dm, 4);
   }
-  /** The tile check's absolute (underflow) term: the float check's on the GPU, whose roundings
-   *  over the bucket it pads to are more than the engine's nk * head_dim. */
+  /** The tile check's absolute (underflow) term: on the GPU the SIMT path's float check (as
+   *  tile_coefficient; the tensor-core path's counts 3 DM product terms, not modelled here),
+   *  whose roundings over the bucket it pads to are more than the engine's nk * head_dim. */
   double tile_abs_term(int64_t nk, int64_t head_dim) const {
     if (!dot_tiles) return attn_abs_term<float>(double(nk) * double(head_dim), 0.0);
     const int64_t dm = attn_head_dim_bucket(head_dim);

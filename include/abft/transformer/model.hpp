@@ -78,7 +78,8 @@ class Model {
   const Config& config() const { return weights_.config(); }
   /** Mutable access (loading, initialising, an optimizer's step). The GPU engine's held copies
    *  of the weights (WeightsOnDevice) are dropped here and made again at their next use, so a
-   *  change made through this reference is read even inside a hold. */
+   *  change made through this reference before the next product is read even inside a hold;
+   *  memory kept from it and written later is not seen (ask for weights() again). */
   Weights& weights();
 
   /** While a WeightsOnDevice lives, the GPU engine keeps the weights its products read on the
