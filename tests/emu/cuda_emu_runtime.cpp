@@ -1,0 +1,522 @@
+/** \file cuda_emu_runtime.cpp
+ *  \brief The CUDA emulator's scheduler and runtime (cuda_emu.hpp): the threads of a block as
+ *  fibers on the calling host thread (a register switch of a few instructions on x86-64,
+ *  ucontext elsewhere, which costs a system call per switch), rendezvous for barriers and warp collectives,
+ *  and the CUDA runtime API calls the engine and its tests make, on host memory: one device,
+ *  every stream and event synchronous, errors kept as cudaGetLastError reports them. cuBLAS's
+ *  handle calls are stubs that fail (the GEMM is not emulated).
+ */
+#include "cuda_emu.hpp"
+
+#include <cublas_v2.h>
+#if !defined(__x86_64__)
+#include <ucontext.h>
+#endif
+
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+#if defined(__x86_64__)
+// switch_to(&from_sp, to_sp): saves the callee-saved registers, the SSE and x87 control words and
+// the stack pointer of the running context in *from_sp, and resumes the one saved at to_sp
+// (System V x86-64: everything else is caller-saved across the call).
+extern "C" void abft_emu_switch(void** from_sp, void* to_sp);
+asm(R"(
+.text
+.globl abft_emu_switch
+.type abft_emu_switch,@function
+abft_emu_switch:
+    pushq %rbp
+    pushq %rbx
+    pushq %r12
+    pushq %r13
+    pushq %r14
+    pushq %r15
+    subq $8, %rsp
+    stmxcsr (%rsp)
+    fnstcw 4(%rsp)
+    movq %rsp, (%rdi)
+    movq %rsi, %rsp
+    ldmxcsr (%rsp)
+    fldcw 4(%rsp)
+    addq $8, %rsp
+    popq %r15
+    popq %r14
+    popq %r13
+    popq %r12
+    popq %rbx
+    popq %rbp
+    ret
+.size abft_emu_switch, .-abft_emu_switch
+.section .note.GNU-stack,"",@progbits
+.text
+)");
+#endif
+
+namespace abft_emu {
+namespace {
+
+enum class Wait { None, Block, Warp, Done };
+
+struct Fiber {
+#if defined(__x86_64__)
+  void* sp = nullptr;  ///< saved by abft_emu_switch
+#else
+  ucontext_t ctx;
+#endif
+  uint3 tid{0, 0, 0};
+  int lane = 0, warp = 0;
+  Wait wait = Wait::None;
+  // At a rendezvous: what it brought and what it gets.
+  int op = 0, pred = 0, operand = 0, width = 32;
+  unsigned mma_seq = 0;  // products asked for in this block (MmaEntry)
+  WarpOp wop = WarpOp::Sync;
+  unsigned mask = 0;
+  uint64_t value = 0, result = 0;
+};
+
+constexpr size_t kStack = 256 * 1024;  // per thread: the kernels keep their tiles' shares on it
+constexpr size_t kSmem = 228 * 1024;   // an H100 / H200 SM's shared memory
+
+struct Launch {
+  Config c;
+  uint3 block{0, 0, 0};
+  const std::function<void()>* body = nullptr;
+  std::vector<Fiber> fibers;
+  std::vector<std::unique_ptr<char[]>> stacks;
+#if defined(__x86_64__)
+  void* sched = nullptr;
+#else
+  ucontext_t sched;
+#endif
+  Fiber* cur = nullptr;
+  std::vector<std::vector<MmaEntry>> mma;  // per warp, this block's products in order
+  bool broken = false;
+  std::string why;
+  alignas(128) unsigned char smem[kSmem];
+};
+
+Launch* g_launch = nullptr;
+cudaError_t g_last = cudaSuccess;
+
+/** Leave the running fiber for the scheduler (it resumes here when released). */
+void to_scheduler(Fiber& f) {
+  Launch& L = *g_launch;
+#if defined(__x86_64__)
+  abft_emu_switch(&f.sp, L.sched);
+#else
+  swapcontext(&f.ctx, &L.sched);
+#endif
+}
+
+/** Run fiber f until it next yields. */
+void resume(Launch& L, Fiber& f) {
+  L.cur = &f;
+#if defined(__x86_64__)
+  abft_emu_switch(&L.sched, f.sp);
+#else
+  swapcontext(&L.sched, &f.ctx);
+#endif
+}
+
+[[noreturn]] void fiber_main() {
+  Launch& L = *g_launch;
+  (*L.body)();
+  L.cur->wait = Wait::Done;
+  to_scheduler(*L.cur);
+  std::abort();  // a finished fiber is never resumed
+}
+
+void yield_to_scheduler() { to_scheduler(*g_launch->cur); }
+
+/** A fresh context for fiber f on `stack` that starts in fiber_main. */
+void start_context(Launch& L, Fiber& f, char* stack) {
+#if defined(__x86_64__)
+  (void)L;
+  // The frame abft_emu_switch pops: control words, r15 ... rbp, then fiber_main as the return
+  // address, at a 16-byte boundary (so fiber_main starts as if called: rsp = 8 mod 16).
+  uintptr_t top = (reinterpret_cast<uintptr_t>(stack) + kStack) & ~uintptr_t(15);
+  uint64_t* ret = reinterpret_cast<uint64_t*>(top - 16);
+  *ret = reinterpret_cast<uint64_t>(&fiber_main);
+  uint64_t* frame = ret - 7;  // control words, then six registers
+  for (int i = 1; i < 7; ++i) frame[i] = 0;
+  uint32_t mxcsr = 0;
+  uint16_t fpcw = 0;
+  asm volatile("stmxcsr %0" : "=m"(mxcsr));
+  asm volatile("fnstcw %0" : "=m"(fpcw));
+  std::memcpy(frame, &mxcsr, 4);
+  std::memcpy(reinterpret_cast<char*>(frame) + 4, &fpcw, 2);
+  f.sp = frame;
+#else
+  getcontext(&f.ctx);
+  f.ctx.uc_stack.ss_sp = stack;
+  f.ctx.uc_stack.ss_size = kStack;
+  f.ctx.uc_link = &L.sched;
+  makecontext(&f.ctx, fiber_main, 0);
+#endif
+}
+
+void fail(Launch& L, const std::string& why) {
+  if (!L.broken) L.why = why;
+  L.broken = true;
+}
+
+/** One warp rendezvous: every lane of `mask` that is still running must be at a collective of
+ *  the same kind; then each gets its result. */
+bool resolve_warp(Launch& L, int w) {
+  const int n = int(L.fibers.size());
+  Fiber* lanes[32] = {};
+  unsigned at = 0, live = 0;
+  for (int l = 0; l < 32; ++l) {
+    const int t = w * 32 + l;
+    if (t >= n) break;
+    lanes[l] = &L.fibers[size_t(t)];
+    if (lanes[l]->wait != Wait::Done) live |= 1u << l;
+    if (lanes[l]->wait == Wait::Warp) at |= 1u << l;
+  }
+  if (!at) return false;
+  const Fiber& first = *lanes[__builtin_ctz(at)];
+  const unsigned mask = first.mask & live;
+  if ((at & mask) != mask) return false;  // some lanes of the mask are still on their way
+  for (int l = 0; l < 32; ++l)
+    if ((mask >> l & 1u) && (lanes[l]->wop != first.wop || lanes[l]->mask != first.mask)) {
+      fail(L, "warp " + std::to_string(w) + ": lanes at different collectives (divergent code)");
+      return false;
+    }
+  for (int l = 0; l < 32; ++l) {
+    if (!(mask >> l & 1u)) continue;
+    Fiber& f = *lanes[l];
+    const int wd = f.width > 0 && f.width <= 32 ? f.width : 32;
+    const int base = l & ~(wd - 1);
+    int src = l;
+    switch (f.wop) {
+      case WarpOp::ShflIdx: src = base + (f.operand % wd + wd) % wd; break;
+      case WarpOp::ShflXor: src = l ^ f.operand; break;
+      case WarpOp::ShflDown: src = l + f.operand < base + wd ? l + f.operand : l; break;
+      case WarpOp::ShflUp: src = l - f.operand >= base ? l - f.operand : l; break;
+      default: break;
+    }
+    switch (f.wop) {
+      case WarpOp::ShflIdx:
+      case WarpOp::ShflXor:
+      case WarpOp::ShflDown:
+      case WarpOp::ShflUp:
+        if (src < 0 || src >= 32 || !(mask >> src & 1u)) f.result = f.value;  // outside the mask: undefined; own value
+        else f.result = lanes[src]->value;
+        break;
+      case WarpOp::Ballot:
+      case WarpOp::Any:
+      case WarpOp::All: {
+        unsigned b = 0;
+        for (int k = 0; k < 32; ++k)
+          if ((mask >> k & 1u) && lanes[k]->value) b |= 1u << k;
+        f.result = f.wop == WarpOp::Ballot ? b : f.wop == WarpOp::Any ? (b != 0) : (b == mask);
+        break;
+      }
+      case WarpOp::MatchAny: {
+        unsigned b = 0;
+        for (int k = 0; k < 32; ++k)
+          if ((mask >> k & 1u) && lanes[k]->value == f.value) b |= 1u << k;
+        f.result = b;
+        break;
+      }
+      case WarpOp::Sync: f.result = 0; break;
+    }
+  }
+  for (int l = 0; l < 32; ++l)
+    if (mask >> l & 1u) lanes[l]->wait = Wait::None;
+  return true;
+}
+
+/** The block barrier: every running thread at it (a thread that has returned while others
+ *  wait is a barrier hardware would not pass). */
+bool resolve_block(Launch& L) {
+  int at = 0, done = 0, count = 0, any = 0, all = 1, op = -1;
+  for (Fiber& f : L.fibers) {
+    if (f.wait == Wait::Done) {
+      ++done;
+      continue;
+    }
+    if (f.wait != Wait::Block) return false;
+    ++at;
+    if (op < 0) op = f.op;
+    count += f.pred != 0, any |= f.pred != 0, all &= f.pred != 0;
+  }
+  if (!at) return false;
+  if (done) {
+    fail(L, "__syncthreads with " + std::to_string(done) + " of the block's threads returned (divergent barrier)");
+    return false;
+  }
+  const int r = op == 1 ? any : op == 2 ? all : op == 3 ? count : 0;
+  for (Fiber& f : L.fibers) f.result = uint64_t(r), f.wait = Wait::None;
+  return true;
+}
+
+void run_block(Launch& L) {
+  const unsigned nt = L.c.block.x * L.c.block.y * L.c.block.z;
+  L.fibers.assign(nt, Fiber{});
+  while (L.stacks.size() < nt) L.stacks.emplace_back(new char[kStack]);
+  for (unsigned t = 0; t < nt; ++t) {
+    Fiber& f = L.fibers[t];
+    f.tid = {t % L.c.block.x, (t / L.c.block.x) % L.c.block.y, t / (L.c.block.x * L.c.block.y)};
+    f.lane = int(t % 32), f.warp = int(t / 32);
+    start_context(L, f, L.stacks[t].get());
+  }
+  const int warps = int((nt + 31) / 32);
+  L.mma.assign(size_t(warps), {});
+  for (;;) {
+    bool ran = false;
+    for (Fiber& f : L.fibers) {
+      if (f.wait != Wait::None) continue;
+      resume(L, f);
+      ran = true;
+    }
+    bool released = false;
+    for (int w = 0; w < warps; ++w) released |= resolve_warp(L, w);
+    if (!released) released = resolve_block(L);
+    if (L.broken) return;
+    if (!ran && !released) {
+      bool all_done = true;
+      for (Fiber& f : L.fibers) all_done &= f.wait == Wait::Done;
+      if (!all_done) fail(L, "threads wait at barriers or collectives that cannot complete (deadlock)");
+      return;
+    }
+  }
+}
+
+}  // namespace
+
+uint3 thread_idx() { return g_launch->cur->tid; }
+uint3 block_idx() { return g_launch->block; }
+dim3 block_dim() { return g_launch->c.block; }
+dim3 grid_dim() { return g_launch->c.grid; }
+unsigned char* dynamic_smem() { return g_launch->smem; }
+
+MmaEntry* mma_entry(unsigned& n) {
+  Fiber& f = *g_launch->cur;
+  n = f.mma_seq++;
+  std::vector<MmaEntry>& v = g_launch->mma[size_t(f.warp)];
+  return n < v.size() ? &v[n] : nullptr;
+}
+
+void mma_keep(unsigned n, const MmaEntry& e) {
+  std::vector<MmaEntry>& v = g_launch->mma[size_t(g_launch->cur->warp)];
+  if (n == v.size()) v.push_back(e);
+}
+
+int block_barrier(int op, int pred) {
+  Fiber& f = *g_launch->cur;
+  f.wait = Wait::Block, f.op = op, f.pred = pred;
+  yield_to_scheduler();
+  return int(f.result);
+}
+
+uint64_t warp_collective(WarpOp op, unsigned mask, uint64_t value, int operand, int width) {
+  Fiber& f = *g_launch->cur;
+  f.wait = Wait::Warp, f.wop = op, f.mask = mask, f.value = value, f.operand = operand, f.width = width;
+  yield_to_scheduler();
+  return f.result;
+}
+
+void launch(const Config& c, const std::function<void()>& body) {
+  const unsigned nt = c.block.x * c.block.y * c.block.z;
+  if (nt == 0 || nt > 1024 || c.grid.x == 0 || c.grid.y == 0 || c.grid.z == 0 || c.grid.y > 65535 ||
+      c.grid.z > 65535) {
+    g_last = cudaErrorInvalidConfiguration;
+    return;
+  }
+  if (c.smem > kSmem) {
+    g_last = cudaErrorInvalidValue;
+    return;
+  }
+  if (g_launch) {  // a launch from inside a kernel: not in this engine
+    g_last = cudaErrorNotSupported;
+    return;
+  }
+  auto L = std::make_unique<Launch>();
+  L->c = c;
+  L->body = &body;
+  g_launch = L.get();
+  for (unsigned z = 0; z < c.grid.z && !L->broken; ++z)
+    for (unsigned y = 0; y < c.grid.y && !L->broken; ++y)
+      for (unsigned x = 0; x < c.grid.x && !L->broken; ++x) {
+        L->block = {x, y, z};
+        std::memset(L->smem, 0xA5, 256);  // no zeroed shared memory to lean on
+        run_block(*L);
+      }
+  g_launch = nullptr;
+  if (L->broken) {
+    std::fprintf(stderr, "abft CUDA emulator: launch of %u x %u x %u blocks of %u threads failed: %s\n", c.grid.x,
+                 c.grid.y, c.grid.z, nt, L->why.c_str());
+    g_last = cudaErrorLaunchFailure;
+  }
+}
+
+}  // namespace abft_emu
+
+/* ---------------------------------------------------------------- the CUDA runtime, on the host */
+
+using abft_emu::g_last;
+
+namespace {
+cudaError_t ret(cudaError_t e) {
+  if (e != cudaSuccess) g_last = e;
+  return e;
+}
+int g_device = 0;
+}  // namespace
+
+extern "C" {
+
+cudaError_t cudaGetLastError(void) {
+  const cudaError_t e = g_last;
+  g_last = cudaSuccess;
+  return e;
+}
+cudaError_t cudaPeekAtLastError(void) { return g_last; }
+const char* cudaGetErrorString(cudaError_t e) {
+  switch (e) {
+    case cudaSuccess: return "no error (abft CUDA emulator)";
+    case cudaErrorMemoryAllocation: return "out of memory (abft CUDA emulator)";
+    case cudaErrorLaunchFailure: return "unspecified launch failure (abft CUDA emulator: see stderr)";
+    default: return "error (abft CUDA emulator)";
+  }
+}
+const char* cudaGetErrorName(cudaError_t e) { return e == cudaSuccess ? "cudaSuccess" : "cudaErrorEmulated"; }
+
+cudaError_t cudaGetDeviceCount(int* n) {
+  if (!n) return ret(cudaErrorInvalidValue);
+  *n = 1;
+  return cudaSuccess;
+}
+cudaError_t cudaGetDevice(int* d) {
+  if (!d) return ret(cudaErrorInvalidValue);
+  *d = g_device;
+  return cudaSuccess;
+}
+cudaError_t cudaSetDevice(int d) { return d == 0 ? cudaSuccess : ret(cudaErrorInvalidDevice); }
+cudaError_t cudaDriverGetVersion(int* v) {
+  if (v) *v = CUDART_VERSION;
+  return cudaSuccess;
+}
+cudaError_t cudaRuntimeGetVersion(int* v) {
+  if (v) *v = CUDART_VERSION;
+  return cudaSuccess;
+}
+cudaError_t cudaGetDeviceProperties_v2(cudaDeviceProp* p, int d) {
+  if (!p || d != 0) return ret(cudaErrorInvalidValue);
+  std::memset(p, 0, sizeof *p);
+  std::snprintf(p->name, sizeof p->name, "abft CUDA emulator (host fibers)");
+  p->major = 9, p->minor = 0;
+  p->multiProcessorCount = 4;
+  p->totalGlobalMem = size_t(8) << 30;
+  p->sharedMemPerBlock = 48 * 1024;
+  p->sharedMemPerBlockOptin = 227 * 1024;
+  p->sharedMemPerMultiprocessor = 228 * 1024;
+  p->maxThreadsPerBlock = 1024;
+  p->warpSize = 32;
+  p->regsPerBlock = 65536;
+  return cudaSuccess;
+}
+cudaError_t cudaGetDeviceProperties(cudaDeviceProp* p, int d) { return cudaGetDeviceProperties_v2(p, d); }
+cudaError_t cudaDeviceGetAttribute(int* v, cudaDeviceAttr a, int d) {
+  if (!v || d != 0) return ret(cudaErrorInvalidValue);
+  switch (a) {
+    case cudaDevAttrMultiProcessorCount: *v = 4; break;
+    case cudaDevAttrMaxSharedMemoryPerBlockOptin: *v = 227 * 1024; break;
+    case cudaDevAttrComputeCapabilityMajor: *v = 9; break;
+    case cudaDevAttrComputeCapabilityMinor: *v = 0; break;
+    default: *v = 0;
+  }
+  return cudaSuccess;
+}
+cudaError_t cudaMemGetInfo(size_t* free_b, size_t* total) {
+  if (free_b) *free_b = size_t(4) << 30;
+  if (total) *total = size_t(8) << 30;
+  return cudaSuccess;
+}
+
+cudaError_t cudaMalloc(void** p, size_t n) {
+  if (!p) return ret(cudaErrorInvalidValue);
+  *p = nullptr;
+  if (n > (size_t(8) << 30)) return ret(cudaErrorMemoryAllocation);
+  *p = std::aligned_alloc(256, (n + 255) / 256 * 256 + 256);
+  return *p ? cudaSuccess : ret(cudaErrorMemoryAllocation);
+}
+cudaError_t cudaFree(void* p) {
+  std::free(p);
+  return cudaSuccess;
+}
+cudaError_t cudaMallocHost(void** p, size_t n) { return cudaMalloc(p, n); }
+cudaError_t cudaFreeHost(void* p) { return cudaFree(p); }
+cudaError_t cudaMemcpy(void* d, const void* s, size_t n, cudaMemcpyKind) {
+  if (n && (!d || !s)) return ret(cudaErrorInvalidValue);
+  if (n) std::memmove(d, s, n);
+  return cudaSuccess;
+}
+cudaError_t cudaMemcpyAsync(void* d, const void* s, size_t n, cudaMemcpyKind k, cudaStream_t) {
+  return cudaMemcpy(d, s, n, k);
+}
+cudaError_t cudaMemcpy2D(void* d, size_t dp, const void* s, size_t sp, size_t w, size_t h, cudaMemcpyKind) {
+  if (w > dp || w > sp) return ret(cudaErrorInvalidPitchValue);
+  for (size_t r = 0; r < h; ++r)
+    std::memmove(static_cast<char*>(d) + r * dp, static_cast<const char*>(s) + r * sp, w);
+  return cudaSuccess;
+}
+cudaError_t cudaMemcpy2DAsync(void* d, size_t dp, const void* s, size_t sp, size_t w, size_t h, cudaMemcpyKind k,
+                              cudaStream_t) {
+  return cudaMemcpy2D(d, dp, s, sp, w, h, k);
+}
+cudaError_t cudaMemset(void* p, int v, size_t n) {
+  if (n && !p) return ret(cudaErrorInvalidValue);
+  if (n) std::memset(p, v, n);
+  return cudaSuccess;
+}
+cudaError_t cudaMemsetAsync(void* p, int v, size_t n, cudaStream_t) { return cudaMemset(p, v, n); }
+
+// Streams and events: handles only; every call is done when it returns.
+cudaError_t cudaStreamCreate(cudaStream_t* s) {
+  if (!s) return ret(cudaErrorInvalidValue);
+  *s = reinterpret_cast<cudaStream_t>(new char(1));
+  return cudaSuccess;
+}
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t* s, unsigned) { return cudaStreamCreate(s); }
+cudaError_t cudaStreamDestroy(cudaStream_t s) {
+  delete reinterpret_cast<char*>(s);
+  return cudaSuccess;
+}
+cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
+cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned) { return cudaSuccess; }
+cudaError_t cudaDeviceSynchronize(void) { return cudaSuccess; }
+cudaError_t cudaEventCreate(cudaEvent_t* e) {
+  if (!e) return ret(cudaErrorInvalidValue);
+  *e = reinterpret_cast<cudaEvent_t>(new char(1));
+  return cudaSuccess;
+}
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t* e, unsigned) { return cudaEventCreate(e); }
+cudaError_t cudaEventDestroy(cudaEvent_t e) {
+  delete reinterpret_cast<char*>(e);
+  return cudaSuccess;
+}
+cudaError_t cudaEventRecord(cudaEvent_t, cudaStream_t) { return cudaSuccess; }
+cudaError_t cudaEventSynchronize(cudaEvent_t) { return cudaSuccess; }
+cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t, cudaEvent_t) {
+  if (ms) *ms = 0.0f;
+  return cudaSuccess;
+}
+cudaError_t cudaFuncSetAttribute(const void*, cudaFuncAttribute a, int v) {
+  if (a == cudaFuncAttributeMaxDynamicSharedMemorySize && v > 227 * 1024) return ret(cudaErrorInvalidValue);
+  return cudaSuccess;
+}
+
+}  // extern "C"
+
+// cuBLAS: the device state creates a handle for the GEMM, which the emulator does not run.
+extern "C" cublasStatus_t cublasCreate_v2(cublasHandle_t* h) {
+  if (h) *h = nullptr;
+  return CUBLAS_STATUS_NOT_SUPPORTED;
+}
+extern "C" cublasStatus_t cublasDestroy_v2(cublasHandle_t) { return CUBLAS_STATUS_SUCCESS; }
