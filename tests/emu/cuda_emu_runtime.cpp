@@ -3,12 +3,11 @@
  *  fibers on the calling host thread (a register switch of a few instructions on x86-64,
  *  ucontext elsewhere, which costs a system call per switch), rendezvous for barriers and warp collectives,
  *  and the CUDA runtime API calls the engine and its tests make, on host memory: one device,
- *  every stream and event synchronous, errors kept as cudaGetLastError reports them. cuBLAS's
- *  handle calls are stubs that fail (the GEMM is not emulated).
+ *  every stream and event synchronous, errors kept as cudaGetLastError reports them (cuBLAS's
+ *  part: cublas_emu.cpp).
  */
 #include "cuda_emu.hpp"
 
-#include <cublas_v2.h>
 #if !defined(__x86_64__)
 #include <ucontext.h>
 #endif
@@ -513,10 +512,3 @@ cudaError_t cudaFuncSetAttribute(const void*, cudaFuncAttribute a, int v) {
 }
 
 }  // extern "C"
-
-// cuBLAS: the device state creates a handle for the GEMM, which the emulator does not run.
-extern "C" cublasStatus_t cublasCreate_v2(cublasHandle_t* h) {
-  if (h) *h = nullptr;
-  return CUBLAS_STATUS_NOT_SUPPORTED;
-}
-extern "C" cublasStatus_t cublasDestroy_v2(cublasHandle_t) { return CUBLAS_STATUS_SUCCESS; }

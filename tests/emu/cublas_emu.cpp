@@ -1,0 +1,147 @@
+/** \file cublas_emu.cpp
+ *  \brief The cuBLAS calls the GPU GEMM makes, on the CUDA emulator's host memory: handles that
+ *  keep a stream, math and pointer mode, and the products (cublasSgemm, cublasDgemm, cublasGemmEx
+ *  with float, double, binary16 and bfloat16 storage) as a plain column-major loop in the compute
+ *  type, fused multiply-adds in k order, 16-bit results rounded to nearest. Math modes are kept
+ *  but change nothing (no TF32, no reduced-precision inputs): the emulator checks the engine's
+ *  checks, verdicts and repairs, which must hold for any correct product, not cuBLAS's speed.
+ */
+#include <cublas_v2.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cmath>
+#include <new>
+
+namespace {
+
+struct Handle {
+  cudaStream_t stream = nullptr;
+  cublasMath_t math = CUBLAS_DEFAULT_MATH;
+  cublasPointerMode_t pointers = CUBLAS_POINTER_MODE_HOST;
+};
+Handle* of(cublasHandle_t h) { return reinterpret_cast<Handle*>(h); }
+
+float widen(float x) { return x; }
+double widen(double x) { return x; }
+float widen(__half x) { return __half2float(x); }
+float widen(__nv_bfloat16 x) { return __bfloat162float(x); }
+template <class T, class A>
+T narrow(A x) {
+  if constexpr (std::is_same<T, __half>::value) return __float2half_rn(float(x));
+  else if constexpr (std::is_same<T, __nv_bfloat16>::value) return __float2bfloat16_rn(float(x));
+  else return T(x);
+}
+
+/** C = alpha op(A) op(B) + beta C in the compute type Acc (beta = 0: C is not read). */
+template <class T, class Acc>
+cublasStatus_t gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k, Acc alpha,
+                    const T* A, int lda, const T* B, int ldb, Acc beta, T* C, int ldc) {
+  if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (m < 0 || n < 0 || k < 0 || ldc < (m > 1 ? m : 1) || lda < 1 || ldb < 1) return CUBLAS_STATUS_INVALID_VALUE;
+  const bool at = ta != CUBLAS_OP_N, bt = tb != CUBLAS_OP_N;
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < m; ++i) {
+      Acc s = 0;
+      for (int p = 0; p < k; ++p) {
+        const Acc a = Acc(widen(at ? A[p + size_t(i) * lda] : A[i + size_t(p) * lda]));
+        const Acc b = Acc(widen(bt ? B[j + size_t(p) * ldb] : B[p + size_t(j) * ldb]));
+        s = std::fma(a, b, s);
+      }
+      T& c = C[i + size_t(j) * ldc];
+      c = narrow<T>(beta == Acc(0) ? alpha * s : std::fma(beta, Acc(widen(c)), alpha * s));
+    }
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" {
+
+cublasStatus_t cublasCreate_v2(cublasHandle_t* h) {
+  if (!h) return CUBLAS_STATUS_INVALID_VALUE;
+  *h = reinterpret_cast<cublasHandle_t>(new (std::nothrow) Handle());
+  return *h ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_ALLOC_FAILED;
+}
+cublasStatus_t cublasDestroy_v2(cublasHandle_t h) {
+  delete of(h);
+  return CUBLAS_STATUS_SUCCESS;
+}
+cublasStatus_t cublasSetStream_v2(cublasHandle_t h, cudaStream_t s) {
+  if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
+  of(h)->stream = s;
+  return CUBLAS_STATUS_SUCCESS;
+}
+cublasStatus_t cublasGetStream_v2(cublasHandle_t h, cudaStream_t* s) {
+  if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (s) *s = of(h)->stream;
+  return CUBLAS_STATUS_SUCCESS;
+}
+cublasStatus_t cublasSetMathMode(cublasHandle_t h, cublasMath_t m) {
+  if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
+  of(h)->math = m;
+  return CUBLAS_STATUS_SUCCESS;
+}
+cublasStatus_t cublasGetMathMode(cublasHandle_t h, cublasMath_t* m) {
+  if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (m) *m = of(h)->math;
+  return CUBLAS_STATUS_SUCCESS;
+}
+cublasStatus_t cublasSetPointerMode_v2(cublasHandle_t h, cublasPointerMode_t p) {
+  if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
+  of(h)->pointers = p;
+  return CUBLAS_STATUS_SUCCESS;
+}
+cublasStatus_t cublasGetPointerMode_v2(cublasHandle_t h, cublasPointerMode_t* p) {
+  if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (p) *p = of(h)->pointers;
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+// alpha and beta: host or "device" memory, which is host memory here either way.
+cublasStatus_t cublasSgemm_v2(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
+                              const float* alpha, const float* A, int lda, const float* B, int ldb, const float* beta,
+                              float* C, int ldc) {
+  if (!alpha || !beta) return CUBLAS_STATUS_INVALID_VALUE;
+  return gemm<float, float>(h, ta, tb, m, n, k, *alpha, A, lda, B, ldb, *beta, C, ldc);
+}
+cublasStatus_t cublasDgemm_v2(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
+                              const double* alpha, const double* A, int lda, const double* B, int ldb,
+                              const double* beta, double* C, int ldc) {
+  if (!alpha || !beta) return CUBLAS_STATUS_INVALID_VALUE;
+  return gemm<double, double>(h, ta, tb, m, n, k, *alpha, A, lda, B, ldb, *beta, C, ldc);
+}
+cublasStatus_t cublasGemmEx(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
+                            const void* alpha, const void* A, cudaDataType Atype, int lda, const void* B,
+                            cudaDataType Btype, int ldb, const void* beta, void* C, cudaDataType Ctype, int ldc,
+                            cublasComputeType_t compute, cublasGemmAlgo_t) {
+  if (!alpha || !beta || Atype != Btype || Atype != Ctype) return CUBLAS_STATUS_NOT_SUPPORTED;
+  const bool c32 = compute == CUBLAS_COMPUTE_32F || compute == CUBLAS_COMPUTE_32F_PEDANTIC ||
+                   compute == CUBLAS_COMPUTE_32F_FAST_TF32 || compute == CUBLAS_COMPUTE_32F_FAST_16F ||
+                   compute == CUBLAS_COMPUTE_32F_FAST_16BF;
+  const bool c64 = compute == CUBLAS_COMPUTE_64F || compute == CUBLAS_COMPUTE_64F_PEDANTIC;
+  const float fa = c32 ? *static_cast<const float*>(alpha) : 0.0f, fb = c32 ? *static_cast<const float*>(beta) : 0.0f;
+  switch (Atype) {
+    case CUDA_R_32F:
+      if (!c32) return CUBLAS_STATUS_NOT_SUPPORTED;
+      return gemm<float, float>(h, ta, tb, m, n, k, fa, static_cast<const float*>(A), lda,
+                                static_cast<const float*>(B), ldb, fb, static_cast<float*>(C), ldc);
+    case CUDA_R_64F:
+      if (!c64) return CUBLAS_STATUS_NOT_SUPPORTED;
+      return gemm<double, double>(h, ta, tb, m, n, k, *static_cast<const double*>(alpha),
+                                  static_cast<const double*>(A), lda, static_cast<const double*>(B), ldb,
+                                  *static_cast<const double*>(beta), static_cast<double*>(C), ldc);
+    case CUDA_R_16F:
+      if (!c32) return CUBLAS_STATUS_NOT_SUPPORTED;
+      return gemm<__half, float>(h, ta, tb, m, n, k, fa, static_cast<const __half*>(A), lda,
+                                 static_cast<const __half*>(B), ldb, fb, static_cast<__half*>(C), ldc);
+    case CUDA_R_16BF:
+      if (!c32) return CUBLAS_STATUS_NOT_SUPPORTED;
+      return gemm<__nv_bfloat16, float>(h, ta, tb, m, n, k, fa, static_cast<const __nv_bfloat16*>(A), lda,
+                                        static_cast<const __nv_bfloat16*>(B), ldb, fb,
+                                        static_cast<__nv_bfloat16*>(C), ldc);
+    default: return CUBLAS_STATUS_NOT_SUPPORTED;
+  }
+}
+
+}  // extern "C"
