@@ -46,9 +46,13 @@ using abft::cuda::FftCallbackFault;
 /** The lane's index in its warp (%laneid: cuFFT's blocks need not be one-dimensional, so
  *  threadIdx.x & 31 is not it). */
 __device__ __forceinline__ unsigned lane_id() {
+#if defined(ABFT_CUDA_EMULATED)  // tests/emu: the emulator's blocks are one-dimensional
+  return threadIdx.x % 32;
+#else
   unsigned l;
   asm("mov.u32 %0, %%laneid;" : "=r"(l));
   return l;
+#endif
 }
 
 /** Add this lane's N values to the sums of bucket `key`. The active lanes with the same key

@@ -159,6 +159,11 @@ T __shfl_up_sync(unsigned mask, T v, unsigned delta, int width = 32) {
   return abft_emu::from_bits<T>(
       abft_emu::warp_collective(abft_emu::WarpOp::ShflUp, mask, abft_emu::to_bits(v), int(delta), width));
 }
+/** The lanes of the warp that are still running (the emulator keeps no record of divergent
+ *  branches: code that asks must then be where all of them are, as the engine's callbacks are). */
+inline unsigned __activemask() {
+  return unsigned(abft_emu::warp_collective(abft_emu::WarpOp::Ballot, 0xffffffffu, 1, 0, 32));
+}
 inline unsigned __ballot_sync(unsigned mask, int p) {
   return unsigned(abft_emu::warp_collective(abft_emu::WarpOp::Ballot, mask, p != 0, 0, 32));
 }
@@ -219,6 +224,21 @@ inline int __clz(int x) { return x == 0 ? 32 : __builtin_clz(unsigned(x)); }
 inline int __popc(unsigned x) { return __builtin_popcount(x); }
 inline unsigned long long __umul64hi(unsigned long long a, unsigned long long b) {
   return (unsigned long long)(((unsigned __int128)a * b) >> 64);
+}
+/** CUDA's sincospi (sin and cos of pi x), reduced exactly to [-1, 1] and evaluated in long double
+ *  (CUDA's is within a few ulps; so is this). */
+inline void sincospi(double x, double* s, double* c) {
+  const double r = x - 2.0 * std::nearbyint(x / 2.0);  // exact: |r| <= 1
+  const long double a = 3.141592653589793238462643383279502884L * (long double)r;
+  *s = double(std::sin(a));
+  *c = double(std::cos(a));
+  if (r == 0.0 || r == 1.0 || r == -1.0) *s = std::copysign(0.0, r == 0.0 ? x : -r);
+  if (r == 0.5 || r == -0.5) *c = 0.0;
+}
+inline void sincospif(float x, float* s, float* c) {
+  double ds, dc;
+  sincospi(double(x), &ds, &dc);
+  *s = float(ds), *c = float(dc);
 }
 template <class T>
 T __ldg(const T* p) {

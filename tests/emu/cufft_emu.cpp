@@ -1,0 +1,277 @@
+/** \file cufft_emu.cpp
+ *  \brief The cuFFT calls the GPU FFT makes, on the CUDA emulator: plans (the basic and advanced
+ *  layouts, 32- and 64-bit planners), execution by the library's own CPU FFT (policy off) on a
+ *  packed copy, and LTO callbacks by name — cufftXtSetJITCallback finds the engine's callbacks
+ *  (cuda/fft_callbacks.cu, compiled into the emulator for the host) in a table, and execution
+ *  calls the load callback once for every input element and the store callback once for every
+ *  output element, as cuFFT documents, from emulated kernels (the callbacks' warp collectives
+ *  need their warp). What cuFFT's own kernels do between the two is not reproduced; which lanes
+ *  of a warp share a signal is: consecutive elements to consecutive threads.
+ */
+#include <cufftXt.h>
+
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "abft/fft.h"
+
+extern "C" {
+cufftComplex abft_fft_cb_load_c(void*, unsigned long long, void*, void*);
+cufftDoubleComplex abft_fft_cb_load_z(void*, unsigned long long, void*, void*);
+cufftReal abft_fft_cb_load_r(void*, unsigned long long, void*, void*);
+cufftDoubleReal abft_fft_cb_load_d(void*, unsigned long long, void*, void*);
+void abft_fft_cb_store_c(void*, unsigned long long, cufftComplex, void*, void*);
+void abft_fft_cb_store_z(void*, unsigned long long, cufftDoubleComplex, void*, void*);
+void abft_fft_cb_store_r(void*, unsigned long long, cufftReal, void*, void*);
+void abft_fft_cb_store_d(void*, unsigned long long, cufftDoubleReal, void*, void*);
+}
+
+// The LTO-IR images the real build embeds (cmake/embed_binary.cmake): here only a name
+// cufftXtSetJITCallback is given alongside the symbol it looks up.
+namespace abft::cuda {
+extern const unsigned char kFftLoadsImage[] = {0};
+extern const size_t kFftLoadsImage_size = 1;
+extern const unsigned char kFftStoresImage[] = {0};
+extern const size_t kFftStoresImage_size = 1;
+}  // namespace abft::cuda
+
+namespace {
+
+struct Plan {
+  bool made = false;
+  int rank = 1;
+  long long n[3] = {1, 1, 1}, inembed[3] = {1, 1, 1}, onembed[3] = {1, 1, 1};
+  long long istride = 1, idist = 1, ostride = 1, odist = 1, batch = 1;
+  cufftType type = CUFFT_C2C;
+  bool basic = true;  ///< made with NULL embeds: in place, a real side's rows are padded
+  void* load = nullptr;  // a callback of the table below, and its caller_info[0]
+  void* load_info = nullptr;
+  void* store = nullptr;
+  void* store_info = nullptr;
+};
+
+std::mutex g_mu;
+std::map<cufftHandle, Plan*> g_plans;
+cufftHandle g_next = 1;
+
+Plan* plan_of(cufftHandle h) {
+  std::lock_guard<std::mutex> g(g_mu);
+  auto it = g_plans.find(h);
+  return it == g_plans.end() ? nullptr : it->second;
+}
+
+bool real_in(cufftType t) { return t == CUFFT_R2C || t == CUFFT_D2Z; }
+bool real_out(cufftType t) { return t == CUFFT_C2R || t == CUFFT_Z2D; }
+bool dbl(cufftType t) { return t == CUFFT_Z2Z || t == CUFFT_D2Z || t == CUFFT_Z2D; }
+
+/** Elements a signal on a side, and the side's dims (the halved last one on the complex side
+ *  of a real transform). */
+void side_dims(const Plan& p, bool input, long long* d) {
+  for (int i = 0; i < 3; ++i) d[i] = i < p.rank ? p.n[i] : 1;
+  const bool halved = input ? real_out(p.type) : real_in(p.type);
+  if (halved) d[p.rank - 1] = d[p.rank - 1] / 2 + 1;
+}
+
+/** Offset of element e (row-major over dims d) of signal b in a side's layout. */
+unsigned long long offset_of(const Plan& p, bool input, const long long* d, long long b, long long e) {
+  const long long* emb = input ? p.inembed : p.onembed;
+  long long idx[3] = {0, 0, 0}, r = e;
+  for (int i = p.rank - 1; i >= 0; --i) idx[i] = r % d[i], r /= d[i];
+  long long o = idx[0];
+  for (int i = 1; i < p.rank; ++i) o = o * emb[i] + idx[i];
+  return (unsigned long long)(b * (input ? p.idist : p.odist) + o * (input ? p.istride : p.ostride));
+}
+
+cufftResult make(Plan* p, int rank, const long long* n, const long long* inembed, long long istride, long long idist,
+                 const long long* onembed, long long ostride, long long odist, cufftType type, long long batch) {
+  if (!p) return CUFFT_INVALID_PLAN;
+  if (rank < 1 || rank > 3 || batch < 1) return CUFFT_INVALID_VALUE;
+  p->rank = rank, p->type = type, p->batch = batch;
+  for (int i = 0; i < 3; ++i) p->n[i] = i < rank ? n[i] : 1;
+  long long din[3], dout[3];
+  side_dims(*p, true, din);
+  side_dims(*p, false, dout);
+  const bool basic = !inembed || !onembed;  // cuFFT: either NULL -> the basic, contiguous layout
+  long long cin = 1, cout = 1;
+  for (int i = 0; i < 3; ++i) {
+    p->inembed[i] = basic || i >= rank ? din[i] : inembed[i];
+    p->onembed[i] = basic || i >= rank ? dout[i] : onembed[i];
+    cin *= din[i], cout *= dout[i];
+  }
+  p->basic = basic;
+  p->istride = basic ? 1 : istride, p->ostride = basic ? 1 : ostride;
+  p->idist = basic ? cin : idist, p->odist = basic ? cout : odist;
+  p->made = true;
+  return CUFFT_SUCCESS;
+}
+
+template <class In, class Out>
+cufftResult exec(Plan* p, void* in, void* out, int direction) {
+  if (!p || !p->made) return CUFFT_INVALID_PLAN;
+  long long din[3], dout[3], cin = 1, cout = 1;
+  side_dims(*p, true, din);
+  side_dims(*p, false, dout);
+  for (int i = 0; i < 3; ++i) cin *= din[i], cout *= dout[i];
+  const long long nin = cin * p->batch, nout = cout * p->batch;
+  std::vector<In> a(static_cast<size_t>(nin));
+  std::vector<Out> y(static_cast<size_t>(nout));
+  Plan q = *p;
+  if (q.basic && in == out && (real_in(q.type) || real_out(q.type))) {
+    // cuFFT's basic layout in place: the real side's last dimension padded to 2 (n/2 + 1)
+    // elements, the complex side's n/2 + 1 in the same bytes.
+    long long* emb = real_in(q.type) ? q.inembed : q.onembed;
+    emb[q.rank - 1] = 2 * (q.n[q.rank - 1] / 2 + 1);
+    long long dist = 1;
+    for (int i = 0; i < q.rank; ++i) dist *= emb[i];
+    (real_in(q.type) ? q.idist : q.odist) = dist;
+  }
+  // Every input element through the load callback, one thread each, consecutive elements on
+  // consecutive threads.
+  const unsigned threads = 128;
+  abft_emu::launch(abft_emu::cfg(dim3(unsigned((nin + threads - 1) / threads)), dim3(threads)), [&] {
+    const long long t = (long long)blockIdx.x * threads + threadIdx.x;
+    if (t >= nin) return;
+    const unsigned long long off = offset_of(q, true, din, t / cin, t % cin);
+    using L = In (*)(void*, unsigned long long, void*, void*);
+    a[size_t(t)] = q.load ? reinterpret_cast<L>(q.load)(in, off, q.load_info, nullptr) : static_cast<In*>(in)[off];
+  });
+  if (cudaPeekAtLastError() != cudaSuccess) return CUFFT_EXEC_FAILED;
+  // The transform: the library's CPU FFT, unprotected, on the packed batch.
+  const bool d = dbl(q.type);
+  const abft_fft_kind kind = real_in(q.type) ? ABFT_FFT_R2C : real_out(q.type) ? ABFT_FFT_C2R : ABFT_FFT_C2C;
+  const int sign = kind == ABFT_FFT_R2C ? -1 : kind == ABFT_FFT_C2R ? 1 : (direction == CUFFT_FORWARD ? -1 : 1);
+  int64_t n[3];
+  for (int i = 0; i < q.rank; ++i) n[i] = q.n[i];
+  abft_fft_plan_t cpu = nullptr;
+  if (abft_fft_plan_many(&cpu, nullptr, d ? ABFT_PRECISION_DOUBLE : ABFT_PRECISION_FLOAT, kind, q.rank, n, q.batch,
+                         nullptr, 1, cin, nullptr, 1, cout, sign, 0) != ABFT_STATUS_SUCCESS)
+    return CUFFT_EXEC_FAILED;
+  abft_fft_set_policy(cpu, ABFT_POLICY_OFF);
+  const abft_status s = abft_fft_execute(cpu, a.data(), y.data(), nullptr);
+  abft_fft_destroy(cpu);
+  if (s != ABFT_STATUS_SUCCESS) return CUFFT_EXEC_FAILED;
+  // Every output element through the store callback (which stores it), or stored.
+  abft_emu::launch(abft_emu::cfg(dim3(unsigned((nout + threads - 1) / threads)), dim3(threads)), [&] {
+    const long long t = (long long)blockIdx.x * threads + threadIdx.x;
+    if (t >= nout) return;
+    const unsigned long long off = offset_of(q, false, dout, t / cout, t % cout);
+    using S = void (*)(void*, unsigned long long, Out, void*, void*);
+    if (q.store) reinterpret_cast<S>(q.store)(out, off, y[size_t(t)], q.store_info, nullptr);
+    else static_cast<Out*>(out)[off] = y[size_t(t)];
+  });
+  return cudaPeekAtLastError() == cudaSuccess ? CUFFT_SUCCESS : CUFFT_EXEC_FAILED;
+}
+
+}  // namespace
+
+extern "C" {
+
+cufftResult cufftCreate(cufftHandle* h) {
+  if (!h) return CUFFT_INVALID_VALUE;
+  Plan* p = new (std::nothrow) Plan();
+  if (!p) return CUFFT_ALLOC_FAILED;
+  std::lock_guard<std::mutex> g(g_mu);
+  *h = g_next++;
+  g_plans[*h] = p;
+  return CUFFT_SUCCESS;
+}
+cufftResult cufftDestroy(cufftHandle h) {
+  std::lock_guard<std::mutex> g(g_mu);
+  auto it = g_plans.find(h);
+  if (it == g_plans.end()) return CUFFT_INVALID_PLAN;
+  delete it->second;
+  g_plans.erase(it);
+  return CUFFT_SUCCESS;
+}
+cufftResult cufftSetStream(cufftHandle h, cudaStream_t) { return plan_of(h) ? CUFFT_SUCCESS : CUFFT_INVALID_PLAN; }
+
+cufftResult cufftMakePlanMany64(cufftHandle h, int rank, long long* n, long long* inembed, long long istride,
+                                long long idist, long long* onembed, long long ostride, long long odist,
+                                cufftType type, long long batch, size_t* ws) {
+  if (ws) *ws = 0;
+  return make(plan_of(h), rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch);
+}
+cufftResult cufftMakePlanMany(cufftHandle h, int rank, int* n, int* inembed, int istride, int idist, int* onembed,
+                              int ostride, int odist, cufftType type, int batch, size_t* ws) {
+  long long nn[3] = {1, 1, 1}, ie[3] = {1, 1, 1}, oe[3] = {1, 1, 1};
+  for (int i = 0; i < rank && i < 3; ++i) {
+    nn[i] = n[i];
+    if (inembed) ie[i] = inembed[i];
+    if (onembed) oe[i] = onembed[i];
+  }
+  return cufftMakePlanMany64(h, rank, nn, inembed ? ie : nullptr, istride, idist, onembed ? oe : nullptr, ostride,
+                             odist, type, batch, ws);
+}
+cufftResult cufftPlanMany(cufftHandle* h, int rank, int* n, int* inembed, int istride, int idist, int* onembed,
+                          int ostride, int odist, cufftType type, int batch) {
+  cufftResult r = cufftCreate(h);
+  if (r == CUFFT_SUCCESS) r = cufftMakePlanMany(*h, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, nullptr);
+  return r;
+}
+cufftResult cufftPlan1d(cufftHandle* h, int nx, cufftType type, int batch) {
+  return cufftPlanMany(h, 1, &nx, nullptr, 1, 0, nullptr, 1, 0, type, batch);
+}
+cufftResult cufftPlan2d(cufftHandle* h, int nx, int ny, cufftType type) {
+  int n[2] = {nx, ny};
+  return cufftPlanMany(h, 2, n, nullptr, 1, 0, nullptr, 1, 0, type, 1);
+}
+cufftResult cufftPlan3d(cufftHandle* h, int nx, int ny, int nz, cufftType type) {
+  int n[3] = {nx, ny, nz};
+  return cufftPlanMany(h, 3, n, nullptr, 1, 0, nullptr, 1, 0, type, 1);
+}
+
+cufftResult cufftXtSetJITCallback(cufftHandle h, const char* symbol, const void*, size_t, cufftXtCallbackType type,
+                                  void** caller_info) {
+  static const std::map<std::string, void*> table = {
+      {"abft_fft_cb_load_c", reinterpret_cast<void*>(&abft_fft_cb_load_c)},
+      {"abft_fft_cb_load_z", reinterpret_cast<void*>(&abft_fft_cb_load_z)},
+      {"abft_fft_cb_load_r", reinterpret_cast<void*>(&abft_fft_cb_load_r)},
+      {"abft_fft_cb_load_d", reinterpret_cast<void*>(&abft_fft_cb_load_d)},
+      {"abft_fft_cb_store_c", reinterpret_cast<void*>(&abft_fft_cb_store_c)},
+      {"abft_fft_cb_store_z", reinterpret_cast<void*>(&abft_fft_cb_store_z)},
+      {"abft_fft_cb_store_r", reinterpret_cast<void*>(&abft_fft_cb_store_r)},
+      {"abft_fft_cb_store_d", reinterpret_cast<void*>(&abft_fft_cb_store_d)}};
+  Plan* p = plan_of(h);
+  if (!p) return CUFFT_INVALID_PLAN;
+  if (p->made) return CUFFT_INVALID_VALUE;  // cuFFT: callbacks before the plan is made
+  auto it = symbol ? table.find(symbol) : table.end();
+  if (it == table.end()) return CUFFT_NVJITLINK_FAILURE;  // no such symbol to link
+  void* info = caller_info ? caller_info[0] : nullptr;
+  const bool load = type == CUFFT_CB_LD_COMPLEX || type == CUFFT_CB_LD_COMPLEX_DOUBLE || type == CUFFT_CB_LD_REAL ||
+                    type == CUFFT_CB_LD_REAL_DOUBLE;
+  (load ? p->load : p->store) = it->second;
+  (load ? p->load_info : p->store_info) = info;
+  return CUFFT_SUCCESS;
+}
+
+cufftResult cufftXtExec(cufftHandle h, void* in, void* out, int direction) {
+  Plan* p = plan_of(h);
+  if (!p) return CUFFT_INVALID_PLAN;
+  switch (p->type) {
+    case CUFFT_C2C: return exec<cufftComplex, cufftComplex>(p, in, out, direction);
+    case CUFFT_Z2Z: return exec<cufftDoubleComplex, cufftDoubleComplex>(p, in, out, direction);
+    case CUFFT_R2C: return exec<cufftReal, cufftComplex>(p, in, out, direction);
+    case CUFFT_D2Z: return exec<cufftDoubleReal, cufftDoubleComplex>(p, in, out, direction);
+    case CUFFT_C2R: return exec<cufftComplex, cufftReal>(p, in, out, direction);
+    case CUFFT_Z2D: return exec<cufftDoubleComplex, cufftDoubleReal>(p, in, out, direction);
+    default: return CUFFT_INVALID_TYPE;
+  }
+}
+cufftResult cufftExecC2C(cufftHandle h, cufftComplex* in, cufftComplex* out, int d) { return cufftXtExec(h, in, out, d); }
+cufftResult cufftExecZ2Z(cufftHandle h, cufftDoubleComplex* in, cufftDoubleComplex* out, int d) {
+  return cufftXtExec(h, in, out, d);
+}
+cufftResult cufftExecR2C(cufftHandle h, cufftReal* in, cufftComplex* out) { return cufftXtExec(h, in, out, CUFFT_FORWARD); }
+cufftResult cufftExecD2Z(cufftHandle h, cufftDoubleReal* in, cufftDoubleComplex* out) {
+  return cufftXtExec(h, in, out, CUFFT_FORWARD);
+}
+cufftResult cufftExecC2R(cufftHandle h, cufftComplex* in, cufftReal* out) { return cufftXtExec(h, in, out, CUFFT_INVERSE); }
+cufftResult cufftExecZ2D(cufftHandle h, cufftDoubleComplex* in, cufftDoubleReal* out) {
+  return cufftXtExec(h, in, out, CUFFT_INVERSE);
+}
+
+}  // extern "C"
