@@ -225,13 +225,13 @@ inline int __popc(unsigned x) { return __builtin_popcount(x); }
 inline unsigned long long __umul64hi(unsigned long long a, unsigned long long b) {
   return (unsigned long long)(((unsigned __int128)a * b) >> 64);
 }
-/** CUDA's sincospi (sin and cos of pi x), reduced exactly to [-1, 1] and evaluated in long double
- *  (CUDA's is within a few ulps; so is this). */
+/** CUDA's sincospi (sin and cos of pi x), reduced exactly to [-1, 1]: within a few units of
+ *  2^-53 of the exact values, as CUDA's is. */
 inline void sincospi(double x, double* s, double* c) {
   const double r = x - 2.0 * std::nearbyint(x / 2.0);  // exact: |r| <= 1
-  const long double a = 3.141592653589793238462643383279502884L * (long double)r;
-  *s = double(std::sin(a));
-  *c = double(std::cos(a));
+  const double a = 3.141592653589793 * r;
+  *s = std::sin(a);
+  *c = std::cos(a);
   if (r == 0.0 || r == 1.0 || r == -1.0) *s = std::copysign(0.0, r == 0.0 ? x : -r);
   if (r == 0.5 || r == -0.5) *c = 0.0;
 }

@@ -1,6 +1,6 @@
 /** \file cuda_emu_runtime.cpp
- *  \brief The CUDA emulator's scheduler and runtime (cuda_emu.hpp): the threads of a block as
- *  fibers on the calling host thread (a register switch of a few instructions on x86-64,
+ *  \brief The CUDA emulator's scheduler and runtime (cuda_emu.hpp): one launch at a time, the
+ *  threads of a block as fibers on the launching host thread (a register switch of a few instructions on x86-64,
  *  ucontext elsewhere, which costs a system call per switch), rendezvous for barriers and warp collectives,
  *  and the CUDA runtime API calls the engine and its tests make, on host memory: one device,
  *  every stream and event synchronous, errors kept as cudaGetLastError reports them (cuBLAS's
@@ -12,16 +12,20 @@
 #include <ucontext.h>
 #endif
 
+#include <sys/mman.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
 #if defined(__x86_64__)
-// switch_to(&from_sp, to_sp): saves the callee-saved registers, the SSE and x87 control words and
-// the stack pointer of the running context in *from_sp, and resumes the one saved at to_sp
-// (System V x86-64: everything else is caller-saved across the call).
+// abft_emu_switch(&from_sp, to_sp): saves the callee-saved registers and the stack pointer of the
+// running context in *from_sp and resumes the one saved at to_sp (System V x86-64: everything
+// else is caller-saved across the call; the kernels leave the SSE and x87 control words alone,
+// so they are not switched).
 extern "C" void abft_emu_switch(void** from_sp, void* to_sp);
 asm(R"(
 .text
@@ -34,14 +38,8 @@ abft_emu_switch:
     pushq %r13
     pushq %r14
     pushq %r15
-    subq $8, %rsp
-    stmxcsr (%rsp)
-    fnstcw 4(%rsp)
     movq %rsp, (%rdi)
     movq %rsi, %rsp
-    ldmxcsr (%rsp)
-    fldcw 4(%rsp)
-    addq $8, %rsp
     popq %r15
     popq %r14
     popq %r13
@@ -77,7 +75,10 @@ struct Fiber {
   uint64_t value = 0, result = 0;
 };
 
-constexpr size_t kStack = 256 * 1024;  // per thread: the kernels keep their tiles' shares on it
+// Per thread: the kernels keep their tiles' shares on it (a few KB at head_dim 256); small stacks
+// keep a block's 128 of them in cache. Below each, a page that faults on overflow.
+constexpr size_t kStack = 64 * 1024;
+constexpr size_t kGuard = 4096;
 constexpr size_t kSmem = 228 * 1024;   // an H100 / H200 SM's shared memory
 
 struct Launch {
@@ -85,7 +86,7 @@ struct Launch {
   uint3 block{0, 0, 0};
   const std::function<void()>* body = nullptr;
   std::vector<Fiber> fibers;
-  std::vector<std::unique_ptr<char[]>> stacks;
+  std::vector<char*> stacks;  // kGuard + kStack bytes each (mmap), kept for the launch
 #if defined(__x86_64__)
   void* sched = nullptr;
 #else
@@ -98,8 +99,9 @@ struct Launch {
   alignas(128) unsigned char smem[kSmem];
 };
 
-Launch* g_launch = nullptr;
-cudaError_t g_last = cudaSuccess;
+Launch* g_launch = nullptr;          // the launch running now (under launch()'s lock)
+thread_local cudaError_t g_last = cudaSuccess;  // per host thread, as CUDA keeps it
+thread_local bool g_launching = false;          // this thread runs a launch (nesting check)
 
 /** Leave the running fiber for the scheduler (it resumes here when released). */
 void to_scheduler(Fiber& f) {
@@ -135,19 +137,13 @@ void yield_to_scheduler() { to_scheduler(*g_launch->cur); }
 void start_context(Launch& L, Fiber& f, char* stack) {
 #if defined(__x86_64__)
   (void)L;
-  // The frame abft_emu_switch pops: control words, r15 ... rbp, then fiber_main as the return
-  // address, at a 16-byte boundary (so fiber_main starts as if called: rsp = 8 mod 16).
+  // The frame abft_emu_switch pops: r15 ... rbp, then fiber_main as the return address, at a
+  // 16-byte boundary (so fiber_main starts as if called: rsp = 8 mod 16).
   uintptr_t top = (reinterpret_cast<uintptr_t>(stack) + kStack) & ~uintptr_t(15);
   uint64_t* ret = reinterpret_cast<uint64_t*>(top - 16);
   *ret = reinterpret_cast<uint64_t>(&fiber_main);
-  uint64_t* frame = ret - 7;  // control words, then six registers
-  for (int i = 1; i < 7; ++i) frame[i] = 0;
-  uint32_t mxcsr = 0;
-  uint16_t fpcw = 0;
-  asm volatile("stmxcsr %0" : "=m"(mxcsr));
-  asm volatile("fnstcw %0" : "=m"(fpcw));
-  std::memcpy(frame, &mxcsr, 4);
-  std::memcpy(reinterpret_cast<char*>(frame) + 4, &fpcw, 2);
+  uint64_t* frame = ret - 6;  // six registers
+  for (int i = 0; i < 6; ++i) frame[i] = 0;
   f.sp = frame;
 #else
   getcontext(&f.ctx);
@@ -257,12 +253,20 @@ bool resolve_block(Launch& L) {
 void run_block(Launch& L) {
   const unsigned nt = L.c.block.x * L.c.block.y * L.c.block.z;
   L.fibers.assign(nt, Fiber{});
-  while (L.stacks.size() < nt) L.stacks.emplace_back(new char[kStack]);
+  while (L.stacks.size() < nt) {
+    void* m = mmap(nullptr, kGuard + kStack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) {
+      fail(L, "no memory for the threads' stacks");
+      return;
+    }
+    mprotect(m, kGuard, PROT_NONE);
+    L.stacks.push_back(static_cast<char*>(m) + kGuard);
+  }
   for (unsigned t = 0; t < nt; ++t) {
     Fiber& f = L.fibers[t];
     f.tid = {t % L.c.block.x, (t / L.c.block.x) % L.c.block.y, t / (L.c.block.x * L.c.block.y)};
     f.lane = int(t % 32), f.warp = int(t / 32);
-    start_context(L, f, L.stacks[t].get());
+    start_context(L, f, L.stacks[t]);
   }
   const int warps = int((nt + 31) / 32);
   L.mma.assign(size_t(warps), {});
@@ -331,14 +335,23 @@ void launch(const Config& c, const std::function<void()>& body) {
     g_last = cudaErrorInvalidValue;
     return;
   }
-  if (g_launch) {  // a launch from inside a kernel: not in this engine
+  if (g_launching) {  // a launch from inside a kernel: not in this engine
     g_last = cudaErrorNotSupported;
     return;
   }
-  auto L = std::make_unique<Launch>();
+  // One launch at a time (host threads may launch at once: they take turns), on one Launch kept
+  // for the process with its stacks and shared memory (neither is cleared between launches, as
+  // on hardware).
+  static std::mutex mu;
+  std::lock_guard<std::mutex> lock(mu);
+  static Launch* pool = new Launch();  // (never freed: the stacks live as long as the process)
+  Launch* L = pool;
   L->c = c;
   L->body = &body;
-  g_launch = L.get();
+  L->broken = false;
+  L->why.clear();
+  g_launch = L;
+  g_launching = true;
   for (unsigned z = 0; z < c.grid.z && !L->broken; ++z)
     for (unsigned y = 0; y < c.grid.y && !L->broken; ++y)
       for (unsigned x = 0; x < c.grid.x && !L->broken; ++x) {
@@ -347,6 +360,7 @@ void launch(const Config& c, const std::function<void()>& body) {
         run_block(*L);
       }
   g_launch = nullptr;
+  g_launching = false;
   if (L->broken) {
     std::fprintf(stderr, "abft CUDA emulator: launch of %u x %u x %u blocks of %u threads failed: %s\n", c.grid.x,
                  c.grid.y, c.grid.z, nt, L->why.c_str());
