@@ -380,6 +380,17 @@ cudaError_t ret(cudaError_t e) {
   return e;
 }
 int g_device = 0;
+template <class H>
+cudaError_t new_handle(H* h) {
+  if (!h) return ret(cudaErrorInvalidValue);
+  *h = reinterpret_cast<H>(new char(1));
+  return cudaSuccess;
+}
+template <class H>
+cudaError_t free_handle(H h) {
+  delete reinterpret_cast<char*>(h);
+  return cudaSuccess;
+}
 }  // namespace
 
 extern "C" {
@@ -490,30 +501,16 @@ cudaError_t cudaMemset(void* p, int v, size_t n) {
 }
 cudaError_t cudaMemsetAsync(void* p, int v, size_t n, cudaStream_t) { return cudaMemset(p, v, n); }
 
-// Streams and events: handles only; every call is done when it returns.
-cudaError_t cudaStreamCreate(cudaStream_t* s) {
-  if (!s) return ret(cudaErrorInvalidValue);
-  *s = reinterpret_cast<cudaStream_t>(new char(1));
-  return cudaSuccess;
-}
-cudaError_t cudaStreamCreateWithFlags(cudaStream_t* s, unsigned) { return cudaStreamCreate(s); }
-cudaError_t cudaStreamDestroy(cudaStream_t s) {
-  delete reinterpret_cast<char*>(s);
-  return cudaSuccess;
-}
+// Streams and events: handles only (distinct, non-null); every call is done when it returns.
+cudaError_t cudaStreamCreate(cudaStream_t* s) { return new_handle(s); }
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t* s, unsigned) { return new_handle(s); }
+cudaError_t cudaStreamDestroy(cudaStream_t s) { return free_handle(s); }
 cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
 cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned) { return cudaSuccess; }
 cudaError_t cudaDeviceSynchronize(void) { return cudaSuccess; }
-cudaError_t cudaEventCreate(cudaEvent_t* e) {
-  if (!e) return ret(cudaErrorInvalidValue);
-  *e = reinterpret_cast<cudaEvent_t>(new char(1));
-  return cudaSuccess;
-}
-cudaError_t cudaEventCreateWithFlags(cudaEvent_t* e, unsigned) { return cudaEventCreate(e); }
-cudaError_t cudaEventDestroy(cudaEvent_t e) {
-  delete reinterpret_cast<char*>(e);
-  return cudaSuccess;
-}
+cudaError_t cudaEventCreate(cudaEvent_t* e) { return new_handle(e); }
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t* e, unsigned) { return new_handle(e); }
+cudaError_t cudaEventDestroy(cudaEvent_t e) { return free_handle(e); }
 cudaError_t cudaEventRecord(cudaEvent_t, cudaStream_t) { return cudaSuccess; }
 cudaError_t cudaEventSynchronize(cudaEvent_t) { return cudaSuccess; }
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t, cudaEvent_t) {
