@@ -10,11 +10,12 @@
  *  (one host thread). WMMA fragments hold their whole
  *  16 x 16 tile in every lane (each lane computes the warp's product; stores agree).
  *
- *  What it is for: running the engine's own kernels (the attention, its key-sum pre-pass, the
- *  device counters) and their GPU tests in every CI build, where no GPU is; their results,
- *  verdicts, repairs and counters, not their speed. Not emulated: cuBLAS and cuFFT (their
- *  entry points report "not supported"), inline PTX, memory ordering between blocks (blocks
- *  run to completion one at a time, the strongest order there is).
+ *  What it is for: running the engine's own kernels (the GEMM's and FFT's checks, the FFT's
+ *  cuFFT callbacks, the attention, the device counters) and their GPU tests in every CI build,
+ *  where no GPU is: their results, verdicts, repairs and counters, not their speed. cuBLAS and
+ *  cuFFT are host stand-ins (cublas_emu.cpp, cufft_emu.cpp). Not emulated: inline PTX (code
+ *  under ABFT_CUDA_EMULATED takes another way), memory ordering between blocks (blocks run to
+ *  completion one at a time, the strongest order there is).
  */
 #pragma once
 #include <cuda_bf16.h>
