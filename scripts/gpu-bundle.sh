@@ -22,8 +22,9 @@ targets=(gemm_cuda_test fft_cuda_test library_check_test fft_library_check_test 
          gpu_engine_test abft_preload abft_bench_cuda_gemm abft_bench_cuda_fft abft_bench_cuda_attention
          fft_callback_sums_test fft_callback_link_test attention_key_sums_test)
 if [ ! -f "$build/CMakeCache.txt" ]; then  # a fresh checkout: configure the CUDA build first
-  cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DABFT_WITH_CUDA=ON -DABFT_BUILD_TESTS=ON \
-        -DABFT_BUILD_BENCH=ON -DCMAKE_CUDA_ARCHITECTURES="90-real;90-virtual"
+  # shellcheck source=scripts/gpu_configure.sh
+  source "$root/scripts/gpu_configure.sh"
+  abft_gpu_configure "$build"
 fi
 cmake --build "$build" -j"$(nproc)" --target "${targets[@]}"
 

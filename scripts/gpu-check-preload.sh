@@ -37,8 +37,9 @@ log() { printf 'gpu-check-preload.sh: %s\n' "$*" >&2; }
 
 if [ "${1:-}" != --no-build ] || [ ! -f "$lib" ]; then
   if [ ! -f "$build/CMakeCache.txt" ]; then
-    cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DABFT_WITH_CUDA=ON \
-          -DCMAKE_CUDA_ARCHITECTURES="90-real;90-virtual" >"$build.configure.log" 2>&1 \
+    # shellcheck source=scripts/gpu_configure.sh
+    source "$root/scripts/gpu_configure.sh"
+    abft_gpu_configure "$build" >"$build.configure.log" 2>&1 \
       || { log "configure failed (see $build.configure.log)"; exit 1; }
   fi
   cmake --build "$build" -j"$(nproc)" --target abft_preload >"$build.preload.log" 2>&1 \

@@ -40,6 +40,8 @@ set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${ABFT_GPU_BUILD_DIR:-$root/build-gpu}
 log() { printf 'gpu-check.sh: %s\n' "$*" >&2; }
+# shellcheck source=scripts/gpu_configure.sh
+source "$root/scripts/gpu_configure.sh"
 start=${ABFT_GPU_START:-$(date +%s)}
 
 build_first=1 only=
@@ -59,8 +61,7 @@ done
 want() { [ -z "$only" ] || [[ ",$only," == *",$1,"* ]]; }  # want STEP: whether this call runs it
 
 if [ $build_first = 1 ]; then
-  cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DABFT_WITH_CUDA=ON -DABFT_BUILD_TESTS=ON \
-        -DABFT_BUILD_BENCH=ON -DCMAKE_CUDA_ARCHITECTURES="90-real;90-virtual" >"$build.configure.log" 2>&1 \
+  abft_gpu_configure "$build" >"$build.configure.log" 2>&1 \
     || { log "configure failed (see $build.configure.log)"; tail -20 "$build.configure.log"; exit 1; }
   cmake --build "$build" -j"$(nproc)" --target gemm_cuda_test fft_cuda_test library_check_test fft_library_check_test abft_cli \
         fft_callback_sums_test fft_callback_link_test \

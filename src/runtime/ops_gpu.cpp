@@ -259,7 +259,7 @@ void gpu_unhold_weights(abft_handle_t h) {
 void gpu_drop_held_weights(abft_handle_t h) {
   std::lock_guard<std::mutex> g(g_dev_mu);
   auto it = devices().find(h);
-  if (it != devices().end() && !it->second.weights.empty()) it->second.free_weights();
+  if (it != devices().end()) it->second.free_weights();
 }
 
 size_t gpu_held_weight_bytes(abft_handle_t h) {

@@ -256,8 +256,9 @@ TEST(CudaGemm, OverlappedEncodingGivesTheSameResults) {
  *  element made a NaN before the check: the repair reads the backup of C0 (beta = 0.5) at
  *  that offset and leading dimension, and the result must still match. */
 template <class H>
-void check_16bit(bool bf16, abft_op ta, abft_op tb, int64_t m, int64_t n, int64_t k, int64_t c_off,
-                 int64_t ldc, bool fault = false) {
+void check_16bit(abft_op ta, abft_op tb, int64_t m, int64_t n, int64_t k, int64_t c_off, int64_t ldc,
+                 bool fault = false) {
+  constexpr bool bf16 = std::is_same_v<H, __nv_bfloat16>;
   SCOPED_TRACE(std::string(bf16 ? "bf16 " : "f16 ") + (ta == ABFT_TRANS ? "T" : "N") + (tb == ABFT_TRANS ? "T" : "N") +
                " m" + std::to_string(m) + " n" + std::to_string(n) + " k" + std::to_string(k) + " C+" +
                std::to_string(c_off) + " ldc " + std::to_string(ldc) + (fault ? " with a fault" : ""));
@@ -321,8 +322,8 @@ void check_16bit(bool bf16, abft_op ta, abft_op tb, int64_t m, int64_t n, int64_
 
 TEST(CudaGemm, HalfAndBfloat16Storage) {
   REQUIRE_DEVICE();
-  check_16bit<__half>(false, ABFT_NO_TRANS, ABFT_NO_TRANS, 96, 80, 128, 0, 96);
-  check_16bit<__nv_bfloat16>(true, ABFT_NO_TRANS, ABFT_NO_TRANS, 96, 80, 128, 0, 96);
+  check_16bit<__half>(ABFT_NO_TRANS, ABFT_NO_TRANS, 96, 80, 128, 0, 96);
+  check_16bit<__nv_bfloat16>(ABFT_NO_TRANS, ABFT_NO_TRANS, 96, 80, 128, 0, 96);
 }
 
 TEST(CudaGemm, HalfAndBfloat16TransposedAtAnOddOffset) {
@@ -330,16 +331,15 @@ TEST(CudaGemm, HalfAndBfloat16TransposedAtAnOddOffset) {
   struct Shape {
     int64_t n, k;
   };
-  for (bool bf16 : {false, true})
+  auto every_case = [](auto storage) {
+    using H = decltype(storage);
     for (auto [ta, tb] : {std::pair{ABFT_TRANS, ABFT_TRANS}, std::pair{ABFT_TRANS, ABFT_NO_TRANS},
                           std::pair{ABFT_NO_TRANS, ABFT_TRANS}})
       for (const Shape sh : {Shape{150, 700}, Shape{152, 704}})  // element loads, 16-byte loads
-        for (bool fault : {false, true}) {
-          if (bf16)
-            check_16bit<__nv_bfloat16>(true, ta, tb, 200, sh.n, sh.k, 1, 201, fault);
-          else
-            check_16bit<__half>(false, ta, tb, 200, sh.n, sh.k, 1, 201, fault);
-        }
+        for (bool fault : {false, true}) check_16bit<H>(ta, tb, 200, sh.n, sh.k, 1, 201, fault);
+  };
+  every_case(__half{});
+  every_case(__nv_bfloat16{});
 }
 
 TEST(CudaGemm, CublasSignaturesMatchCublas) {

@@ -21,6 +21,20 @@ struct Handle {
   cublasPointerMode_t pointers = CUBLAS_POINTER_MODE_HOST;
 };
 Handle* of(cublasHandle_t h) { return reinterpret_cast<Handle*>(h); }
+/** A handle's setting (stream, math or pointer mode), set or read as cuBLAS's setters and
+ *  getters do: NOT_INITIALIZED for a null handle; a null `out` is not written. */
+template <class V>
+cublasStatus_t set(cublasHandle_t h, V Handle::*field, V v) {
+  if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
+  of(h)->*field = v;
+  return CUBLAS_STATUS_SUCCESS;
+}
+template <class V>
+cublasStatus_t get(cublasHandle_t h, V Handle::*field, V* out) {
+  if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (out) *out = of(h)->*field;
+  return CUBLAS_STATUS_SUCCESS;
+}
 
 float widen(float x) { return x; }
 double widen(double x) { return x; }
@@ -67,36 +81,12 @@ cublasStatus_t cublasDestroy_v2(cublasHandle_t h) {
   delete of(h);
   return CUBLAS_STATUS_SUCCESS;
 }
-cublasStatus_t cublasSetStream_v2(cublasHandle_t h, cudaStream_t s) {
-  if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
-  of(h)->stream = s;
-  return CUBLAS_STATUS_SUCCESS;
-}
-cublasStatus_t cublasGetStream_v2(cublasHandle_t h, cudaStream_t* s) {
-  if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
-  if (s) *s = of(h)->stream;
-  return CUBLAS_STATUS_SUCCESS;
-}
-cublasStatus_t cublasSetMathMode(cublasHandle_t h, cublasMath_t m) {
-  if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
-  of(h)->math = m;
-  return CUBLAS_STATUS_SUCCESS;
-}
-cublasStatus_t cublasGetMathMode(cublasHandle_t h, cublasMath_t* m) {
-  if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
-  if (m) *m = of(h)->math;
-  return CUBLAS_STATUS_SUCCESS;
-}
-cublasStatus_t cublasSetPointerMode_v2(cublasHandle_t h, cublasPointerMode_t p) {
-  if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
-  of(h)->pointers = p;
-  return CUBLAS_STATUS_SUCCESS;
-}
-cublasStatus_t cublasGetPointerMode_v2(cublasHandle_t h, cublasPointerMode_t* p) {
-  if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
-  if (p) *p = of(h)->pointers;
-  return CUBLAS_STATUS_SUCCESS;
-}
+cublasStatus_t cublasSetStream_v2(cublasHandle_t h, cudaStream_t s) { return set(h, &Handle::stream, s); }
+cublasStatus_t cublasGetStream_v2(cublasHandle_t h, cudaStream_t* s) { return get(h, &Handle::stream, s); }
+cublasStatus_t cublasSetMathMode(cublasHandle_t h, cublasMath_t m) { return set(h, &Handle::math, m); }
+cublasStatus_t cublasGetMathMode(cublasHandle_t h, cublasMath_t* m) { return get(h, &Handle::math, m); }
+cublasStatus_t cublasSetPointerMode_v2(cublasHandle_t h, cublasPointerMode_t p) { return set(h, &Handle::pointers, p); }
+cublasStatus_t cublasGetPointerMode_v2(cublasHandle_t h, cublasPointerMode_t* p) { return get(h, &Handle::pointers, p); }
 
 // alpha and beta: host or "device" memory, which is host memory here either way.
 cublasStatus_t cublasSgemm_v2(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,

@@ -7,8 +7,8 @@
  *  block never reach, lanes of a warp at different collectives). Shared memory is one buffer per
  *  block (`extern __shared__`, rewritten by emu_transform.cmake) or a static (`__shared__`
  *  arrays: the block's fibers share it, blocks run one at a time); atomics are plain operations
- *  (one host thread). WMMA fragments hold their whole
- *  16 x 16 tile in every lane (each lane computes the warp's product; stores agree).
+ *  (one host thread). WMMA fragments hold their whole 16 x 16 tile in every lane; the warp's
+ *  first lane to ask computes a product and the others copy it (MmaEntry); stores agree.
  *
  *  What it is for: running the engine's own kernels (the GEMM's and FFT's checks, the FFT's
  *  cuFFT callbacks, the attention, the device counters) and their GPU tests in every CI build,

@@ -1,11 +1,10 @@
 /** \file cuda_emu_runtime.cpp
  *  \brief The CUDA emulator's scheduler and runtime (cuda_emu.hpp): one launch at a time, the
- *  threads of a block as fibers on the launching host thread (a register switch of a few instructions on x86-64,
- *  ucontext elsewhere, which costs a system call per switch), rendezvous for barriers and warp collectives,
- *  and the CUDA runtime API calls the engine and its tests make, on host memory: one device,
- *  every stream and event synchronous, errors kept as cudaGetLastError reports them (cuBLAS's
- *  part: cublas_emu.cpp).
- */
+ *  threads of a block as fibers on the launching host thread (a register switch of a few
+ *  instructions on x86-64; ucontext elsewhere, a system call per switch), rendezvous for
+ *  barriers and warp collectives, and the CUDA runtime API calls the engine and its tests make,
+ *  on host memory: one device, every stream and event synchronous, errors kept per host thread
+ *  as cudaGetLastError reports them (cuBLAS's and cuFFT's parts: cublas_emu.cpp, cufft_emu.cpp). */
 #include "cuda_emu.hpp"
 
 #if !defined(__x86_64__)
@@ -53,6 +52,13 @@ abft_emu_switch:
 #endif
 
 namespace abft_emu {
+
+// The emulated device: an H100 / H200's shared memory (an SM's, and a block's opt-in limit),
+// and a small SM count for the occupancy queries.
+constexpr size_t kSmem = 228 * 1024;
+constexpr int kSmemOptin = 227 * 1024;
+constexpr int kSms = 4;
+
 namespace {
 
 enum class Wait { None, Block, Warp, Done };
@@ -64,7 +70,7 @@ struct Fiber {
   ucontext_t ctx;
 #endif
   uint3 tid{0, 0, 0};
-  int lane = 0, warp = 0;
+  int warp = 0;
   Wait wait = Wait::None;
   // At a rendezvous: what it brought and what it gets.
   int op = 0, pred = 0, operand = 0, width = 32;
@@ -78,14 +84,13 @@ struct Fiber {
 // keep a block's 128 of them in cache. Below each, a page that faults on overflow.
 constexpr size_t kStack = 64 * 1024;
 constexpr size_t kGuard = 4096;
-constexpr size_t kSmem = 228 * 1024;   // an H100 / H200 SM's shared memory
 
 struct Launch {
   Config c;
   uint3 block{0, 0, 0};
   const std::function<void()>* body = nullptr;
   std::vector<Fiber> fibers;
-  std::vector<char*> stacks;  // kGuard + kStack bytes each (mmap), kept for the launch
+  std::vector<char*> stacks;  // kGuard + kStack bytes each (mmap), kept for the process
 #if defined(__x86_64__)
   void* sched = nullptr;
 #else
@@ -264,7 +269,7 @@ void run_block(Launch& L) {
   for (unsigned t = 0; t < nt; ++t) {
     Fiber& f = L.fibers[t];
     f.tid = {t % L.c.block.x, (t / L.c.block.x) % L.c.block.y, t / (L.c.block.x * L.c.block.y)};
-    f.lane = int(t % 32), f.warp = int(t / 32);
+    f.warp = int(t / 32);
     start_context(L, f, L.stacks[t]);
   }
   const int warps = int((nt + 31) / 32);
@@ -378,7 +383,6 @@ cudaError_t ret(cudaError_t e) {
   if (e != cudaSuccess) g_last = e;
   return e;
 }
-int g_device = 0;
 template <class H>
 cudaError_t new_handle(H* h) {
   if (!h) return ret(cudaErrorInvalidValue);
@@ -417,7 +421,7 @@ cudaError_t cudaGetDeviceCount(int* n) {
 }
 cudaError_t cudaGetDevice(int* d) {
   if (!d) return ret(cudaErrorInvalidValue);
-  *d = g_device;
+  *d = 0;
   return cudaSuccess;
 }
 cudaError_t cudaSetDevice(int d) { return d == 0 ? cudaSuccess : ret(cudaErrorInvalidDevice); }
@@ -434,11 +438,11 @@ cudaError_t cudaGetDeviceProperties_v2(cudaDeviceProp* p, int d) {
   std::memset(p, 0, sizeof *p);
   std::snprintf(p->name, sizeof p->name, "abft CUDA emulator (host fibers)");
   p->major = 9, p->minor = 0;
-  p->multiProcessorCount = 4;
+  p->multiProcessorCount = abft_emu::kSms;
   p->totalGlobalMem = size_t(8) << 30;
   p->sharedMemPerBlock = 48 * 1024;
-  p->sharedMemPerBlockOptin = 227 * 1024;
-  p->sharedMemPerMultiprocessor = 228 * 1024;
+  p->sharedMemPerBlockOptin = abft_emu::kSmemOptin;
+  p->sharedMemPerMultiprocessor = abft_emu::kSmem;
   p->maxThreadsPerBlock = 1024;
   p->warpSize = 32;
   p->regsPerBlock = 65536;
@@ -448,8 +452,8 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* p, int d) { return cudaGetDe
 cudaError_t cudaDeviceGetAttribute(int* v, cudaDeviceAttr a, int d) {
   if (!v || d != 0) return ret(cudaErrorInvalidValue);
   switch (a) {
-    case cudaDevAttrMultiProcessorCount: *v = 4; break;
-    case cudaDevAttrMaxSharedMemoryPerBlockOptin: *v = 227 * 1024; break;
+    case cudaDevAttrMultiProcessorCount: *v = abft_emu::kSms; break;
+    case cudaDevAttrMaxSharedMemoryPerBlockOptin: *v = abft_emu::kSmemOptin; break;
     case cudaDevAttrComputeCapabilityMajor: *v = 9; break;
     case cudaDevAttrComputeCapabilityMinor: *v = 0; break;
     default: *v = 0;
@@ -517,7 +521,7 @@ cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t, cudaEvent_t) {
   return cudaSuccess;
 }
 cudaError_t cudaFuncSetAttribute(const void*, cudaFuncAttribute a, int v) {
-  if (a == cudaFuncAttributeMaxDynamicSharedMemorySize && v > 227 * 1024) return ret(cudaErrorInvalidValue);
+  if (a == cudaFuncAttributeMaxDynamicSharedMemorySize && v > abft_emu::kSmemOptin) return ret(cudaErrorInvalidValue);
   return cudaSuccess;
 }
 

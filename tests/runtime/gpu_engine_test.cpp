@@ -150,37 +150,47 @@ TEST(GpuEngine, HoldsAreCountedWithoutADevice) {
   at::ops::gpu_release(h);
 }
 
+/** The held-weight tests' setup: a small model on the CPU engine and its GPU-engine twin, one
+ *  batch of tokens, and the logits of each. */
+struct EnginePair {
+  at::Config c = reftest::test_configs()[0].config;
+  int64_t B = 2, T = 7;
+  std::vector<int32_t> tok;
+  at::Model cpu{c}, gpu{c, gpu_options()};
+  std::vector<float> lc, lg;
+  abft_handle_t h = gpu.handle().get();
+  explicit EnginePair(uint64_t token_seed)
+      : tok(reftest::random_tokens(B * T, c.vocab, token_seed)), lc(size_t(B * T * c.vocab)), lg(lc.size()) {}
+  void cpu_forward() { cpu.forward(tok.data(), B, T, lc.data()); }
+  void gpu_forward() { gpu.forward(tok.data(), B, T, lg.data()); }
+};
+
 TEST(GpuEngine, HeldWeightsAreCopiedOnceAndDroppedWithTheHold) {
   const char* why = nullptr;
   if (!at::ops::gpu_engine_available(&why)) GTEST_SKIP() << "no usable CUDA device: " << why;
-  const at::Config c = reftest::test_configs()[0].config;
-  const int64_t B = 2, T = 7;
-  const std::vector<int32_t> tok = reftest::random_tokens(B * T, c.vocab, 11);
-  at::Model cpu(c), gpu(c, gpu_options());
-  reftest::randomize(cpu.weights(), 12);
-  reftest::randomize(gpu.weights(), 12);
-  std::vector<float> lc(size_t(B * T * c.vocab)), lg(lc.size());
-  const abft_handle_t h = gpu.handle().get();
+  EnginePair e(11);
+  reftest::randomize(e.cpu.weights(), 12);
+  reftest::randomize(e.gpu.weights(), 12);
   {
-    const at::Model::WeightsOnDevice held = gpu.hold_weights_on_device();
-    gpu.forward(tok.data(), B, T, lg.data());
-    const size_t bytes = at::ops::gpu_held_weight_bytes(h);
+    const at::Model::WeightsOnDevice held = e.gpu.hold_weights_on_device();
+    e.gpu_forward();
+    const size_t bytes = at::ops::gpu_held_weight_bytes(e.h);
     EXPECT_GT(bytes, 0u);
-    EXPECT_LE(bytes, std::as_const(gpu).weights().size() * sizeof(float));  // each weight matrix once at most
-    gpu.forward(tok.data(), B, T, lg.data());
-    EXPECT_EQ(at::ops::gpu_held_weight_bytes(h), bytes) << "a held weight was copied again";
-    for (int i = 0; i < 70; ++i) gpu.forward(tok.data(), B, T, lg.data());  // past a refresh (64 uses)
-    EXPECT_EQ(at::ops::gpu_held_weight_bytes(h), bytes);
+    EXPECT_LE(bytes, std::as_const(e.gpu).weights().size() * sizeof(float));  // each weight matrix once at most
+    e.gpu_forward();
+    EXPECT_EQ(at::ops::gpu_held_weight_bytes(e.h), bytes) << "a held weight was copied again";
+    for (int i = 0; i < 70; ++i) e.gpu_forward();  // past a refresh (64 uses)
+    EXPECT_EQ(at::ops::gpu_held_weight_bytes(e.h), bytes);
   }
-  EXPECT_EQ(at::ops::gpu_held_weight_bytes(h), 0u);
-  cpu.forward(tok.data(), B, T, lc.data());
-  EXPECT_LT(rel_diff(lg, lc), 1e-4);
+  EXPECT_EQ(at::ops::gpu_held_weight_bytes(e.h), 0u);
+  e.cpu_forward();
+  EXPECT_LT(rel_diff(e.lg, e.lc), 1e-4);
   // New weights between holds: read anew (a stale copy would keep the old logits).
-  reftest::randomize(cpu.weights(), 13);
-  reftest::randomize(gpu.weights(), 13);
-  cpu.forward(tok.data(), B, T, lc.data());
-  gpu.forward(tok.data(), B, T, lg.data());
-  EXPECT_LT(rel_diff(lg, lc), 1e-4);
+  reftest::randomize(e.cpu.weights(), 13);
+  reftest::randomize(e.gpu.weights(), 13);
+  e.cpu_forward();
+  e.gpu_forward();
+  EXPECT_LT(rel_diff(e.lg, e.lc), 1e-4);
 }
 
 // Weights changed through Model::weights() inside a hold (an optimizer step, a load) are read
@@ -188,23 +198,18 @@ TEST(GpuEngine, HeldWeightsAreCopiedOnceAndDroppedWithTheHold) {
 TEST(GpuEngine, WeightsChangedInsideAHoldAreReadAnew) {
   const char* why = nullptr;
   if (!at::ops::gpu_engine_available(&why)) GTEST_SKIP() << "no usable CUDA device: " << why;
-  const at::Config c = reftest::test_configs()[0].config;
-  const int64_t B = 2, T = 7;
-  const std::vector<int32_t> tok = reftest::random_tokens(B * T, c.vocab, 14);
-  at::Model cpu(c), gpu(c, gpu_options());
-  reftest::randomize(gpu.weights(), 15);
-  std::vector<float> lc(size_t(B * T * c.vocab)), lg(lc.size());
-  const abft_handle_t h = gpu.handle().get();
-  const at::Model::WeightsOnDevice held = gpu.hold_weights_on_device();
-  gpu.forward(tok.data(), B, T, lg.data());
-  EXPECT_GT(at::ops::gpu_held_weight_bytes(h), 0u);
-  reftest::randomize(gpu.weights(), 16);  // mutable access: the copies go
-  EXPECT_EQ(at::ops::gpu_held_weight_bytes(h), 0u);
-  reftest::randomize(cpu.weights(), 16);
-  gpu.forward(tok.data(), B, T, lg.data());
-  cpu.forward(tok.data(), B, T, lc.data());
-  EXPECT_LT(rel_diff(lg, lc), 1e-4);
-  EXPECT_GT(at::ops::gpu_held_weight_bytes(h), 0u);  // held again
+  EnginePair e(14);
+  reftest::randomize(e.gpu.weights(), 15);
+  const at::Model::WeightsOnDevice held = e.gpu.hold_weights_on_device();
+  e.gpu_forward();
+  EXPECT_GT(at::ops::gpu_held_weight_bytes(e.h), 0u);
+  reftest::randomize(e.gpu.weights(), 16);  // mutable access: the copies go
+  EXPECT_EQ(at::ops::gpu_held_weight_bytes(e.h), 0u);
+  reftest::randomize(e.cpu.weights(), 16);
+  e.gpu_forward();
+  e.cpu_forward();
+  EXPECT_LT(rel_diff(e.lg, e.lc), 1e-4);
+  EXPECT_GT(at::ops::gpu_held_weight_bytes(e.h), 0u);  // held again
 }
 
 TEST(GpuEngine, GenerationHoldsTheWeightsAndMatchesTheCpuEngine) {

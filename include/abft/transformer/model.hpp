@@ -86,9 +86,8 @@ class Model {
    *  device, copied once at their first use, instead of copying them at every call (decoding
    *  reads every weight once per token). A change through the mutable weights() drops the copies
    *  (made again at their next use); the weights' memory must not be written otherwise while
-   *  held. forward, loss
-   *  and decode hold them for their own call; generate() for its whole loop; a caller's own
-   *  decoding loop can hold them across its calls. A held copy is made again from the host
+   *  held. forward, loss and decode hold them for their own call; generate() for its whole
+   *  loop; a caller's own decoding loop can hold them across its calls. A held copy is made again from the host
    *  after 64 uses (it is the checks' input too: a fault in device memory would otherwise last
    *  the whole hold). Nothing on the CPU engine. Movable; must not outlive its model. */
   class WeightsOnDevice {
