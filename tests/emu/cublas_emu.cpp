@@ -110,26 +110,19 @@ cublasStatus_t cublasGemmEx(cublasHandle_t h, cublasOperation_t ta, cublasOperat
                    compute == CUBLAS_COMPUTE_32F_FAST_TF32 || compute == CUBLAS_COMPUTE_32F_FAST_16F ||
                    compute == CUBLAS_COMPUTE_32F_FAST_16BF;
   const bool c64 = compute == CUBLAS_COMPUTE_64F || compute == CUBLAS_COMPUTE_64F_PEDANTIC;
-  const float fa = c32 ? *static_cast<const float*>(alpha) : 0.0f, fb = c32 ? *static_cast<const float*>(beta) : 0.0f;
+  // The storage type's product in the compute type its accumulation needs (alpha, beta in it).
+  auto as = [&](auto storage, auto acc, bool compute_ok) {
+    using T = decltype(storage);
+    using Acc = decltype(acc);
+    if (!compute_ok) return CUBLAS_STATUS_NOT_SUPPORTED;
+    return gemm<T, Acc>(h, ta, tb, m, n, k, *static_cast<const Acc*>(alpha), static_cast<const T*>(A), lda,
+                        static_cast<const T*>(B), ldb, *static_cast<const Acc*>(beta), static_cast<T*>(C), ldc);
+  };
   switch (Atype) {
-    case CUDA_R_32F:
-      if (!c32) return CUBLAS_STATUS_NOT_SUPPORTED;
-      return gemm<float, float>(h, ta, tb, m, n, k, fa, static_cast<const float*>(A), lda,
-                                static_cast<const float*>(B), ldb, fb, static_cast<float*>(C), ldc);
-    case CUDA_R_64F:
-      if (!c64) return CUBLAS_STATUS_NOT_SUPPORTED;
-      return gemm<double, double>(h, ta, tb, m, n, k, *static_cast<const double*>(alpha),
-                                  static_cast<const double*>(A), lda, static_cast<const double*>(B), ldb,
-                                  *static_cast<const double*>(beta), static_cast<double*>(C), ldc);
-    case CUDA_R_16F:
-      if (!c32) return CUBLAS_STATUS_NOT_SUPPORTED;
-      return gemm<__half, float>(h, ta, tb, m, n, k, fa, static_cast<const __half*>(A), lda,
-                                 static_cast<const __half*>(B), ldb, fb, static_cast<__half*>(C), ldc);
-    case CUDA_R_16BF:
-      if (!c32) return CUBLAS_STATUS_NOT_SUPPORTED;
-      return gemm<__nv_bfloat16, float>(h, ta, tb, m, n, k, fa, static_cast<const __nv_bfloat16*>(A), lda,
-                                        static_cast<const __nv_bfloat16*>(B), ldb, fb,
-                                        static_cast<__nv_bfloat16*>(C), ldc);
+    case CUDA_R_32F: return as(float{}, float{}, c32);
+    case CUDA_R_64F: return as(double{}, double{}, c64);
+    case CUDA_R_16F: return as(__half{}, float{}, c32);
+    case CUDA_R_16BF: return as(__nv_bfloat16{}, float{}, c32);
     default: return CUBLAS_STATUS_NOT_SUPPORTED;
   }
 }
