@@ -90,6 +90,15 @@ __device__ __forceinline__ T land(const DevFaultList& fl, int idx, T x, bool rec
   return y;
 }
 
+/** Whether fault f is at `site` on row (bh, row), column `col` (any when col < 0), with kpos in
+ *  [lo, hi) (any when lo > hi). Every matching fault lands (several may share a row). */
+__device__ __forceinline__ bool fault_at(const DevFault& f, int site, int64_t bh, int64_t row, int64_t col, int64_t lo,
+                                         int64_t hi) {
+  if (f.site != site || f.bh != bh || f.r != row) return false;
+  if (col >= 0 && f.c != col) return false;
+  return lo > hi || (f.kpos >= lo && f.kpos < hi);
+}
+
 /** Sum / max over the four lanes of a query row: a butterfly, so every lane ends with the
  *  same value (bit for bit: each lane adds the same pairs). All 32 threads of the warp call it. */
 template <class V>

@@ -24,6 +24,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <type_traits>
 
 #include "abft/abft_cuda.h"
@@ -73,15 +74,6 @@ __device__ __forceinline__ unsigned bits_of(T x) {
   uint16_t b;
   memcpy(&b, &x, 2);
   return b;
-}
-
-/** Whether fault f is at `site` on row (bh, row), column `col` (any when col < 0), with kpos in
- *  [lo, hi) (any when lo > hi). Every matching fault lands (several may share a row). */
-__device__ __forceinline__ bool at(const DevFault& f, int site, int64_t bh, int64_t row, int64_t col, int64_t lo,
-                                   int64_t hi) {
-  if (f.site != site || f.bh != bh || f.r != row) return false;
-  if (col >= 0 && f.c != col) return false;
-  return lo > hi || (f.kpos >= lo && f.kpos < hi);
 }
 
 /** The fused forward. kCheck false is the unprotected kernel (the benchmarks' baseline): the
@@ -257,7 +249,7 @@ __global__ void __launch_bounds__(kThreads) attn_fwd_kernel(AttnArgs a, KeySums 
             if (j >= nk) continue;
             if (inject && qvalid)
               for (int x = 0; x < fl.n; ++x)
-                if (at(fl.f[x], ABFT_SITE_ATTN_SCORES, bh, i, j0 + j, 1, 0)) s[t] = land<float>(fl, x, s[t]);
+                if (fault_at(fl.f[x], ABFT_SITE_ATTN_SCORES, bh, i, j0 + j, 1, 0)) s[t] = land<float>(fl, x, s[t]);
             obs += s[t];
           }
           float ref = 0.0f, mag = 0.0f;
@@ -319,7 +311,7 @@ __global__ void __launch_bounds__(kThreads) attn_fwd_kernel(AttnArgs a, KeySums 
         m2 = m2new;
         if (inject && qvalid)  // every lane holds the row's copy: the same corrupted value in each
           for (int x = 0; x < fl.n; ++x) {
-            if (!at(fl.f[x], ABFT_SITE_ATTN_ROWSTAT, bh, i, -1, j0, khi)) continue;
+            if (!fault_at(fl.f[x], ABFT_SITE_ATTN_ROWSTAT, bh, i, -1, j0, khi)) continue;
             if (fl.f[x].c == 0) m = land<float>(fl, x, m, lane == 0);
             else if (fl.f[x].c == 1) l = land<float>(fl, x, l, lane == 0);
           }
@@ -329,7 +321,7 @@ __global__ void __launch_bounds__(kThreads) attn_fwd_kernel(AttnArgs a, KeySums 
           float p = s[t];
           if (inject && qvalid && j < nk)  // a probability corrupted after it was summed
             for (int x = 0; x < fl.n; ++x)
-              if (at(fl.f[x], ABFT_SITE_ATTN_PROBS, bh, i, j0 + j, 1, 0)) p = land<float>(fl, x, p);
+              if (fault_at(fl.f[x], ABFT_SITE_ATTN_PROBS, bh, i, j0 + j, 1, 0)) p = land<float>(fl, x, p);
           Ps[qi * PS + j] = p;
           if constexpr (kTC) Ph[qi * TS_::PH + j] = from_f<T>(p);
         }
@@ -424,7 +416,7 @@ __global__ void __launch_bounds__(kThreads) attn_fwd_kernel(AttnArgs a, KeySums 
         if (inject && qvalid)
           for (int x = 0; x < fl.n; ++x) {
             const DevFault& f = fl.f[x];
-            if (!at(f, ABFT_SITE_ATTN_ACC, bh, i, -1, j0, khi) || f.c < 0 || f.c >= D || f.c % kLanes != lane)
+            if (!fault_at(f, ABFT_SITE_ATTN_ACC, bh, i, -1, j0, khi) || f.c < 0 || f.c >= D || f.c % kLanes != lane)
               continue;
             const int want = int(f.c / kLanes);
 #pragma unroll
@@ -446,7 +438,7 @@ __global__ void __launch_bounds__(kThreads) attn_fwd_kernel(AttnArgs a, KeySums 
         T st = from_f<T>(o);
         if (inject)
           for (int y = 0; y < fl.n; ++y)
-            if (at(fl.f[y], ABFT_SITE_OUTPUT, bh, i, c, 1, 0)) st = land<T>(fl, y, st);
+            if (fault_at(fl.f[y], ABFT_SITE_OUTPUT, bh, i, c, 1, 0)) st = land<T>(fl, y, st);
         O[i * a.os[2] + c * a.os[3]] = st;
         stored += double(to_f(st));
         // A row that attended no key must be exactly zero (as the CPU engine requires).
@@ -508,17 +500,21 @@ abft_status launch_dm(const AttnArgs& a, const KeySums& ks, const DevFaultList& 
   return cudaGetLastError() == cudaSuccess ? ABFT_STATUS_SUCCESS : ABFT_STATUS_INTERNAL_ERROR;
 }
 
-/** ABFT_CUDA_ATTN_TC=1 selects the tensor-core path where it exists (read at every call). */
-bool tensor_cores_requested() {
+/** The product engine ABFT_CUDA_ATTN_TC asks for (read at every call): "1" the WMMA path of
+ *  this file, "mma" the mma.sync kernel (attention_forward_mma.cu), anything else SIMT. */
+enum class Engine { Simt, Wmma, Mma };
+Engine requested_engine() {
   const char* e = std::getenv("ABFT_CUDA_ATTN_TC");
-  return e && e[0] == '1' && e[1] == 0;
+  if (!e) return Engine::Simt;
+  if (e[0] == '1' && e[1] == 0) return Engine::Wmma;
+  return std::strcmp(e, "mma") == 0 ? Engine::Mma : Engine::Simt;
 }
 
 template <class T>
 abft_status launch_forward(const AttnArgs& a, const KeySums& ks, const DevFaultList& fl, State* st,
                            cudaStream_t stream, bool check, bool correct) {
   constexpr bool k16 = sizeof(T) == 2;
-  const bool tc = k16 && tensor_cores_requested();
+  const bool tc = k16 && requested_engine() == Engine::Wmma;
   return with_head_dim_bucket(a.D, [&](auto dm) {
     constexpr int DM = decltype(dm)::value;
     // Tensor cores: 16-bit storage at buckets 64 and 128.
@@ -532,6 +528,10 @@ abft_status launch_forward(const AttnArgs& a, const KeySums& ks, const DevFaultL
 
 abft_status forward_launch(abft_cuda_dtype dtype, const AttnArgs& a, const DevFaultList& fl, State* st,
                            cudaStream_t stream, bool check, bool correct) {
+  if (requested_engine() == Engine::Mma) {  // its scope, else the kernels here
+    const abft_status s = forward_mma_launch(dtype, a, fl, st, stream, check, correct);
+    if (s != ABFT_STATUS_NOT_SUPPORTED) return s;
+  }
   const KeySums ks = check ? key_sums_launch(dtype, a, st, stream, true) : KeySums{};
   return with_storage_type(dtype, ABFT_STATUS_INVALID_VALUE, [&](auto t) {
     return launch_forward<typename decltype(t)::type>(a, ks, fl, st, stream, check, correct);

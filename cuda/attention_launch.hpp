@@ -23,6 +23,15 @@ KeySums key_sums_launch(abft_cuda_dtype dtype, const AttnArgs& a, State* st, cud
 abft_status forward_launch(abft_cuda_dtype dtype, const AttnArgs& a, const DevFaultList& fl, State* st,
                            cudaStream_t stream, bool check, bool correct);
 
+/** Launch the mma.sync forward (attention_forward_mma.cu) and, when checking, its pre-pass, for
+ *  `dtype` on `stream`: NOT_SUPPORTED, with nothing enqueued, for a call outside its scope
+ *  (storage other than binary16 / bfloat16, a head-dim bucket other than 64 / 128, a mask, a
+ *  scale not positive and finite, head_dim not a multiple of 8 or not of unit stride, rows not
+ *  16-byte aligned) or when its workspace cannot be had; the caller then takes forward_launch's
+ *  kernels. */
+abft_status forward_mma_launch(abft_cuda_dtype dtype, const AttnArgs& a, const DevFaultList& fl, State* st,
+                               cudaStream_t stream, bool check, bool correct);
+
 }  // namespace abft::cuda::attn
 
 namespace abft::cuda::attn {

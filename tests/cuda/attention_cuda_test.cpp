@@ -290,11 +290,17 @@ void expect_close(const Case& c, const Outcome& r, const std::string& what, bool
   }
 }
 
-/** The forward's product engine for a scope: tensor cores (ABFT_CUDA_ATTN_TC=1: 16-bit storage
- *  at head_dim buckets 64 and 128) or SIMT everywhere (unset). */
-struct TensorCores : abft_test::ScopedEnv {
-  explicit TensorCores(bool on) : abft_test::ScopedEnv("ABFT_CUDA_ATTN_TC", on ? "1" : nullptr) {}
+/** The forward's product engines: SIMT everywhere (ABFT_CUDA_ATTN_TC unset), WMMA tensor cores
+ *  ("1": 16-bit storage at head_dim buckets 64 and 128), the mma.sync kernel ("mma": 16-bit
+ *  storage at buckets 64 and 128 without a mask; attention_forward_mma.cu). */
+enum class Engine { Simt, Wmma, Mma };
+constexpr Engine kEngines[] = {Engine::Simt, Engine::Wmma, Engine::Mma};
+/** The engine for a scope. */
+struct ProductEngine : abft_test::ScopedEnv {
+  explicit ProductEngine(Engine e)
+      : abft_test::ScopedEnv("ABFT_CUDA_ATTN_TC", e == Engine::Wmma ? "1" : e == Engine::Mma ? "mma" : nullptr) {}
 };
+const char* engine_name(Engine e) { return e == Engine::Wmma ? "tensor cores " : e == Engine::Mma ? "mma " : ""; }
 
 const char* dtype_name(abft_cuda_dtype t) {
   return t == ABFT_CUDA_FLOAT ? "float" : t == ABFT_CUDA_HALF ? "half" : "bf16";
@@ -316,13 +322,14 @@ TEST(CudaAttention, MatchesTheReferenceWithoutDetections) {
       {1, 2, 1, 70, 90, 32, true, false, false},    {1, 2, 2, 40, 2100, 64, false, false, false},
       {1, 1, 1, 33, 1500, 256, true, false, false},
   };
-  for (bool tc : {false, true})
+  for (Engine eng : kEngines)
   for (abft_cuda_dtype t : {ABFT_CUDA_FLOAT, ABFT_CUDA_HALF, ABFT_CUDA_BFLOAT16})
     for (const Shape& s : shapes) {
-      if (tc && t == ABFT_CUDA_FLOAT) continue;  // the tensor-core path is 16-bit only
-      const TensorCores mode(tc);
+      if (eng != Engine::Simt && t == ABFT_CUDA_FLOAT) continue;  // the tensor-core paths are 16-bit only
+      const ProductEngine mode(eng);
+      const bool tc = eng != Engine::Simt;
       const Case c(t, s.B, s.H, s.HK, s.Lq, s.Lk, s.D, s.causal, s.bshd, s.mask, Data::Uniform, 7);
-      const std::string what = std::string(tc ? "tensor cores " : "") + dtype_name(t) + " B" + std::to_string(s.B) + " H" +
+      const std::string what = std::string(engine_name(eng)) + dtype_name(t) + " B" + std::to_string(s.B) + " H" +
                                std::to_string(s.H) + "/" + std::to_string(s.HK) + " Lq" + std::to_string(s.Lq) +
                                " Lk" + std::to_string(s.Lk) + " D" + std::to_string(s.D) +
                                (s.causal ? " causal" : "") + (s.bshd ? " bshd" : "") + (s.mask ? " mask" : "");
@@ -336,8 +343,9 @@ TEST(CudaAttention, MatchesTheReferenceWithoutDetections) {
         expect_close(c, r, what + (pol == ABFT_POLICY_OFF ? " (off)" : ""), tc);
         // The tensor-core path really ran where it exists: its rounded probabilities give other
         // bits than the SIMT path.
-        if (tc && pol == ABFT_POLICY_CORRECT && s.Lk >= 32 && (s.D == 64 || s.D == 128)) {
-          const TensorCores simt(false);
+        if (tc && pol == ABFT_POLICY_CORRECT && s.Lk >= 32 && (s.D == 64 || s.D == 128) &&
+            !(eng == Engine::Mma && s.mask)) {
+          const ProductEngine simt(Engine::Simt);
           const Outcome rs = run(c, h, ABFT_POLICY_CORRECT);
           EXPECT_NE(0, std::memcmp(rs.O.data(), r.O.data(), r.O.size() * sizeof(float))) << what;
         }
@@ -373,13 +381,13 @@ TEST(CudaAttention, NoFalsePositivesOnAdversarialData) {
   abft_handle_t h = nullptr;
   ASSERT_EQ(abft_handle_create(&h), ABFT_STATUS_SUCCESS);
   uint64_t seed = 100;
-  for (bool tc : {false, true})
+  for (Engine eng : kEngines)
   for (abft_cuda_dtype t : {ABFT_CUDA_FLOAT, ABFT_CUDA_HALF, ABFT_CUDA_BFLOAT16})
     for (Data data : {Data::Wide, Data::Ties, Data::Offset})
       for (int64_t D : {64, 128})
         for (bool causal : {false, true}) {
-          if (tc && t == ABFT_CUDA_FLOAT) continue;
-          const TensorCores mode(tc);
+          if (eng != Engine::Simt && t == ABFT_CUDA_FLOAT) continue;
+          const ProductEngine mode(eng);
           const Case c(t, 2, 4, 2, 150, 190, D, causal, false, data == Data::Ties, data, ++seed);
           const Outcome r = run(c, h, ABFT_POLICY_CORRECT);
           ASSERT_EQ(r.call, ABFT_STATUS_SUCCESS);
@@ -426,10 +434,10 @@ TEST(CudaAttention, InjectedFaultsAreDetectedAndRepairedOnTheDevice) {
       {ABFT_SITE_ATTN_ROWSTAT, 1, 70}, {ABFT_SITE_ATTN_ACC, 5, 70},  {ABFT_SITE_OUTPUT, 5, 0},
       {ABFT_SITE_PACKED_A, 0, 9},
   };
-  for (bool tc : {false, true})
+  for (Engine eng : kEngines)
   for (abft_cuda_dtype t : {ABFT_CUDA_FLOAT, ABFT_CUDA_BFLOAT16}) {
-    if (tc && t == ABFT_CUDA_FLOAT) continue;
-    const TensorCores mode(tc);
+    if (eng != Engine::Simt && t == ABFT_CUDA_FLOAT) continue;
+    const ProductEngine mode(eng);
     const Case c(t, 1, 2, 1, 100, 120, 64, false, false, false, Data::Uniform, 3);
     abft_handle_t h = nullptr;
     ASSERT_EQ(abft_handle_create(&h), ABFT_STATUS_SUCCESS);
@@ -441,7 +449,7 @@ TEST(CudaAttention, InjectedFaultsAreDetectedAndRepairedOnTheDevice) {
       for (abft_fault_model model : {ABFT_FAULT_BITFLIP, ABFT_FAULT_NAN}) {
         // An exponent bit: 30 of a float value; of a 16-bit stored output, its top exponent bit.
         const int bit = (s.site == ABFT_SITE_OUTPUT && t != ABFT_CUDA_FLOAT) ? 14 : 30;
-        const std::string what = std::string(tc ? "tensor cores " : "") + dtype_name(t) + " site " + std::to_string(int(s.site)) + " col " +
+        const std::string what = std::string(engine_name(eng)) + dtype_name(t) + " site " + std::to_string(int(s.site)) + " col " +
                                  std::to_string(s.col) + " model " + std::to_string(int(model));
         abft_fault landed{};
         const Outcome r = run_fault(c, ABFT_POLICY_CORRECT, s.site, model, bit, 100 + 37, s.col, s.kpos, &landed);
@@ -513,13 +521,13 @@ TEST(CudaAttention, KeySumRecordsGiveTheSameVerdicts) {
       {1, 4, 1, 33, 130, 128, true}, {2, 4, 2, 77, 77, 64, true}, {1, 2, 2, 100, 61, 40, true},
       {1, 8, 2, 96, 200, 64, false}, {1, 2, 1, 70, 90, 256, true}, {1, 3, 3, 65, 33, 32, false},
   };
-  for (bool tc : {false, true})
+  for (Engine eng : kEngines)
     for (abft_cuda_dtype t : {ABFT_CUDA_FLOAT, ABFT_CUDA_BFLOAT16})
       for (const Shape& s : shapes) {
-        if (tc && t == ABFT_CUDA_FLOAT) continue;
-        const TensorCores mode(tc);
+        if (eng != Engine::Simt && t == ABFT_CUDA_FLOAT) continue;
+        const ProductEngine mode(eng);
         const Case c(t, s.B, s.H, s.HK, s.Lq, s.Lk, s.D, s.causal, false, false, Data::Wide, 11);
-        const std::string what = std::string(tc ? "tensor cores " : "") + dtype_name(t) + " H" + std::to_string(s.H) +
+        const std::string what = std::string(engine_name(eng)) + dtype_name(t) + " H" + std::to_string(s.H) +
                                  "/" + std::to_string(s.HK) + " Lq" + std::to_string(s.Lq) + " Lk" +
                                  std::to_string(s.Lk) + " D" + std::to_string(s.D);
         abft_handle_t h = nullptr;

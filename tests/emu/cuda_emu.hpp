@@ -8,14 +8,19 @@
  *  block (`extern __shared__`, rewritten by emu_transform.cmake) or a static (`__shared__`
  *  arrays: the block's fibers share it, blocks run one at a time); atomics are plain operations
  *  (one host thread). WMMA fragments hold their whole 16 x 16 tile in every lane; the warp's
- *  first lane to ask computes a product and the others copy it (MmaEntry); stores agree.
+ *  first lane to ask computes a product and the others copy it (MmaEntry); stores agree. The
+ *  tensor-core PTX of cuda/warp_mma.cuh is emulated too: `mma.sync.m16n8k16` (f16 and bf16 in,
+ *  f32 accumulation) and `ldmatrix` (.x1/.x2/.x4, .trans) are one warp rendezvous each
+ *  (WarpOp::Matrix: the scheduler gathers every lane's fragment registers or row address with
+ *  the PTX fragment layouts, computes once and scatters each lane's share; all 32 lanes must be
+ *  there, row addresses 16-byte aligned), `cp.async` a plain copy (its commit and wait nothing).
  *
  *  What it is for: running the engine's own kernels (the GEMM's and FFT's checks, the FFT's
  *  cuFFT callbacks, the attention, the device counters) and their GPU tests in every CI build,
  *  where no GPU is: their results, verdicts, repairs and counters, not their speed. cuBLAS and
- *  cuFFT are host stand-ins (cublas_emu.cpp, cufft_emu.cpp). Not emulated: inline PTX (code
- *  under ABFT_CUDA_EMULATED takes another way), memory ordering between blocks (blocks run to
- *  completion one at a time, the strongest order there is).
+ *  cuFFT are host stand-ins (cublas_emu.cpp, cufft_emu.cpp). Not emulated: inline PTX other
+ *  than warp_mma.cuh's (code under ABFT_CUDA_EMULATED takes another way), memory ordering
+ *  between blocks (blocks run to completion one at a time, the strongest order there is).
  */
 #pragma once
 #include <cuda_bf16.h>
@@ -67,9 +72,18 @@ unsigned char* dynamic_smem();
 /** Block-wide rendezvous: every live thread of the block arrives, each with `pred`; the result
  *  by `op` (0: none, 1: or, 2: and, 3: count). */
 int block_barrier(int op, int pred);
-/** Warp collective over `mask`: each lane gives `value` and an operand; the result by `op`. */
-enum class WarpOp { ShflIdx, ShflXor, ShflDown, ShflUp, Ballot, Any, All, MatchAny, Sync };
+/** Warp collective over `mask`: each lane gives `value` and an operand; the result by `op`.
+ *  Matrix (the tensor-core instructions below): `value` is the address of the lane's request
+ *  (its registers in and out), `operand` the instruction, which every lane must share. */
+enum class WarpOp { ShflIdx, ShflXor, ShflDown, ShflUp, Ballot, Any, All, MatchAny, Sync, Matrix };
 uint64_t warp_collective(WarpOp op, unsigned mask, uint64_t value, int operand, int width);
+
+/** cuda/warp_mma.cuh's instructions, warp collectives of all 32 lanes (cuda_emu_runtime.cpp):
+ *  mma.sync.aligned.m16n8k16.row.col.f32.{bf16,f16}.f32 (d = a b + c, this lane's fragment
+ *  registers) and ldmatrix.sync.aligned.m8n8.x{1,2,4}{.trans}.shared.b16 (`row`: this lane's row
+ *  address; r: its `matrices` registers). */
+void warp_mma_16816(bool bf16, float* d, const uint32_t* a, const uint32_t* b, const float* c);
+void warp_ldmatrix(int matrices, bool trans, uint32_t* r, const void* row);
 
 /** A launch: grid, block, dynamic shared bytes and the kernel call for one thread. */
 struct Config {

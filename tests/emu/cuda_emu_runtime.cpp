@@ -4,7 +4,10 @@
  *  instructions on x86-64; ucontext elsewhere, a system call per switch), rendezvous for
  *  barriers and warp collectives, and the CUDA runtime API calls the engine and its tests make,
  *  on host memory: one device, every stream and event synchronous, errors kept per host thread
- *  as cudaGetLastError reports them (cuBLAS's and cuFFT's parts: cublas_emu.cpp, cufft_emu.cpp). */
+ *  as cudaGetLastError reports them (cuBLAS's and cuFFT's parts: cublas_emu.cpp, cufft_emu.cpp).
+ *  The tensor-core instructions of cuda/warp_mma.cuh (mma.sync m16n8k16, ldmatrix) are one warp
+ *  rendezvous each (WarpOp::Matrix, resolve_matrix): every lane's registers gathered by the PTX
+ *  fragment layouts, the warp's result computed once, each lane's share scattered back. */
 #include "cuda_emu.hpp"
 
 #if !defined(__x86_64__)
@@ -163,6 +166,129 @@ void fail(Launch& L, const std::string& why) {
   L.broken = true;
 }
 
+/* ---------------------------------------------------- tensor-core instructions (warp_mma.cuh)
+ * PTX ISA, "Matrix Fragments for mma.m16n8k16 with floating point type" and "ldmatrix": lane l,
+ * g = l / 4, t = l % 4; a 32-bit register holds two 16-bit elements, the first in its low half.
+ *   A (16 x 16): a0 = A[g][2t..2t+1], a1 = A[g+8][2t..], a2 = A[g][2t+8..], a3 = A[g+8][2t+8..]
+ *   B (16 x 8, k x n): b0 = B[2t..2t+1][g], b1 = B[2t+8..2t+9][g]
+ *   C, D (16 x 8, float): c0, c1 = C[g][2t], C[g][2t+1]; c2, c3 = C[g+8][2t], C[g+8][2t+1]
+ *   ldmatrix: lane 8m + i gives the address of row i of matrix m (16 bytes); register m of lane
+ *   l holds M_m[g][2t..2t+1], with .trans M_m[2t][g] (low) and M_m[2t+1][g] (high). */
+
+/** The instruction of a WarpOp::Matrix rendezvous (its `operand`: every lane must agree). */
+constexpr int kMmaF16 = 1, kMmaBf16 = 2;
+constexpr int ldmatrix_code(int matrices, bool trans) { return 16 + 2 * matrices + (trans ? 1 : 0); }
+
+/** One lane's registers at a WarpOp::Matrix rendezvous (on its stack until it is released). */
+struct MatrixRequest {
+  float* d;
+  const uint32_t* a;
+  const uint32_t* b;
+  const float* c;
+  uint32_t* r;
+  const void* row;
+};
+
+/** The float value of a binary16 (exact: every binary16 is a float). */
+inline float f16_bits_to_float(uint32_t h) {
+  const uint32_t sign = (h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+  if (e == 0) {  // zero or subnormal: m 2^-24, exact
+    const float v = float(m) * 5.9604644775390625e-08f;
+    return sign ? -v : v;
+  }
+  const uint32_t u = sign | (e == 31 ? 0x7f800000u | (m << 13) : ((e + 112) << 23) | (m << 13));
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+inline float bf16_bits_to_float(uint32_t h) {
+  const uint32_t u = (h & 0xffffu) << 16;
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
+/** mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}.f32 for the warp's 32 lanes: D = A B + C,
+ *  each element c + a_0 b_0 + ... + a_15 b_15 by fma in order of k (16-bit inputs widened
+ *  exactly); d may alias c in a lane (all of C is read before any D is written). */
+void resolve_mma(const MatrixRequest* const (&q)[32], bool bf16) {
+  float A[16][16], Bt[8][16], C[16][8];  // Bt[n][k] = B[k][n]
+  auto lo = [bf16](uint32_t r) { return bf16 ? bf16_bits_to_float(r) : f16_bits_to_float(r & 0xffffu); };
+  auto hi = [bf16](uint32_t r) { return bf16 ? bf16_bits_to_float(r >> 16) : f16_bits_to_float(r >> 16); };
+  for (int l = 0; l < 32; ++l) {
+    const int g = l >> 2, t = l & 3;
+    const uint32_t* a = q[l]->a;
+    const uint32_t* b = q[l]->b;
+    const float* c = q[l]->c;
+    A[g][2 * t] = lo(a[0]), A[g][2 * t + 1] = hi(a[0]);
+    A[g + 8][2 * t] = lo(a[1]), A[g + 8][2 * t + 1] = hi(a[1]);
+    A[g][2 * t + 8] = lo(a[2]), A[g][2 * t + 9] = hi(a[2]);
+    A[g + 8][2 * t + 8] = lo(a[3]), A[g + 8][2 * t + 9] = hi(a[3]);
+    Bt[g][2 * t] = lo(b[0]), Bt[g][2 * t + 1] = hi(b[0]);
+    Bt[g][2 * t + 8] = lo(b[1]), Bt[g][2 * t + 9] = hi(b[1]);
+    C[g][2 * t] = c[0], C[g][2 * t + 1] = c[1], C[g + 8][2 * t] = c[2], C[g + 8][2 * t + 1] = c[3];
+  }
+  float D[16][8];
+  for (int i = 0; i < 16; ++i)
+    for (int j = 0; j < 8; ++j) {
+      float s = C[i][j];
+      for (int k = 0; k < 16; ++k) s = std::fma(A[i][k], Bt[j][k], s);
+      D[i][j] = s;
+    }
+  for (int l = 0; l < 32; ++l) {
+    const int g = l >> 2, t = l & 3;
+    float* d = q[l]->d;
+    d[0] = D[g][2 * t], d[1] = D[g][2 * t + 1], d[2] = D[g + 8][2 * t], d[3] = D[g + 8][2 * t + 1];
+  }
+}
+
+/** ldmatrix.sync.aligned.m8n8.x{matrices}{.trans}.shared.b16 for the warp's 32 lanes (false and
+ *  the launch failed when a row address is not 16-byte aligned, or starts in the block's
+ *  dynamic shared memory and ends past what the launch asked for). */
+bool resolve_ldmatrix(Launch& L, int w, const MatrixRequest* const (&q)[32], int matrices, bool trans) {
+  uint16_t M[4][8][8];
+  const uintptr_t dyn = reinterpret_cast<uintptr_t>(L.smem);
+  for (int l = 0; l < 8 * matrices; ++l) {
+    const uintptr_t p = reinterpret_cast<uintptr_t>(q[l]->row);
+    if (p % 16) {
+      fail(L, "warp " + std::to_string(w) + ": ldmatrix row address of lane " + std::to_string(l) +
+                  " is not 16-byte aligned");
+      return false;
+    }
+    if (p >= dyn && p < dyn + kSmem && p + 16 > dyn + L.c.smem) {
+      fail(L, "warp " + std::to_string(w) + ": ldmatrix row of lane " + std::to_string(l) + " at byte " +
+                  std::to_string(p - dyn) + " of dynamic shared memory, past the launch's " +
+                  std::to_string(L.c.smem) + " bytes");
+      return false;
+    }
+    std::memcpy(M[l / 8][l % 8], q[l]->row, 16);
+  }
+  for (int l = 0; l < 32; ++l) {
+    const int g = l >> 2, t = l & 3;
+    uint32_t* r = q[l]->r;
+    for (int m = 0; m < matrices; ++m)
+      r[m] = trans ? uint32_t(M[m][2 * t][g]) | uint32_t(M[m][2 * t + 1][g]) << 16
+                   : uint32_t(M[m][g][2 * t]) | uint32_t(M[m][g][2 * t + 1]) << 16;
+  }
+  return true;
+}
+
+/** A WarpOp::Matrix rendezvous of warp w, every one of its 32 lanes at the same instruction. */
+bool resolve_matrix(Launch& L, int w, Fiber* const (&lanes)[32]) {
+  const MatrixRequest* q[32];
+  for (int l = 0; l < 32; ++l) q[l] = reinterpret_cast<const MatrixRequest*>(uintptr_t(lanes[l]->value));
+  const int op = lanes[0]->operand;
+  if (op == kMmaF16 || op == kMmaBf16) {
+    resolve_mma(q, op == kMmaBf16);
+    return true;
+  }
+  for (int m : {1, 2, 4})
+    for (bool trans : {false, true})
+      if (op == ldmatrix_code(m, trans)) return resolve_ldmatrix(L, w, q, m, trans);
+  fail(L, "warp " + std::to_string(w) + ": unknown tensor-core instruction");
+  return false;
+}
+
 /** One warp rendezvous: every lane of `mask` that is still running must be at a collective of
  *  the same kind; then each gets its result. */
 bool resolve_warp(Launch& L, int w) {
@@ -179,12 +305,23 @@ bool resolve_warp(Launch& L, int w) {
   if (!at) return false;
   const Fiber& first = *lanes[__builtin_ctz(at)];
   const unsigned mask = first.mask & live;
+  if (first.wop == WarpOp::Matrix && (live != 0xffffffffu || first.mask != 0xffffffffu)) {
+    // mma.sync / ldmatrix are .aligned: the whole warp executes them, none of it exited.
+    fail(L, "warp " + std::to_string(w) + ": mma.sync or ldmatrix without all 32 lanes (lanes exited or missing)");
+    return false;
+  }
   if ((at & mask) != mask) return false;  // some lanes of the mask are still on their way
   for (int l = 0; l < 32; ++l)
-    if ((mask >> l & 1u) && (lanes[l]->wop != first.wop || lanes[l]->mask != first.mask)) {
+    if ((mask >> l & 1u) && (lanes[l]->wop != first.wop || lanes[l]->mask != first.mask ||
+                             (first.wop == WarpOp::Matrix && lanes[l]->operand != first.operand))) {
       fail(L, "warp " + std::to_string(w) + ": lanes at different collectives (divergent code)");
       return false;
     }
+  if (first.wop == WarpOp::Matrix) {
+    if (!resolve_matrix(L, w, lanes)) return false;
+    for (int l = 0; l < 32; ++l) lanes[l]->wait = Wait::None;
+    return true;
+  }
   for (int l = 0; l < 32; ++l) {
     if (!(mask >> l & 1u)) continue;
     Fiber& f = *lanes[l];
@@ -222,7 +359,8 @@ bool resolve_warp(Launch& L, int w) {
         f.result = b;
         break;
       }
-      case WarpOp::Sync: f.result = 0; break;
+      case WarpOp::Sync:
+      case WarpOp::Matrix: f.result = 0; break;
     }
   }
   for (int l = 0; l < 32; ++l)
@@ -326,6 +464,16 @@ uint64_t warp_collective(WarpOp op, unsigned mask, uint64_t value, int operand, 
   f.wait = Wait::Warp, f.wop = op, f.mask = mask, f.value = value, f.operand = operand, f.width = width;
   yield_to_scheduler();
   return f.result;
+}
+
+void warp_mma_16816(bool bf16, float* d, const uint32_t* a, const uint32_t* b, const float* c) {
+  const MatrixRequest q{d, a, b, c, nullptr, nullptr};
+  warp_collective(WarpOp::Matrix, 0xffffffffu, uint64_t(reinterpret_cast<uintptr_t>(&q)), bf16 ? kMmaBf16 : kMmaF16, 32);
+}
+
+void warp_ldmatrix(int matrices, bool trans, uint32_t* r, const void* row) {
+  const MatrixRequest q{nullptr, nullptr, nullptr, nullptr, r, row};
+  warp_collective(WarpOp::Matrix, 0xffffffffu, uint64_t(reinterpret_cast<uintptr_t>(&q)), ldmatrix_code(matrices, trans), 32);
 }
 
 void launch(const Config& c, const std::function<void()>& body) {

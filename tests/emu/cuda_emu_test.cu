@@ -1,16 +1,23 @@
 /** \file cuda_emu_test.cu
  *  \brief The CUDA emulator against what CUDA specifies (tests/emu/cuda_emu.hpp): warp
  *  shuffles, votes and matches, block barriers with their reductions, shared memory static and
- *  dynamic, atomics, grid and block coordinates, WMMA products, and the launches hardware would
- *  not complete (a barrier some threads never reach), which must fail rather than pass. Plain
- *  CUDA: the same file compiles with nvcc.
+ *  dynamic, atomics, grid and block coordinates, WMMA products, the tensor-core PTX of
+ *  warp_mma.cuh (mma.sync m16n8k16 in f16 and bf16, ldmatrix plain and transposed), and the
+ *  launches hardware would not complete or leaves undefined (a barrier some threads never reach,
+ *  an mma half the warp skips), which must fail rather than pass. Plain CUDA: the same file
+ *  compiles with nvcc.
  */
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 #include <mma.h>
 
+#include <cmath>
 #include <cstdint>
+#include <random>
+#include <type_traits>
 #include <vector>
+
+#include "warp_mma.cuh"
 
 namespace {
 
@@ -148,6 +155,215 @@ TEST(CudaEmulator, LanesAtDifferentCollectivesFailTheLaunch) {
   Dev<int> out(32, 0);
   mismatched_collectives_kernel<<<1, 32>>>(out.p);
   EXPECT_NE(cudaGetLastError(), cudaSuccess);
+}
+
+/* ------------------------------------------------------------ warp_mma.cuh: mma.sync, ldmatrix */
+
+constexpr int kLd = 24;  // the tiles' row stride in shared memory, in elements (48 bytes)
+
+inline float to_float(__half x) { return __half2float(x); }
+inline float to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
+template <class T>
+__host__ __device__ T from_float(float x);
+template <>
+__host__ __device__ __half from_float<__half>(float x) {
+  return __float2half(x);
+}
+template <>
+__host__ __device__ __nv_bfloat16 from_float<__nv_bfloat16>(float x) {
+  return __float2bfloat16(x);
+}
+
+/** The attention's recipe (warp_mma.cuh) for each warp w and its tiles Q_w, K_w, V_w
+ *  ([16][16] each, K and V as [keys][dims]) in shared memory, rows kLd apart: A of Q by
+ *  ldmatrix.x4, B of K^T for two n-tiles of 8 keys by one ldmatrix.x4, S = C_w + Q K^T by two
+ *  mma.sync; then P = S rounded to T, its two accumulator n-tiles packed as the A fragment, B of
+ *  V for two n-tiles of 8 dims by one ldmatrix.x4.trans, O = P V by two more. out_w: S, then O
+ *  (row-major, stored by the accumulator layout). */
+template <class T>
+__global__ void mma_tile_kernel(const T* q, const T* k, const T* v, const float* c, float* out) {
+  extern __shared__ __align__(16) unsigned char mma_smem[];
+  namespace m = abft::cuda::mma;
+  const int lane = int(threadIdx.x % 32), w = int(threadIdx.x / 32);
+  T* sq = reinterpret_cast<T*>(mma_smem) + w * 48 * kLd;
+  T* sk = sq + 16 * kLd;
+  T* sv = sk + 16 * kLd;
+  for (int i = lane; i < 256; i += 32) {
+    sq[(i / 16) * kLd + i % 16] = q[w * 256 + i];
+    sk[(i / 16) * kLd + i % 16] = k[w * 256 + i];
+    sv[(i / 16) * kLd + i % 16] = v[w * 256 + i];
+  }
+  __syncthreads();
+  uint32_t a[4], b[4];
+  m::ldmatrix_x4<false>(a, sq + (lane % 16) * kLd + 8 * (lane / 16));
+  m::ldmatrix_x4<false>(b, sk + ((lane / 16) * 8 + lane % 8) * kLd + 8 * ((lane / 8) % 2));
+  const int g = lane / 4, t = lane % 4;
+  const float* cw = c + w * 256;
+  float* sw = out + w * 512;
+  float* ow = sw + 256;
+  float s[2][4];
+  for (int nt = 0; nt < 2; ++nt) {
+    const int j = nt * 8 + 2 * t;
+    float acc[4] = {cw[g * 16 + j], cw[g * 16 + j + 1], cw[(g + 8) * 16 + j], cw[(g + 8) * 16 + j + 1]};
+    const uint32_t bn[2] = {b[2 * nt], b[2 * nt + 1]};
+    m::mma_16816<T>(acc, a, bn, acc);
+    sw[g * 16 + j] = acc[0], sw[g * 16 + j + 1] = acc[1];
+    sw[(g + 8) * 16 + j] = acc[2], sw[(g + 8) * 16 + j + 1] = acc[3];
+    for (int e = 0; e < 4; ++e) s[nt][e] = acc[e];
+  }
+  const uint32_t p[4] = {m::pack2(from_float<T>(s[0][0]), from_float<T>(s[0][1])),
+                         m::pack2(from_float<T>(s[0][2]), from_float<T>(s[0][3])),
+                         m::pack2(from_float<T>(s[1][0]), from_float<T>(s[1][1])),
+                         m::pack2(from_float<T>(s[1][2]), from_float<T>(s[1][3]))};
+  m::ldmatrix_x4<true>(b, sv + (8 * ((lane / 8) % 2) + lane % 8) * kLd + 8 * (lane / 16));
+  for (int nt = 0; nt < 2; ++nt) {
+    const int j = nt * 8 + 2 * t;
+    float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    const uint32_t bn[2] = {b[2 * nt], b[2 * nt + 1]};
+    m::mma_16816<T>(acc, p, bn, acc);
+    ow[g * 16 + j] = acc[0], ow[g * 16 + j + 1] = acc[1];
+    ow[(g + 8) * 16 + j] = acc[2], ow[(g + 8) * 16 + j + 1] = acc[3];
+  }
+}
+
+/** Two warps' tiles of random 16-bit values (binary16: some subnormal) through mma_tile_kernel,
+ *  against S = C + Q K^T and O = round(S) V on the host, each element accumulated by fma in
+ *  order of k from C (from 0 for O): the emulator's order, so its results must match to the bit
+ *  (hardware's order and rounding are its own: close to them there). */
+template <class T>
+void check_mma_tiles() {
+  constexpr int kWarps = 2;
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> u(-2.0f, 2.0f);
+  std::vector<T> q(kWarps * 256), k(kWarps * 256), v(kWarps * 256);
+  std::vector<float> c(kWarps * 256);
+  for (size_t i = 0; i < q.size(); ++i) {
+    q[i] = from_float<T>(u(rng));
+    k[i] = from_float<T>(u(rng));
+    v[i] = from_float<T>(u(rng));
+    c[i] = u(rng);
+  }
+  if (std::is_same<T, __half>::value)  // binary16 subnormals widen exactly too
+    for (int i = 0; i < 16; ++i) q[size_t(i * 17)] = from_float<T>(float(i + 1) * 5.9604644775390625e-08f);
+  Dev<T> dq(q.size()), dk(k.size()), dv(v.size());
+  Dev<float> dc(c.size()), dout(2 * c.size(), -1.0f);
+  cudaMemcpy(dq.p, q.data(), q.size() * sizeof(T), cudaMemcpyHostToDevice);
+  cudaMemcpy(dk.p, k.data(), k.size() * sizeof(T), cudaMemcpyHostToDevice);
+  cudaMemcpy(dv.p, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice);
+  cudaMemcpy(dc.p, c.data(), c.size() * sizeof(float), cudaMemcpyHostToDevice);
+  mma_tile_kernel<T><<<1, 32 * kWarps, kWarps * 48 * kLd * sizeof(T)>>>(dq.p, dk.p, dv.p, dc.p, dout.p);
+  ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+  const std::vector<float> out = dout.get();
+  auto expect = [](float got, float want, const char* what, int w, int i, int j) {
+#ifdef ABFT_CUDA_EMULATED
+    EXPECT_EQ(got, want) << what << " " << w << " " << i << " " << j;
+#else
+    EXPECT_NEAR(got, want, 1e-4f * (1.0f + std::fabs(want))) << what << " " << w << " " << i << " " << j;
+#endif
+  };
+  for (int w = 0; w < kWarps; ++w) {
+    const size_t o = size_t(w * 256);
+    std::vector<float> p(256);  // S rounded to T, as the kernel packs it
+    for (int i = 0; i < 16; ++i)
+      for (int j = 0; j < 16; ++j) {
+        float s = c[o + size_t(i * 16 + j)];
+        for (int kk = 0; kk < 16; ++kk)
+          s = std::fma(to_float(q[o + size_t(i * 16 + kk)]), to_float(k[o + size_t(j * 16 + kk)]), s);
+        expect(out[2 * o + size_t(i * 16 + j)], s, "S", w, i, j);
+        p[size_t(i * 16 + j)] = to_float(from_float<T>(out[2 * o + size_t(i * 16 + j)]));
+      }
+    for (int i = 0; i < 16; ++i)
+      for (int j = 0; j < 16; ++j) {
+        float s = 0.0f;
+        for (int kk = 0; kk < 16; ++kk) s = std::fma(p[size_t(i * 16 + kk)], to_float(v[o + size_t(kk * 16 + j)]), s);
+        expect(out[2 * o + 256 + size_t(i * 16 + j)], s, "O", w, i, j);
+      }
+  }
+}
+
+TEST(CudaEmulator, MmaM16n8k16Bf16FromLdmatrixTiles) { check_mma_tiles<__nv_bfloat16>(); }
+TEST(CudaEmulator, MmaM16n8k16F16FromLdmatrixTiles) { check_mma_tiles<__half>(); }
+
+/** ldmatrix .x4.trans, .x4 and .x2.trans from the rows the lanes name (elements `off[l]` and
+ *  `off2[l]` of a table in shared memory): out[l][0..3], [4..7], [8..9]. */
+__global__ void ldmatrix_kernel(const uint16_t* table, int n, const int* off, const int* off2, uint32_t* out) {
+  extern __shared__ __align__(16) unsigned char ld_smem[];
+  namespace m = abft::cuda::mma;
+  uint16_t* s = reinterpret_cast<uint16_t*>(ld_smem);
+  const int lane = int(threadIdx.x);
+  for (int i = lane; i < n; i += 32) s[i] = table[i];
+  __syncthreads();
+  uint32_t t4[4], n4[4], t2[2];
+  m::ldmatrix_x4<true>(t4, s + off[lane]);
+  m::ldmatrix_x4<false>(n4, s + off[lane]);
+  m::ldmatrix_x2_trans(t2, s + off2[lane]);
+  for (int r = 0; r < 4; ++r) out[lane * 10 + r] = t4[r], out[lane * 10 + 4 + r] = n4[r];
+  out[lane * 10 + 8] = t2[0], out[lane * 10 + 9] = t2[1];
+}
+
+TEST(CudaEmulator, LdmatrixPlainAndTransposedGiveThePtxFragments) {
+  const int rows = 48, n = rows * 16;  // rows of 16 elements: two 8-element halves each
+  std::vector<uint16_t> table(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) table[size_t(i)] = uint16_t(0x1000 + 7 * i);
+  std::vector<int> off(32), off2(32);
+  for (int l = 0; l < 32; ++l) {
+    off[size_t(l)] = ((l * 13 + 5) % rows) * 16 + 8 * (l % 2);  // scattered rows, either half
+    off2[size_t(l)] = ((l * 7 + 3) % rows) * 16 + 8 * ((l / 3) % 2);
+  }
+  Dev<uint16_t> dt(table.size());
+  Dev<int> doff(32), doff2(32);
+  Dev<uint32_t> dout(32 * 10, 0u);
+  cudaMemcpy(dt.p, table.data(), table.size() * 2, cudaMemcpyHostToDevice);
+  cudaMemcpy(doff.p, off.data(), 32 * sizeof(int), cudaMemcpyHostToDevice);
+  cudaMemcpy(doff2.p, off2.data(), 32 * sizeof(int), cudaMemcpyHostToDevice);
+  ldmatrix_kernel<<<1, 32, n * 2>>>(dt.p, n, doff.p, doff2.p, dout.p);
+  ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+  const std::vector<uint32_t> out = dout.get();
+  // Element (i, j) of matrix m: column j of the row lane 8m + i names.
+  auto at = [&](const std::vector<int>& o, int m, int i, int j) { return uint32_t(table[size_t(o[size_t(8 * m + i)] + j)]); };
+  for (int l = 0; l < 32; ++l) {
+    const int g = l / 4, t = l % 4;
+    for (int m = 0; m < 4; ++m) {
+      EXPECT_EQ(out[size_t(l * 10 + m)], at(off, m, 2 * t, g) | at(off, m, 2 * t + 1, g) << 16) << "x4.trans " << l << " " << m;
+      EXPECT_EQ(out[size_t(l * 10 + 4 + m)], at(off, m, g, 2 * t) | at(off, m, g, 2 * t + 1) << 16) << "x4 " << l << " " << m;
+    }
+    for (int m = 0; m < 2; ++m)
+      EXPECT_EQ(out[size_t(l * 10 + 8 + m)], at(off2, m, 2 * t, g) | at(off2, m, 2 * t + 1, g) << 16) << "x2.trans " << l << " " << m;
+  }
+}
+
+/** Misuse of the tensor-core instructions, each a launch hardware would not complete or leaves
+ *  undefined: 0, half the warp at an mma the other half skips; 1, half at an mma and half at an
+ *  ldmatrix; 2, a row address not 16-byte aligned; 3, rows past the launch's dynamic shared
+ *  memory. */
+__global__ void mma_misuse_kernel(int how, float* out) {
+  extern __shared__ __align__(16) unsigned char bad_smem[];
+  namespace m = abft::cuda::mma;
+  const int lane = int(threadIdx.x % 32);
+  uint32_t a[4] = {0x3f803f80u, 0, 0, 0}, b[2] = {0x3f803f80u, 0}, r[4] = {};
+  float d[4] = {};
+  const unsigned char* row = bad_smem + 16 * (lane % 8);
+  if (how == 0 && lane >= 16) return;
+  if (how == 1 && lane >= 16) {
+    m::ldmatrix_x4<false>(r, row);
+  } else if (how == 2) {
+    m::ldmatrix_x4<false>(r, row + (lane == 5 ? 4 : 0));
+  } else if (how == 3) {
+    m::ldmatrix_x4<true>(r, row + 64 * (lane / 8));
+  } else {
+    m::mma_16816<__nv_bfloat16>(d, a, b, d);
+  }
+  out[lane] = d[0] + float(r[0]);
+}
+
+TEST(CudaEmulator, TensorCoreInstructionsNotAllTheWarpMeetsFailTheLaunch) {
+  Dev<float> out(32, 0.0f);
+  for (int how = 0; how < 4; ++how) {
+    mma_misuse_kernel<<<1, 32, 256>>>(how, out.p);  // how 3 reads bytes 0..319 of these 256
+    EXPECT_EQ(cudaGetLastError(), cudaErrorLaunchFailure) << how;
+  }
+  mma_misuse_kernel<<<1, 32, 512>>>(3, out.p);  // the same rows inside the launch's 512 bytes
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);
 }
 
 }  // namespace

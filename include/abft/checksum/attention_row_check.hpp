@@ -32,10 +32,14 @@ struct AttnRowState {
   double stored = 0;    ///< sum_c of the row as stored (rounded to the storage format), in double
   float accv = 0;       ///< sum_j P_ij v_j through the output's rescaling
   float acca = 0;       ///< sum_j P_ij a_j (a_j = sum_c |V_jc|), the output's magnitude
+  /// The least normalizer a clean row can have: 1 where the maximum's own probability is
+  /// exactly exp(0) = 1; below 1 where it is formed as exp2(fma(s, c, -m c)), whose argument at
+  /// the maximum is the rounding of m c (the mma kernel, ABFT.md §13.4).
+  double l_min = 1.0;
 };
 
-/** The end-of-row checks (docs/ABFT.md §10.2, §13): the duplicate maximum bit for bit, l >= 1
- *  and finite, |l - l2| <= c_norm l, |sum_c O_ic - accv / l| <= c_out acca / l + abs on the row
+/** The end-of-row checks (docs/ABFT.md §10.2, §13): the duplicate maximum bit for bit, l >= l_min
+ *  (1) and finite, |l - l2| <= c_norm l, |sum_c O_ic - accv / l| <= c_out acca / l + abs on the row
  *  as computed, and, when it is stored in a narrower format of unit roundoff storage_u (0: the
  *  same format), the stored row against the computed one: each element rounds by at most
  *  storage_u of itself and sum_c |O_ic| <= (1 + c_out) acca / l. Two checks rather than one
@@ -46,7 +50,7 @@ struct AttnRowState {
 ABFT_HD AttnVerdict attn_row_verdict(const AttnRowState& s, double c_out, double c_norm, double abs,
                                      double storage_u, double storage_abs = 0.0) {
   if (!(s.m == s.m2)) return AttnVerdict::Fail;
-  if (!(s.l >= 1.0f) || !(s.l <= FLT_MAX)) return AttnVerdict::Fail;
+  if (!(double(s.l) >= s.l_min) || !(s.l <= FLT_MAX)) return AttnVerdict::Fail;
   if (!(std::fabs(double(s.l) - double(s.l2)) <= c_norm * double(s.l))) return AttnVerdict::Fail;
   if (!(double(s.acca) <= double(FLT_MAX))) return AttnVerdict::Skip;
   const double l = double(s.l);
