@@ -3,13 +3,18 @@
  *  against the same kernels without their checksums (policy OFF) in the same run: the ABFT
  *  overhead (bar <= 10 %, issue 11). Shapes: seq 512 ... 16384 (q_len = kv_len), head_dim 64
  *  and 128, causal and not, bfloat16 (binary16 and float at head_dim 128), batch x heads chosen
- *  so that every call holds 2^16 query rows. Rows:
+ *  so that every call holds 2^16 query rows. Rows, in the order they run (the first are the ones
+ *  the bar is judged on, so a run stopped by its time limit keeps them):
+ *    cuda_attention/fwd-mma/...         the forward on the mma.sync kernel (ABFT_CUDA_ATTN_TC=mma;
+ *                                       its scope: bfloat16 and binary16, head_dim 64 and 128,
+ *                                       causal and not, every length);
  *    cuda_attention/fwd/...             the forward (SIMT products);
- *    cuda_attention/fwd-tc/...          the 16-bit rows on tensor cores (ABFT_CUDA_ATTN_TC=1);
+ *    cuda_attention/fwd-tc/...          the 16-bit rows on WMMA tensor cores (ABFT_CUDA_ATTN_TC=1);
  *    cuda_attention/bwd/...             the backward (bfloat16 and float, seq 1024, 4096, 16384);
  *    cuda_attention/fwd[-tc]-nokeysums/ the forward with each query block forming the key
  *                                       blocks' sums itself (ABFT_CUDA_ATTN_KEY_SUMS=0: the
- *                                       pre-pass's gain; bfloat16, seq 1024 and 16384; no bar).
+ *                                       pre-pass's gain; bfloat16, seq 1024 and 16384; no bar;
+ *                                       none for mma, whose pre-pass is its own).
  *  Each iteration times both (CUDA events, the order alternating) after one untimed warm-up of
  *  each; counters: TFLOP/s of each (4 L_q L_k D per head, halved when causal; the backward
  *  2.5 times that, the FlashAttention convention), `overhead` = protected / unprotected time -
@@ -38,6 +43,15 @@ const char* dtype_tag(abft_cuda_dtype t) {
 
 enum class Dir { Fwd, Bwd };
 
+/** The forward's product engine, as ABFT_CUDA_ATTN_TC selects it (the backward: SIMT). */
+enum class Engine { Simt, Wmma, Mma };
+
+/** ABFT_CUDA_ATTN_TC's value for an engine (unset: SIMT). */
+const char* engine_env(Engine e) { return e == Engine::Wmma ? "1" : e == Engine::Mma ? "mma" : nullptr; }
+
+/** The row-name suffix of an engine's forward rows: fwd, fwd-tc, fwd-mma. */
+const char* engine_tag(Engine e) { return e == Engine::Wmma ? "-tc" : e == Engine::Mma ? "-mma" : ""; }
+
 /** A device buffer of n elements of es bytes holding the bench's value pattern (small values,
  *  the same bits for every storage type's width; `salt` makes the tensors differ). */
 bool upload_pattern(void** p, size_t n, size_t es, abft_cuda_dtype t, uint32_t salt) {
@@ -61,13 +75,13 @@ bool upload_pattern(void** p, size_t n, size_t es, abft_cuda_dtype t, uint32_t s
   return cudaMemcpy(*p, h.data(), n * es, cudaMemcpyHostToDevice) == cudaSuccess;
 }
 
-void BM_attention(benchmark::State& state, abft_cuda_dtype t, int64_t seq, int64_t D, bool causal, bool tc, Dir dir,
-                  bool records) {
+void BM_attention(benchmark::State& state, abft_cuda_dtype t, int64_t seq, int64_t D, bool causal, Engine eng,
+                  Dir dir, bool records) {
   if (!abft_bench::device_or_skip(state)) return;
-  // The product engine (tensor cores: 16-bit storage, head_dim 64 / 128; or SIMT) and the key
-  // blocks' sums (the pre-pass, or each query block's own), each set or unset for the row:
-  // none comes from the caller's environment.
-  const abft_test::ScopedEnv engine("ABFT_CUDA_ATTN_TC", tc ? "1" : nullptr);
+  // The product engine (mma.sync or WMMA tensor cores: 16-bit storage, head_dim 64 / 128; or
+  // SIMT) and the key blocks' sums (the pre-pass, or each query block's own), each set or unset
+  // for the row: none comes from the caller's environment.
+  const abft_test::ScopedEnv engine("ABFT_CUDA_ATTN_TC", engine_env(eng));
   const abft_test::ScopedEnv sums("ABFT_CUDA_ATTN_KEY_SUMS", records ? nullptr : "0");
   const int64_t heads = 8, rows = int64_t(1) << 16;
   const int64_t batch = rows / (seq * heads) > 0 ? rows / (seq * heads) : 1;
@@ -121,37 +135,41 @@ void BM_attention(benchmark::State& state, abft_cuda_dtype t, int64_t seq, int64
   free_all();
 }
 
-void add(const std::string& kind, abft_cuda_dtype t, int64_t D, bool causal, int64_t seq, bool tc, Dir dir,
+void add(const std::string& kind, abft_cuda_dtype t, int64_t D, bool causal, int64_t seq, Engine eng, Dir dir,
          bool records) {
   const std::string name = "cuda_attention/" + kind + "/" + dtype_tag(t) + "/d" + std::to_string(D) +
                            (causal ? "/causal" : "/full") + "/seq" + std::to_string(seq);
-  benchmark::RegisterBenchmark(name.c_str(), BM_attention, t, seq, D, causal, tc, dir, records)
+  benchmark::RegisterBenchmark(name.c_str(), BM_attention, t, seq, D, causal, eng, dir, records)
       ->UseManualTime()
       ->Iterations(5)
       ->Unit(benchmark::kMillisecond);
 }
 
 void register_all() {
-  for (bool tc : {false, true})
+  // The forward, the mma.sync rows first (the bar's rows; its scope: 16-bit storage, every head
+  // dim, causal and not), then SIMT's (bfloat16 everywhere, binary16 and float at head_dim 128
+  // full) and WMMA's (SIMT's 16-bit shapes).
+  for (Engine eng : {Engine::Mma, Engine::Simt, Engine::Wmma})
     for (abft_cuda_dtype t : {ABFT_CUDA_BFLOAT16, ABFT_CUDA_HALF, ABFT_CUDA_FLOAT})
       for (int64_t D : {64, 128})
         for (bool causal : {false, true})
           for (int64_t seq = 512; seq <= 16384; seq *= 2) {
-            if (t != ABFT_CUDA_BFLOAT16 && (D != 128 || causal)) continue;
-            if (tc && t == ABFT_CUDA_FLOAT) continue;  // tensor cores: 16-bit storage only
-            add(tc ? "fwd-tc" : "fwd", t, D, causal, seq, tc, Dir::Fwd, true);
+            if (eng != Engine::Simt && t == ABFT_CUDA_FLOAT) continue;  // tensor cores: 16-bit storage only
+            if (eng != Engine::Mma && t != ABFT_CUDA_BFLOAT16 && (D != 128 || causal)) continue;
+            add(std::string("fwd") + engine_tag(eng), t, D, causal, seq, eng, Dir::Fwd, true);
           }
   for (abft_cuda_dtype t : {ABFT_CUDA_BFLOAT16, ABFT_CUDA_FLOAT})
     for (int64_t D : {64, 128})
       for (bool causal : {false, true})
         for (int64_t seq : {1024, 4096, 16384}) {
           if (t != ABFT_CUDA_BFLOAT16 && (D != 128 || causal)) continue;
-          add("bwd", t, D, causal, seq, false, Dir::Bwd, true);
+          add("bwd", t, D, causal, seq, Engine::Simt, Dir::Bwd, true);
         }
-  for (bool tc : {false, true})
+  for (Engine eng : {Engine::Simt, Engine::Wmma})
     for (int64_t D : {64, 128})
       for (int64_t seq : {1024, 16384})
-        add(tc ? "fwd-tc-nokeysums" : "fwd-nokeysums", ABFT_CUDA_BFLOAT16, D, false, seq, tc, Dir::Fwd, false);
+        add(std::string("fwd") + engine_tag(eng) + "-nokeysums", ABFT_CUDA_BFLOAT16, D, false, seq, eng, Dir::Fwd,
+            false);
 }
 
 }  // namespace

@@ -99,13 +99,17 @@ for g in "${gtests[@]}"; do
     echo $? >"$logs/$name.rc" ) &
 done
 # The attention forward against PyTorch's SDPA and a float64 reference (PyTorch is there).
-# Twice: the SIMT path, and the tensor-core path where it exists (16-bit, head_dim 64 / 128).
-if want sdpa; then
-  ( timeout -k 5 "$jobs_t" python3 "$root/scripts/gpu_attention_sdpa_check.py" "$build/tests/cuda/attention_sdpa_tool" \
-      >"$logs/sdpa_check.log" 2>&1; echo $? >"$logs/sdpa_check.rc" ) &
-  ( ABFT_CUDA_ATTN_TC=1 timeout -k 5 "$jobs_t" python3 "$root/scripts/gpu_attention_sdpa_check.py" \
-      "$build/tests/cuda/attention_sdpa_tool" >"$logs/sdpa_check_tc.log" 2>&1; echo $? >"$logs/sdpa_check_tc.rc" ) &
-fi
+# Once per product engine (ABFT_CUDA_ATTN_TC; log suffix:value): SIMT (unset), the WMMA tensor
+# cores (1) and the mma.sync kernel (mma), the last two where they exist (16-bit, head_dim 64 /
+# 128; the mma kernel without a mask), SIMT elsewhere.
+sdpa_runs=(: _tc:1 _mma:mma)
+want sdpa || sdpa_runs=()
+for run in "${sdpa_runs[@]}"; do
+  sfx=${run%%:*} tc=${run#*:}
+  ( env -u ABFT_CUDA_ATTN_TC ${tc:+ABFT_CUDA_ATTN_TC=$tc} timeout -k 5 "$jobs_t" python3 \
+      "$root/scripts/gpu_attention_sdpa_check.py" "$build/tests/cuda/attention_sdpa_tool" \
+      >"$logs/sdpa_check$sfx.log" 2>&1; echo $? >"$logs/sdpa_check$sfx.rc" ) &
+done
 # Small campaigns on the GPU GEMM (random bit flips at the output and in operand copies), the
 # GPU FFT (at the output and in the input cuFFT reads; c2c and r2c) and the GPU attention forward
 # (its six sites).
@@ -136,13 +140,12 @@ for g in "${gtests[@]}"; do
   [ "$rc" = 0 ] && failed=${failed:-0}
   rows+=("$(printf '| %-26s | %6s | %6s | %7s |' "$name" "${passed:-0}" "${failed:-?}" "${skipped:-0}")")
 done
-sdpa_runs=("" _tc)
-want sdpa || sdpa_runs=()
-for tc in "${sdpa_runs[@]}"; do
-  echo "Attention forward${tc:+ (tensor cores)} vs PyTorch SDPA (errors relative to the float64 output's magnitude):"
-  cat "$logs/sdpa_check$tc.log"
-  if [ "$(cat "$logs/sdpa_check$tc.rc")" = 0 ]; then v=1; else v=0; status=1; fi
-  rows+=("$(printf '| %-26s | %6s | %6s | %7s |' "attention vs SDPA${tc:+ (tc)}" "$v" "$((1 - v))" 0)")
+for run in "${sdpa_runs[@]}"; do
+  sfx=${run%%:*} tc=${run#*:}
+  echo "Attention forward${tc:+ (ABFT_CUDA_ATTN_TC=$tc)} vs PyTorch SDPA (errors relative to the float64 output's magnitude):"
+  cat "$logs/sdpa_check$sfx.log"
+  if [ "$(cat "$logs/sdpa_check$sfx.rc")" = 0 ]; then v=1; else v=0; status=1; fi
+  rows+=("$(printf '| %-26s | %6s | %6s | %7s |' "attention vs SDPA${tc:+ (tc=$tc)}" "$v" "$((1 - v))" 0)")
 done
 for spec in "${specs[@]}"; do
   set -- $spec
@@ -189,8 +192,10 @@ fi
 
 # The forward's rows (seq 1024, 4096 and 16384 by default: in the last run the SIMT rows moved by
 # under 5 % across the six lengths, the tensor-core rows by up to a quarter, rising with length;
-# ABFT_GPU_ATTN_FILTER: another regex), then the backward's
-# (their own run and JSON).
+# ABFT_GPU_ATTN_FILTER: another regex), then the backward's (their own run and JSON). The
+# forward's rows run in the benchmark's order, the mma.sync kernel's (fwd-mma, the bar's) first,
+# so a run stopped by the deadline loses SIMT's and WMMA's rows before them; SDPA is timed
+# before the forward's rows, so their ratio column survives such a stop too.
 attn_json=$build/cuda_attention_bench.json attn_bwd_json=$build/cuda_attention_bwd_bench.json
 sdpa_json=$build/sdpa_attention.json
 # SDPA's times, forward and backward, for both attention tables (once).
@@ -203,12 +208,13 @@ sdpa_timing() {
 rm -f "$sdpa_json"
 attn_filter=${ABFT_GPU_ATTN_FILTER:-'/fwd[^/]*/.*/seq(1024|4096|16384)(/|$)'}
 if want attention; then
+  sdpa_timing
   tl 100 "$build/bench/abft_bench_cuda_attention" --benchmark_filter="$attn_filter" --benchmark_out="$attn_json" \
     --benchmark_out_format=json >"$logs/bench_attention.log" 2>&1 || { status=1; log "attention benchmark failed"; }
-  sdpa_timing
   echo
   echo "Attention forward: protected vs unprotected (same kernel, same run; bar overhead <= 10 %), and PyTorch SDPA"
-  echo "(-nokeysums rows: the key blocks' sums formed by every query block, ABFT_CUDA_ATTN_KEY_SUMS=0; no bar):"
+  echo "(fwd-mma rows: the mma.sync kernel, ABFT_CUDA_ATTN_TC=mma; fwd-tc: WMMA tensor cores, =1; fwd: SIMT;"
+  echo "-nokeysums rows: the key blocks' sums formed by every query block, ABFT_CUDA_ATTN_KEY_SUMS=0; no bar):"
   python3 "$root/scripts/gpu_bench_table.py" attention "$attn_json" "$sdpa_json" || status=1
 fi
 

@@ -2,9 +2,10 @@
 """PyTorch's scaled_dot_product_attention on the shapes of bench/cuda_attention_bench.cpp, for
 the GPU attention tables (scripts/gpu_bench_table.py attention): the flash backend for bfloat16
 and binary16, the memory-efficient one for float (flash has no float kernel); the forward on the
-benchmark's cuda_attention/fwd/... shapes, the backward (the gradients of Q, K and V from dO,
-timed alone) on its cuda_attention/bwd/... shapes. Times are the median of 5 calls after 2
-warm-ups (CUDA events). Writes JSON {name: {"ms", "backend"}} with the benchmark's row names.
+benchmark's cuda_attention/fwd/... and fwd-mma/... shapes (named fwd: every forward engine's
+row reads it), the backward (the gradients of Q, K and V from dO, timed alone) on its
+cuda_attention/bwd/... shapes. Times are the median of 5 calls after 2 warm-ups (CUDA
+events). Writes JSON {name: {"ms", "backend"}} with the benchmark's row names.
 Run by scripts/gpu-check.sh on the device machine (PyTorch there).
 
 Usage: gpu_attention_sdpa.py OUT.json
@@ -25,12 +26,13 @@ def shapes():
         return name, dt, seq, d, causal, batch, hb // batch, kind == "bwd"
 
     # The forward at the lengths scripts/gpu-check.sh times by default (the benchmark has 512 ...
-    # 16384; 1024, 4096 and 16384 span what moved with length in the last run).
+    # 16384; 1024, 4096 and 16384 span what moved with length in the last run): every 16-bit
+    # shape (the fwd-mma rows have binary16 at both head dims, causal and not), float at 128 full.
     for dt in ("bf16", "f16", "f32"):
         for d in (64, 128):
             for causal in (False, True):
                 for seq in (1024, 4096, 16384):
-                    if dt == "bf16" or (d == 128 and not causal):
+                    if dt != "f32" or (d == 128 and not causal):
                         yield row("fwd", dt, seq, d, causal)
     for dt in ("bf16", "f32"):
         for d in (64, 128):

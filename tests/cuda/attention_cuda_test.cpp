@@ -473,6 +473,58 @@ TEST(CudaAttention, InjectedFaultsAreDetectedAndRepairedOnTheDevice) {
   }
 }
 
+/** What only the mma.sync kernel (ABFT_CUDA_ATTN_TC=mma) has: score checks over groups of 512
+ *  keys and their prefix records (faults in a later group of a long causal row with
+ *  q_len != kv_len, and in its last, partial block), and V's checksum columns in the storage
+ *  type, scaled for binary16 (|V| up to 2000: sum_c |V_jc| is past binary16's range unscaled)
+ *  and among its subnormals (|V| ~ 1e-3): no detection on the clean run, every site seen and
+ *  repaired to the clean run's bits, on binary16 and bfloat16. */
+TEST(CudaAttention, MmaKernelLongRowsAndBinary16Ranges) {
+  REQUIRE_DEVICE();
+  const ProductEngine mode(Engine::Mma);
+  struct Site {
+    abft_site site;
+    int64_t col, kpos;
+  };
+  // Head instance 1, query 65 (the second query block): it attends keys 0..1295 of 1300, 21 key
+  // blocks in groups of 8, 8 and 5.
+  const int64_t row = 70 + 65;
+  const Site sites[] = {
+      {ABFT_SITE_ATTN_SCORES, 1100, 0}, {ABFT_SITE_ATTN_SCORES, 1290, 0}, {ABFT_SITE_ATTN_PROBS, 900, 0},
+      {ABFT_SITE_ATTN_ROWSTAT, 0, 1299}, {ABFT_SITE_ATTN_ROWSTAT, 1, 600},  {ABFT_SITE_ATTN_ACC, 77, 600},
+      {ABFT_SITE_OUTPUT, 77, 0},         {ABFT_SITE_PACKED_A, 0, 100},
+  };
+  for (float vscale : {1.0f, 2000.0f, 1e-3f})
+    for (abft_cuda_dtype t : {ABFT_CUDA_HALF, ABFT_CUDA_BFLOAT16}) {
+      Case c(t, 1, 2, 1, 70, 1300, 128, true, false, false, Data::Uniform, 31);
+      for (float& x : c.V) x = stored(x * vscale, t);
+      const std::string what = std::string(dtype_name(t)) + " |V| x " + std::to_string(vscale);
+      abft_handle_t h = nullptr;
+      ASSERT_EQ(abft_handle_create(&h), ABFT_STATUS_SUCCESS);
+      const Outcome clean = run(c, h, ABFT_POLICY_CORRECT);
+      abft_cuda_release(h);
+      abft_handle_destroy(h);
+      ASSERT_EQ(clean.call, ABFT_STATUS_SUCCESS) << what;
+      ASSERT_EQ(clean.rep.detected, 0u) << what;
+      EXPECT_EQ(clean.rep.skipped, 0u) << what;
+      EXPECT_GT(clean.rep.checks, 0u) << what;
+      expect_close(c, clean, what, true);
+      for (const Site& s : sites) {
+        const std::string w = what + " site " + std::to_string(int(s.site)) + " col " + std::to_string(s.col);
+        abft_fault landed{};
+        // (A stored output is checked at the storage format's resolution of the row's magnitude,
+        // which with |V| ~ 2000 hides a cleared top exponent bit of an element near 30: a NaN.)
+        const abft_fault_model model = s.site == ABFT_SITE_OUTPUT ? ABFT_FAULT_NAN : ABFT_FAULT_BITFLIP;
+        const Outcome r = run_fault(c, ABFT_POLICY_CORRECT, s.site, model, 30, row, s.col, s.kpos, &landed);
+        ASSERT_EQ(r.call, ABFT_STATUS_SUCCESS) << w;
+        EXPECT_EQ(landed.applied, 1) << w;
+        EXPECT_EQ(r.rep.detected, 1u) << w;
+        EXPECT_EQ(r.rep.corrected, 1u) << w;
+        EXPECT_EQ(0, std::memcmp(r.O.data(), clean.O.data(), r.O.size() * sizeof(float))) << w;
+      }
+    }
+}
+
 TEST(CudaAttention, FaultsInCausalBlocksAndRowsWithoutKeys) {
   REQUIRE_DEVICE();
   // q_len 100 > kv_len 60, causal: queries 0..39 attend no key (O = 0, lse = -inf).
