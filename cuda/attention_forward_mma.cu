@@ -89,49 +89,46 @@ struct MmaSums {
   double c_tile = 0, abs_tile = 0;  ///< the score check's bound (the same for every group)
 };
 
-/** Bytes of the workspace for MmaSums of `a` at bucket DM (records, then the columns at a
- *  16-byte aligned offset). */
-int64_t mma_records_bytes(const AttnArgs& a, int dm) {
-  const int64_t nkb = (a.Lk + kMBC - 1) / kMBC;
-  return (a.B * a.HK * nkb * 2 * dm * int64_t(sizeof(float)) + 15) / 16 * 16;
-}
-int64_t mma_sums_bytes(const AttnArgs& a, int dm) {
-  const int64_t nkb = (a.Lk + kMBC - 1) / kMBC;
-  return mma_records_bytes(a, dm) + a.B * a.HK * nkb * kMBC * kXCols * 2;
-}
+/** The workspace of the pre-pass for `a` at bucket DM, as byte offsets: the float records, V's
+ *  checksum columns, then each key block's column sums in double (the first pass's output). */
+struct MmaWorkspace {
+  int64_t rec = 0, vx = 0, part = 0, bytes = 0;
+  MmaWorkspace(const AttnArgs& a, int dm) {
+    const int64_t blocks = a.B * a.HK * ((a.Lk + kMBC - 1) / kMBC);
+    vx = (blocks * 2 * dm * int64_t(sizeof(float)) + 15) / 16 * 16;
+    part = vx + blocks * kMBC * kXCols * 2;
+    bytes = part + blocks * 2 * dm * int64_t(sizeof(double));
+  }
+};
 
-/** The pre-pass: a thread block per (batch, KV head, group of kGroupBlocks key blocks). Column
- *  sums one thread per column, keys in order, in double, each block's prefix rounded once to
- *  float; the checksum columns a warp per key (lanes over columns, then a butterfly), in double,
- *  rounded to float, scaled, and split into two storage values. */
+/** The pre-pass, first kernel: a thread block per (batch, KV head, key block kb). The block's
+ *  column sums of K and |K| in double, a thread per column, keys in order, into `part`; V's
+ *  checksum columns of its keys, a warp per key (lanes over columns, then a butterfly), in
+ *  double, rounded to float, scaled, and split into two storage values. */
 template <class T, int DM>
-__global__ void __launch_bounds__(kMThreads) attn_mma_sums_kernel(AttnArgs a, float* rec, T* vx, int64_t nkb) {
+__global__ void __launch_bounds__(kMThreads) attn_mma_block_sums_kernel(AttnArgs a, double* part, T* vx,
+                                                                        int64_t nkb) {
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
   const int D = int(a.D);
-  const int64_t ngroups = (nkb + kGroupBlocks - 1) / kGroupBlocks;
-  const int64_t units = a.B * a.HK * ngroups;
+  const int64_t units = a.B * a.HK * nkb;
+  const float sigma = vx_scale<T>();
   for (int64_t u = blockIdx.x; u < units; u += gridDim.x) {
-    const int64_t bhk = u / ngroups, grp = u % ngroups, b = bhk / a.HK, hk = bhk % a.HK;
+    const int64_t bhk = u / nkb, kb = u % nkb, b = bhk / a.HK, hk = bhk % a.HK;
+    const int64_t j0 = kb * kMBC, jend = j0 + kMBC < a.Lk ? j0 + kMBC : a.Lk;
     const T* K = static_cast<const T*>(a.k) + b * a.ks[0] + hk * a.ks[1];
     const T* V = static_cast<const T*>(a.v) + b * a.vs[0] + hk * a.vs[1];
-    const int64_t kb0 = grp * kGroupBlocks;
-    const int64_t kb1 = kb0 + kGroupBlocks < nkb ? kb0 + kGroupBlocks : nkb;
     for (int c = tid; c < DM; c += kMThreads) {
       double s = 0.0, sa = 0.0;
-      for (int64_t kb = kb0; kb < kb1; ++kb) {
-        const int64_t jend = (kb + 1) * kMBC < a.Lk ? (kb + 1) * kMBC : a.Lk;
-        for (int64_t j = kb * kMBC; j < jend; ++j) {
-          const double x = c < D ? double(to_f(K[j * a.ks[2] + c * a.ks[3]])) : 0.0;
+      if (c < D)
+        for (int64_t j = j0; j < jend; ++j) {
+          const double x = double(to_f(K[j * a.ks[2] + c * a.ks[3]]));
           s += x;
           sa += fabs(x);
         }
-        float* r = rec + (bhk * nkb + kb) * 2 * DM;
-        r[c] = float(s);
-        r[DM + c] = float(sa);
-      }
+      part[u * 2 * DM + c] = s;
+      part[u * 2 * DM + DM + c] = sa;
     }
-    const float sigma = vx_scale<T>();
-    for (int64_t j = kb0 * kMBC + warp; j < kb1 * kMBC; j += kMThreads / 32) {
+    for (int64_t j = j0 + warp; j < j0 + kMBC; j += kMThreads / 32) {
       double vs = 0.0, va = 0.0;
       if (j < a.Lk)
         for (int c = lane; c < D; c += 32) {
@@ -145,14 +142,35 @@ __global__ void __launch_bounds__(kMThreads) attn_mma_sums_kernel(AttnArgs a, fl
       }
       if (lane < kXCols) {
         const float v = float(vs) * sigma, av = float(va) * sigma;
-        const T hi = from_f<T>(v);
         float x = 0.0f;
         if (lane == 0) x = v;
-        else if (lane == 1) x = v - to_f(hi);
+        else if (lane == 1) x = v - to_f(from_f<T>(v));
         else if (lane == 2) x = av;
         else if (lane == 3) x = 1.0f;
         vx[(bhk * nkb * kMBC + j) * kXCols + lane] = j < a.Lk ? from_f<T>(x) : from_f<T>(0.0f);
       }
+    }
+  }
+}
+
+/** The pre-pass, second kernel: a thread per (batch, KV head, group of kGroupBlocks key blocks,
+ *  column): the group's prefix sums block by block, in double, each rounded once to float. */
+template <int DM>
+__global__ void __launch_bounds__(kMThreads) attn_mma_prefix_kernel(const double* part, float* rec, int64_t bhks,
+                                                                    int64_t nkb) {
+  const int64_t ngroups = (nkb + kGroupBlocks - 1) / kGroupBlocks;
+  const int64_t n = bhks * ngroups * DM;
+  for (int64_t idx = int64_t(blockIdx.x) * kMThreads + threadIdx.x; idx < n; idx += int64_t(gridDim.x) * kMThreads) {
+    const int c = int(idx % DM);
+    const int64_t grp = (idx / DM) % ngroups, bhk = idx / (DM * ngroups);
+    const int64_t kb1 = (grp + 1) * kGroupBlocks < nkb ? (grp + 1) * kGroupBlocks : nkb;
+    double s = 0.0, sa = 0.0;
+    for (int64_t kb = grp * kGroupBlocks; kb < kb1; ++kb) {
+      const int64_t u = bhk * nkb + kb;
+      s += part[u * 2 * DM + c];
+      sa += part[u * 2 * DM + DM + c];
+      rec[u * 2 * DM + c] = float(s);
+      rec[u * 2 * DM + DM + c] = float(sa);
     }
   }
 }
@@ -613,16 +631,22 @@ abft_status launch_mma_dm(const AttnArgs& a, const DevFaultList& fl, State* st, 
     // Scores on tensor cores: 3 DM terms (ABFT.md §13.2); up to 512 keys a check.
     ms.c_tile = ck::attn_float_tile_coefficient<float>(kGroupBlocks * kMBC, 3 * DM, DM, 4);
     ms.abs_tile = ck::attn_float_tile_abs_term<float>(kGroupBlocks * kMBC, 3 * DM, DM);
-    if (!grow_device_buffer(&st->attn_work, &st->attn_work_bytes, size_t(mma_sums_bytes(a, DM))))
-      return ABFT_STATUS_NOT_SUPPORTED;
+    const MmaWorkspace ws(a, DM);
+    if (!grow_device_buffer(&st->attn_work, &st->attn_work_bytes, size_t(ws.bytes))) return ABFT_STATUS_NOT_SUPPORTED;
     unsigned char* w = static_cast<unsigned char*>(st->attn_work);
-    ms.rec = reinterpret_cast<float*>(w);
-    ms.vx = w + mma_records_bytes(a, DM);
-    const int64_t groups = a.B * a.HK * ((ms.nkb + kGroupBlocks - 1) / kGroupBlocks);
-    if (groups > 0) {
-      const unsigned pg = unsigned(groups < (1 << 20) ? groups : (1 << 20));
-      attn_mma_sums_kernel<T, DM><<<pg, kMThreads, 0, stream>>>(a, reinterpret_cast<float*>(w),
-                                                                  static_cast<T*>(const_cast<void*>(ms.vx)), ms.nkb);
+    float* rec = reinterpret_cast<float*>(w + ws.rec);
+    T* vx = reinterpret_cast<T*>(w + ws.vx);
+    double* part = reinterpret_cast<double*>(w + ws.part);
+    ms.rec = rec;
+    ms.vx = vx;
+    const int64_t bhks = a.B * a.HK, blocks = bhks * ms.nkb;
+    if (blocks > 0) {
+      const unsigned g1 = unsigned(blocks < (1 << 20) ? blocks : (1 << 20));
+      attn_mma_block_sums_kernel<T, DM><<<g1, kMThreads, 0, stream>>>(a, part, vx, ms.nkb);
+      const int64_t threads = bhks * ((ms.nkb + kGroupBlocks - 1) / kGroupBlocks) * DM;
+      const int64_t g2 = (threads + kMThreads - 1) / kMThreads;
+      attn_mma_prefix_kernel<DM><<<unsigned(g2 < (1 << 20) ? g2 : (1 << 20)), kMThreads, 0, stream>>>(part, rec, bhks,
+                                                                                                     ms.nkb);
       if (cudaGetLastError() != cudaSuccess) return ABFT_STATUS_INTERNAL_ERROR;
     }
   }
