@@ -4,8 +4,8 @@
  *  chain of docs/ABFT.md §10 carried in registers (§13.4 derives it and its bounds).
  *
  *  A block of 4 warps owns 64 queries of one head, each warp 16 of them; key blocks of 64 keys
- *  pass through shared memory by cp.async (the next block's K loads while the softmax and P V
- *  run, V while the scores are formed). The copy of Q stays in shared memory for the sweep and
+ *  pass through shared memory by cp.async (V loads while the scores and the softmax are formed,
+ *  the next block's K while P V runs; two barriers a block). The copy of Q stays in shared memory for the sweep and
  *  is read as mma A fragments (ldmatrix) per key block; the scores stay in registers, and their
  *  probabilities, rounded to the storage type, are the A fragments of the P V product. Each key
  *  block's P V is formed from zero per 8 output columns and added once, o = fma(o, corr, t): the
@@ -60,13 +60,13 @@ using abft::cuda::mma::cp_async_commit;
 using abft::cuda::mma::cp_async_wait;
 using abft::cuda::mma::hi_f;
 using abft::cuda::mma::lo_f;
-using abft::cuda::mma::pack2;
 
 namespace {
 
 constexpr int kMBR = 64;         ///< queries per block (16 per warp)
 constexpr int kMBC = 64;         ///< keys per key block
 constexpr int kMThreads = 128;   ///< 4 warps
+static_assert(kMBR == kMBC, "load_tile copies kMBC rows, Q's tile included");
 constexpr int kGroupBlocks = 8;  ///< key blocks per score check (512 keys, aligned to key 0)
 constexpr int kXCols = 8;        ///< V's checksum columns per key: v_hi, v_lo, a, 1, 0, 0, 0, 0
 constexpr float kNegInf = -INFINITY;
@@ -240,8 +240,9 @@ __global__ void __launch_bounds__(kMThreads, DM == 64 ? 3 : 2) attn_fwd_mma_kern
   const int64_t units = a.B * a.H * nqb;
 
   for (int64_t u = blockIdx.x; u < units; u += gridDim.x) {
-    const int64_t bh = u / nqb, b = bh / a.H, h = bh % a.H, hk = h / a.G;
-    const int64_t qb = a.causal ? nqb - 1 - u % nqb : u % nqb;
+    // Causal calls take the longest query blocks of every head first (u runs over heads fastest).
+    const int64_t bh = a.causal ? u % (a.B * a.H) : u / nqb, b = bh / a.H, h = bh % a.H, hk = h / a.G;
+    const int64_t qb = a.causal ? nqb - 1 - u / (a.B * a.H) : u % nqb;
     const int64_t i0 = qb * kMBR;
     const int64_t row[2] = {i0 + 16 * warp + g, i0 + 16 * warp + g + 8};
     const bool valid[2] = {row[0] < a.Lq, row[1] < a.Lq};
@@ -257,8 +258,7 @@ __global__ void __launch_bounds__(kMThreads, DM == 64 ? 3 : 2) attn_fwd_mma_kern
     const T* V = static_cast<const T*>(a.v) + b * a.vs[0] + hk * a.vs[1];
     T* O = static_cast<T*>(a.o) + b * a.os[0] + h * a.os[1];
     const int64_t bhk = b * a.HK + hk;
-    const float* R = kCheck ? ms.rec + bhk * ms.nkb * 2 * DM : nullptr;
-    const T* X = kCheck ? static_cast<const T*>(ms.vx) + bhk * ms.nkb * kMBC * kXCols : nullptr;
+    // (The records of (b, hk) are addressed where they are read: fewer live registers.)
 
     for (int pass = 0;; ++pass) {
       const bool inject = kInject && pass == 0 && fl.n > 0;
@@ -282,12 +282,16 @@ __global__ void __launch_bounds__(kMThreads, DM == 64 ? 3 : 2) attn_fwd_mma_kern
       for (int kb = 0; kb < nkb; ++kb) {
         const int64_t j0 = int64_t(kb) * kMBC;
         const int64_t khi = kb + 1 == nkb ? INT64_MAX : j0 + kMBC;  // kpos range of faults landing here
-        // V and its checksum columns (in flight while the scores are formed).
+        // Two barriers a block: each orders one tile's copy before its reads and the other
+        // tile's last reads before its next copy.
+        cp_async_wait<0>();  // this block's K (and Q in the first)
+        __syncthreads();     // ... visible to every warp; every warp done with the last V and Xs
+        // V and its checksum columns, in flight while the scores are formed.
         load_tile<T, DM, RS>(Vs, V + j0 * a.vs[2], a.vs[2], a.Lk - j0, D, tid);
-        if (kCheck && tid < kMBC) cp_async_16(Xs + tid * kXCols, X + (j0 + tid) * kXCols, true);
+        if (kCheck && tid < kMBC)
+          cp_async_16(Xs + tid * kXCols, static_cast<const T*>(ms.vx) + ((bhk * ms.nkb + kb) * kMBC + tid) * kXCols,
+                      true);
         cp_async_commit();
-        cp_async_wait<1>();  // Q (first block) and this block's K
-        __syncthreads();
         if (kb == 0 && kCheck) {
           fp0 = q_fingerprint<T, DM, RS>(Qs, warp, lane);
           if (inject) {
@@ -324,9 +328,6 @@ __global__ void __launch_bounds__(kMThreads, DM == 64 ? 3 : 2) attn_fwd_mma_kern
             abft::cuda::mma::mma_16816<T>(s[2 * np + 1], qf, b1, s[2 * np + 1]);
           }
         }
-        __syncthreads();  // every warp is done with this K tile: the next one may load
-        if (kb + 1 < nkb) load_tile<T, DM, RS>(Ks, K + (j0 + kMBC) * a.ks[2], a.ks[2], a.Lk - j0 - kMBC, D, tid);
-        cp_async_commit();
 
         if (inject)  // a score as computed, before its sum
           for (int x = 0; x < fl.n; ++x) {
@@ -392,7 +393,7 @@ __global__ void __launch_bounds__(kMThreads, DM == 64 ? 3 : 2) attn_fwd_mma_kern
             const int n = 2 * kc + y / 2, r = y % 2;
             ts[r] += s[n][2 * r];
             ts[r] += s[n][2 * r + 1];
-            pa[kc][y] = pack2(from_f<T>(s[n][2 * r]), from_f<T>(s[n][2 * r + 1]));
+            pa[kc][y] = abft::cuda::mma::pack2_rn<T>(s[n][2 * r], s[n][2 * r + 1]);
           }
         l[0] = fmaf(l[0], corr[0], ts[0]);
         l[1] = fmaf(l[1], corr[1], ts[1]);
@@ -422,14 +423,19 @@ __global__ void __launch_bounds__(kMThreads, DM == 64 ? 3 : 2) attn_fwd_mma_kern
                     float lo = lo_f<T>(pa[kc][y]), hi = hi_f<T>(pa[kc][y]);
                     if (jj & 1) hi = land<float>(fl, x, hi);
                     else lo = land<float>(fl, x, lo);
-                    pa[kc][y] = pack2(from_f<T>(lo), from_f<T>(hi));
+                    pa[kc][y] = abft::cuda::mma::pack2_rn<T>(lo, hi);
                   }
               }
             }
           }
 
-        cp_async_wait<1>();  // this block's V (the next K may still be in flight)
-        __syncthreads();
+        cp_async_wait<0>();  // this block's V
+        __syncthreads();     // ... visible to every warp; every warp done with K
+        // The next block's K, in flight while P V runs.
+        if (kb + 1 < nkb) {
+          load_tile<T, DM, RS>(Ks, K + (j0 + kMBC) * a.ks[2], a.ks[2], a.Lk - j0 - kMBC, D, tid);
+          cp_async_commit();
+        }
         // O <- corr O + P V, each 8 output columns' block product from zero, added once.
 #pragma unroll
         for (int np = 0; np < NO / 2; ++np) {
@@ -462,7 +468,7 @@ __global__ void __launch_bounds__(kMThreads, DM == 64 ? 3 : 2) attn_fwd_mma_kern
         }
         if (kCheck && (kb % kGroupBlocks == kGroupBlocks - 1 || kb + 1 == nkb)) {
           // The group's score check (here, where the scores' registers are free again).
-          const float* rec = R + int64_t(kb) * 2 * DM;
+          const float* rec = ms.rec + (bhk * ms.nkb + kb) * 2 * DM;
           float ref[2] = {0.0f, 0.0f}, mag[2] = {0.0f, 0.0f};
 #pragma unroll
           for (int kc = 0; kc < NKC; ++kc) {
@@ -507,9 +513,7 @@ __global__ void __launch_bounds__(kMThreads, DM == 64 ? 3 : 2) attn_fwd_mma_kern
                     fault_at(f, ABFT_SITE_ATTN_ACC, bh, row[e / 2], -1, j0, khi))
                   o[n][e] = land<float>(fl, x, o[n][e]);
           }
-        __syncthreads();  // every warp is done with V and its columns before the next load
       }
-      cp_async_wait<0>();
 
       // The rows: normalizer, output, its sums, lse.
       float lt[2];

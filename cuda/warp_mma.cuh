@@ -114,14 +114,15 @@ __device__ __forceinline__ void cp_async_16(void* dst, const void* src, bool ful
   else std::memset(dst, 0, 16);
 #else
   const int n = full ? 16 : 0;
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_addr(dst)), "l"(src), "r"(n));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_addr(dst)), "l"(src), "r"(n)
+               : "memory");
 #endif
 }
 
 /** Close the group of this thread's cp.async copies issued since the last commit. */
 __device__ __forceinline__ void cp_async_commit() {
 #ifndef ABFT_CUDA_EMULATED
-  asm volatile("cp.async.commit_group;\n" ::);
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
 #endif
 }
 
@@ -130,7 +131,7 @@ __device__ __forceinline__ void cp_async_commit() {
 template <int N>
 __device__ __forceinline__ void cp_async_wait() {
 #ifndef ABFT_CUDA_EMULATED
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 #endif
 }
 
@@ -141,6 +142,20 @@ __device__ __forceinline__ uint32_t pack2(T lo, T hi) {
   memcpy(&a, &lo, 2);
   memcpy(&b, &hi, 2);
   return uint32_t(a) | (uint32_t(b) << 16);
+}
+
+/** Two floats rounded to nearest in T and packed as pack2 does, by one paired conversion. */
+template <class T>
+__device__ __forceinline__ uint32_t pack2_rn(float lo, float hi) {
+  uint32_t r;
+  if constexpr (std::is_same<T, __nv_bfloat16>::value) {
+    const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
+    memcpy(&r, &v, 4);
+  } else {
+    const __half2 v = __floats2half2_rn(lo, hi);
+    memcpy(&r, &v, 4);
+  }
+  return r;
 }
 
 /** The float values of the two 16-bit halves of a fragment register (exact). */
