@@ -20,7 +20,9 @@
 #include "abft/abft_cuda.h"
 #include "abft/attention.h"
 #include "abft/checksum/attention_bounds.hpp"
+#include "abft/checksum/attention_bwd_check.hpp"
 #include "device_faults.cuh"
+#include "device_state.hpp"
 
 namespace abft::cuda::attn {
 
@@ -129,6 +131,30 @@ __device__ __forceinline__ void tile_column_sums(const float* tile, int stride, 
     sum[c] = S(s);
     abs_sum[c] = S(sa);
   }
+}
+
+/** The end of one pass over a unit (a thread block's rows), every thread of the block calling it:
+ *  the threads' flags combined (attn_unit_outcome: `hard` an exact check, `skip_in` data,
+ *  `bad` a failed check, `skip_out` a downstream Skip), the unit counted in the kernel's device
+ *  counters (a first pass: checked or skipped, and failed; a repair: corrected or
+ *  uncorrectable), and whether to run the pass again (a first pass that failed, under CORRECT). */
+__device__ __forceinline__ bool finish_unit_pass(bool hard, bool skip_in, bool bad, bool skip_out, int pass,
+                                                 int correct, DeviceCounters* cnt, RepairCounters* rep) {
+  const int any_hard = __syncthreads_or(hard);
+  const int any_skip_in = __syncthreads_or(skip_in);
+  const int any_bad = __syncthreads_or(bad);
+  const int any_skip_out = __syncthreads_or(skip_out);
+  const abft::checksum::AttnUnitOutcome o =
+      abft::checksum::attn_unit_outcome(any_skip_in != 0, any_bad != 0, any_skip_out != 0, any_hard != 0);
+  if (pass == 0) {
+    if (threadIdx.x == 0) {
+      atomicAdd(o.skipped ? &cnt->skipped : &cnt->checks, 1ull);
+      if (o.failed) atomicAdd(&cnt->failed, 1ull);
+    }
+    return o.failed && correct;
+  }
+  if (threadIdx.x == 0) atomicAdd(o.failed ? &rep->uncorrectable : &rep->corrected, 1ull);
+  return false;
 }
 
 /** Keys of the key block that starts at j0 among the first `len` keys: min(kBC, len - j0). */

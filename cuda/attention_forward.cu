@@ -464,21 +464,7 @@ __global__ void __launch_bounds__(kThreads) attn_fwd_kernel(AttnArgs a, KeySums 
         bad |= v == ck::AttnVerdict::Fail;
         skip |= v == ck::AttnVerdict::Skip;
       }
-      const int any_hard = __syncthreads_or(hard);
-      const int any_bad = __syncthreads_or(bad);
-      const int any_skip = __syncthreads_or(skip);
-      const bool failed = any_hard || (any_bad && !any_skip);
-      if (pass == 0) {
-        if (tid == 0) {
-          if (any_skip && !any_hard) atomicAdd(&cnt->skipped, 1ull);
-          else atomicAdd(&cnt->checks, 1ull);
-          if (failed) atomicAdd(&cnt->failed, 1ull);
-        }
-        if (!failed || !correct) break;
-      } else {
-        if (tid == 0) atomicAdd(failed ? &rep->uncorrectable : &rep->corrected, 1ull);
-        break;
-      }
+      if (!finish_unit_pass(hard, skip, bad, false, pass, correct, cnt, rep)) break;
     }
   }
 }

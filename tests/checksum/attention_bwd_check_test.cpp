@@ -257,6 +257,10 @@ TEST(AttnBwdCheck, UnitOutcome) {
   EXPECT_TRUE(ck::attn_unit_outcome(false, false, true).skipped);
   EXPECT_FALSE(ck::attn_unit_outcome(false, false, false).failed);
   EXPECT_FALSE(ck::attn_unit_outcome(false, false, false).skipped);
+  // hard (a fingerprint): a failure whatever else said Skip, and not counted skipped.
+  EXPECT_TRUE(ck::attn_unit_outcome(true, false, true, true).failed);
+  EXPECT_FALSE(ck::attn_unit_outcome(true, false, true, true).skipped);
+  EXPECT_TRUE(ck::attn_unit_outcome(false, false, false, true).failed);
 }
 
 TEST(AttnBwdCheck, CoefficientGrowsWithTheChain) {

@@ -67,15 +67,16 @@ ABFT_HD AttnVerdict attn_grad_verdict(const AttnGradColumn& g, double coef, doub
 
 /** A unit's outcome from its flags: `skip_in` (non-finite inputs, or a score / dP tile whose
  *  magnitudes may overflow float: data, decided before any result), `bad` (a check failed),
- *  `skip_out` (a gradient verdict said Skip). A Skip downstream of a failure is the failure's
- *  echo (a corrupt value grown into an overflow), never data: it does not hide the failure. */
+ *  `skip_out` (a gradient verdict said Skip), `hard` (an exact check failed: a fingerprint of a
+ *  copy, never data). A Skip downstream of a failure is the failure's echo (a corrupt value grown
+ *  into an overflow), never data: it does not hide the failure; nothing hides a hard failure. */
 struct AttnUnitOutcome {
   bool failed = false, skipped = false;
 };
-ABFT_HD AttnUnitOutcome attn_unit_outcome(bool skip_in, bool bad, bool skip_out) {
+ABFT_HD AttnUnitOutcome attn_unit_outcome(bool skip_in, bool bad, bool skip_out, bool hard = false) {
   AttnUnitOutcome o;
-  o.failed = bad && !skip_in;
-  o.skipped = skip_in || (!bad && skip_out);
+  o.failed = hard || (bad && !skip_in);
+  o.skipped = !hard && (skip_in || (!bad && skip_out));
   return o;
 }
 
