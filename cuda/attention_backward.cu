@@ -42,6 +42,8 @@
 
 #include <cfloat>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <type_traits>
 
 #include "abft/abft_cuda.h"
@@ -696,6 +698,12 @@ abft_status launch_backward(const AttnArgs& a, const AttnBwdPtrs& g, const KeySu
 
 abft_status backward_launch(abft_cuda_dtype dtype, const AttnArgs& a, const AttnBwdPtrs& g, const DevFaultList& fl,
                             State* st, cudaStream_t stream, bool check, bool correct) {
+  // ABFT_CUDA_ATTN_TC=mma (read at every call): the mma.sync kernels in their scope, else these.
+  const char* engine = std::getenv("ABFT_CUDA_ATTN_TC");
+  if (engine && std::strcmp(engine, "mma") == 0) {
+    const abft_status s = backward_mma_launch(dtype, a, g, fl, st, stream, check, correct);
+    if (s != ABFT_STATUS_NOT_SUPPORTED) return s;
+  }
   // (Both kernels read the records: dK/dV once per key block, dQ once per query block and key block.)
   const KeySums ks = check && a.Lq > 0 ? key_sums_launch(dtype, a, st, stream, false) : KeySums{};
   return with_storage_type(dtype, ABFT_STATUS_INVALID_VALUE, [&](auto t) {

@@ -51,4 +51,14 @@ struct AttnBwdPtrs {
 abft_status backward_launch(abft_cuda_dtype dtype, const AttnArgs& a, const AttnBwdPtrs& g, const DevFaultList& fl,
                             State* st, cudaStream_t stream, bool check, bool correct);
 
+/** Launch the mma.sync backward (attention_backward_mma.cu: its pre-pass, the dK/dV kernel, then
+ *  the dQ kernel) for `dtype` on `stream`, counting into st's ATTN_BWD counters: NOT_SUPPORTED,
+ *  with nothing enqueued, for a call outside its scope (storage other than binary16 / bfloat16,
+ *  a head-dim bucket other than 64 / 128, head_dim not a multiple of 8, a mask, a scale not
+ *  positive and finite, Q, K, V, O or dO not of unit stride along head_dim or with rows not
+ *  16-byte aligned, an empty side) or when its workspace cannot be had; the caller then takes
+ *  backward_launch's SIMT kernels. */
+abft_status backward_mma_launch(abft_cuda_dtype dtype, const AttnArgs& a, const AttnBwdPtrs& g,
+                                const DevFaultList& fl, State* st, cudaStream_t stream, bool check, bool correct);
+
 }  // namespace abft::cuda::attn

@@ -146,6 +146,17 @@ double storage_tiny() {
   return std::is_same_v<T, float> ? 0.0 : std::is_same_v<T, __half> ? std::ldexp(1.0, -25) : std::ldexp(1.0, -134);
 }
 
+/** The backward's product engines: SIMT everywhere (ABFT_CUDA_ATTN_TC unset), the mma.sync
+ *  kernels ("mma": 16-bit storage at head-dim buckets 64 and 128 without a mask, unit-stride
+ *  16-byte aligned rows; attention_backward_mma.cu). There is no WMMA backward ("1" runs SIMT). */
+enum class Engine { Simt, Mma };
+constexpr Engine kEngines[] = {Engine::Simt, Engine::Mma};
+/** The engine for a scope. */
+struct ProductEngine : abft_test::ScopedEnv {
+  explicit ProductEngine(Engine e) : abft_test::ScopedEnv("ABFT_CUDA_ATTN_TC", e == Engine::Mma ? "mma" : nullptr) {}
+};
+const char* engine_name(Engine e) { return e == Engine::Mma ? "mma " : ""; }
+
 // ------------------------------------------------------------------ one problem
 
 struct Spec {
@@ -155,6 +166,20 @@ struct Spec {
   bool mask = false;     ///< additive mask, broadcast over the batch, -inf entries, one fully masked row
   int data = 0;          ///< 0 normal; 1 wide range; 2 ties (identical keys and queries); 3 peaked softmax
   float scale_mul = 1.0f;
+  float do_scale = 1.0f;  ///< dO drawn times this (then rounded to the storage type)
+  /** Whether the mma.sync kernels take this problem in storage T (their scope). */
+  template <class T>
+  bool mma_scope() const {
+    return !std::is_same_v<T, float> && !mask && !strided && D > 32 && D <= 128 && D % 8 == 0 && Lq > 0 && Lk > 0;
+  }
+  /** The units (checks + skipped) one protected call counts: a block of the dK/dV kernel per
+   *  (batch, KV head, key block), one of the dQ kernel per (batch, head, query block); blocks
+   *  of 32 in the SIMT kernels, of 64 in the mma ones. */
+  template <class T>
+  uint64_t units(Engine e) const {
+    const int64_t bl = e == Engine::Mma && mma_scope<T>() ? 64 : 32;
+    return uint64_t(B * HK * ((Lk + bl - 1) / bl) + B * H * ((Lq + bl - 1) / bl));
+  }
   std::string name() const {
     std::ostringstream s;
     s << "B" << B << "H" << H << "KV" << HK << "q" << Lq << "k" << Lk << "d" << D << (causal ? "_causal" : "")
@@ -219,7 +244,7 @@ struct Problem {
         for (int64_t i = 0; i < s.Lq; ++i)
           for (int64_t c = 0; c < s.D; ++c) {
             Q[size_t(w.q.at(b, h, i, c))] = s.data == 2 ? qrow[size_t(c)] : draw();
-            dO[size_t(w.o.at(b, h, i, c))] = draw();
+            dO[size_t(w.o.at(b, h, i, c))] = dec<T>(enc<T>(draw() * s.do_scale));
           }
     for (int64_t b = 0; b < s.B; ++b)
       for (int64_t h = 0; h < s.HK; ++h)
@@ -311,14 +336,18 @@ bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
 /** Gradients against the reference, element by element (tolerance of attention_reference.hpp,
  *  twice, plus the storage rounding), and the storage outside each view untouched. */
 template <class T>
-void compare(const Problem<T>& p, const std::vector<T>& gq, const std::vector<T>& gk, const std::vector<T>& gv) {
+void compare(const Problem<T>& p, const std::vector<T>& gq, const std::vector<T>& gk, const std::vector<T>& gv,
+             bool mma = false) {
   const ref::Tol t = ref::tolerance(p.d, p.rb.qk_mag, p.rb.s_max_abs, p.lse_max_abs, p.data_max);
   const double su = storage_u<T>(), tiny = storage_tiny<T>();
+  // The mma kernels round P and dS to the storage type before the products read them (u_st of
+  // each term's magnitude), and their dot products run on tensor cores (3u per term).
+  const double mma_rel = mma ? su + 6.0 * double(p.d.head_dim + 64) * std::ldexp(1.0, -24) : 0.0;
   const Spec& s = p.s;
   int bad = 0;
   double worst = 0.0;
   auto one = [&](const char* what, float got, double want, double mag, int64_t b, int64_t h, int64_t r, int64_t c) {
-    const double tol = 2.0 * (t.coef * mag + t.floor) * (1.0 + su) + su * std::fabs(want) + tiny;
+    const double tol = 2.0 * (t.coef * mag + t.floor) * (1.0 + su) + su * std::fabs(want) + tiny + mma_rel * mag;
     const double err = std::fabs(double(got) - want);
     worst = std::max(worst, err / tol);
     if (!(err <= tol) && bad++ < 5)
@@ -351,7 +380,8 @@ void compare(const Problem<T>& p, const std::vector<T>& gq, const std::vector<T>
   for (size_t e = 0; e < gv.size(); ++e) outside += !inv[e] && dec<T>(gv[e]) != sentinel;
   EXPECT_EQ(outside, 0) << s.name() << ": storage outside the gradients' views written";
   EXPECT_EQ(bad, 0) << s.name() << " " << type_name<T>() << ": " << bad << " elements out of tolerance";
-  std::printf("  %-44s %-5s worst error / tolerance %.3g\n", s.name().c_str(), type_name<T>(), worst);
+  std::printf("  %-44s %-5s %s worst error / tolerance %.3g\n", s.name().c_str(), type_name<T>(), mma ? "mma " : "    ",
+              worst);
 }
 
 struct Handle {
@@ -373,32 +403,36 @@ std::string report_str(const abft_report& r) {
 /** A clean call under CORRECT: no detection, the gradients against the reference (when
  *  `compare_ref`), and policy OFF bit for bit the same. */
 template <class T>
-void check_clean(const Spec& s, bool compare_ref, uint64_t seed) {
+void check_clean(const Spec& s, bool compare_ref, uint64_t seed, Engine eng = Engine::Simt) {
+  const ProductEngine mode(eng);
   const Problem<T> p(s, seed);
   DeviceRun<T> dr(p);
   Handle h;
-  ASSERT_EQ(dr.run(h.h, ABFT_POLICY_CORRECT), ABFT_STATUS_SUCCESS) << s.name();
+  const std::string what = std::string(engine_name(eng)) + s.name() + " " + type_name<T>();
+  ASSERT_EQ(dr.run(h.h, ABFT_POLICY_CORRECT), ABFT_STATUS_SUCCESS) << what;
   abft_report r{};
-  EXPECT_EQ(abft_cuda_sync(h.h, nullptr, &r), ABFT_STATUS_SUCCESS) << s.name();
-  EXPECT_EQ(r.detected, 0u) << s.name() << " " << type_name<T>() << ": clean call flagged, " << report_str(r);
-  EXPECT_EQ(r.uncorrectable, 0u) << s.name();
-  EXPECT_GT(r.checks + r.skipped, 0u) << s.name();
+  EXPECT_EQ(abft_cuda_sync(h.h, nullptr, &r), ABFT_STATUS_SUCCESS) << what;
+  EXPECT_EQ(r.detected, 0u) << what << ": clean call flagged, " << report_str(r);
+  EXPECT_EQ(r.uncorrectable, 0u) << what;
+  EXPECT_GT(r.checks + r.skipped, 0u) << what;
+  // The engine asked for ran (its own units: the mma kernels' blocks are of 64).
+  EXPECT_EQ(r.checks + r.skipped, s.units<T>(eng)) << what << ": " << report_str(r);
   abft_counters cnt{};  // the call and its checks in the handle's statistics, under ATTN_BWD
   ASSERT_EQ(abft_stats_get(h.h, ABFT_KERNEL_ATTN_BWD, &cnt), ABFT_STATUS_SUCCESS);
   EXPECT_EQ(cnt.calls, 1u);
   EXPECT_EQ(cnt.checks, r.checks);
   const std::vector<T> q = dr.gq(), k = dr.gk(), v = dr.gv();
   if (compare_ref) {
-    EXPECT_EQ(r.skipped, 0u) << s.name() << " " << type_name<T>() << ": finite data skipped, " << report_str(r);
-    compare(p, q, k, v);
+    EXPECT_EQ(r.skipped, 0u) << what << ": finite data skipped, " << report_str(r);
+    compare(p, q, k, v, eng == Engine::Mma && s.mma_scope<T>());
   }
   ASSERT_EQ(dr.run(h.h, ABFT_POLICY_OFF), ABFT_STATUS_SUCCESS);
   abft_report off{};
   EXPECT_EQ(abft_cuda_sync(h.h, nullptr, &off), ABFT_STATUS_SUCCESS);
   EXPECT_EQ(off.checks + off.detected + off.skipped, 0u) << "policy OFF counted checks";
-  EXPECT_TRUE(same_bits(q, dr.gq())) << s.name() << " " << type_name<T>() << ": dQ differs under policy OFF";
-  EXPECT_TRUE(same_bits(k, dr.gk())) << s.name() << " " << type_name<T>() << ": dK differs under policy OFF";
-  EXPECT_TRUE(same_bits(v, dr.gv())) << s.name() << " " << type_name<T>() << ": dV differs under policy OFF";
+  EXPECT_TRUE(same_bits(q, dr.gq())) << what << ": dQ differs under policy OFF";
+  EXPECT_TRUE(same_bits(k, dr.gk())) << what << ": dK differs under policy OFF";
+  EXPECT_TRUE(same_bits(v, dr.gv())) << what << ": dV differs under policy OFF";
 }
 
 std::vector<Spec> grid() {
@@ -433,26 +467,33 @@ TEST(CudaAttentionBackward, MatchesReferenceFloat) {
 }
 TEST(CudaAttentionBackward, MatchesReferenceHalf) {
   REQUIRE_DEVICE();
-  uint64_t seed = 200;
-  for (const Spec& s : grid()) check_clean<__half>(s, true, seed++);
+  for (Engine eng : kEngines) {
+    uint64_t seed = 200;
+    for (const Spec& s : grid()) check_clean<__half>(s, true, seed++, eng);
+  }
 }
 TEST(CudaAttentionBackward, MatchesReferenceBfloat16) {
   REQUIRE_DEVICE();
-  uint64_t seed = 300;
-  for (const Spec& s : grid()) check_clean<__nv_bfloat16>(s, true, seed++);
+  for (Engine eng : kEngines) {
+    uint64_t seed = 300;
+    for (const Spec& s : grid()) check_clean<__nv_bfloat16>(s, true, seed++, eng);
+  }
 }
 
 TEST(CudaAttentionBackward, NoFalsePositivesOnAdversarialData) {
   REQUIRE_DEVICE();
   uint64_t seed = 400;
   for (int data : {1, 2, 3})
-    for (const Spec& base : {grid()[1], grid()[4], grid()[5]}) {
+    for (const Spec& base : {grid()[1], grid()[3], grid()[4], grid()[5]}) {
       Spec s = base;
       s.data = data;
       s.scale_mul = data == 2 ? 8.0f : data == 3 ? 30.0f : 1.0f;
       check_clean<float>(s, false, seed++);
-      check_clean<__half>(s, false, seed++);
-      check_clean<__nv_bfloat16>(s, false, seed++);
+      for (Engine eng : kEngines) {
+        check_clean<__half>(s, false, seed, eng);
+        check_clean<__nv_bfloat16>(s, false, seed + 1, eng);
+      }
+      seed += 2;
     }
 }
 
@@ -492,14 +533,17 @@ TEST(CudaAttentionBackward, EmptySidesAreWrittenAsZeros) {
  *  (row (b*heads + h)*kv_len + 9) after the query block holding query 40; DQ at query 40 after
  *  the key block holding key 9. */
 template <class T>
-void check_fault(abft_site site, abft_fault_model model, int bit) {
+void check_fault(abft_site site, abft_fault_model model, int bit, Engine eng = Engine::Simt) {
+  const ProductEngine mode(eng);
   Spec s;
   s.B = 1, s.H = 2, s.HK = 1, s.Lq = 50, s.Lk = 70, s.D = 64, s.causal = 1;
   const Problem<T> p(s, 77);
   DeviceRun<T> dr(p);
   Handle h;
   ASSERT_EQ(dr.run(h.h, ABFT_POLICY_CORRECT), ABFT_STATUS_SUCCESS);
-  ASSERT_EQ(abft_cuda_sync(h.h, nullptr, nullptr), ABFT_STATUS_SUCCESS);
+  abft_report clean{};
+  ASSERT_EQ(abft_cuda_sync(h.h, nullptr, &clean), ABFT_STATUS_SUCCESS);
+  ASSERT_EQ(clean.checks + clean.skipped, s.units<T>(eng)) << engine_name(eng) << report_str(clean);
   const std::vector<T> q0 = dr.gq(), k0 = dr.gk(), v0 = dr.gv();
 
   const int64_t bh = 1, i = 40, j = 9, c = 7;
@@ -511,8 +555,8 @@ void check_fault(abft_site site, abft_fault_model model, int bit) {
   f.row = key_rows ? bh * s.Lk + j : bh * s.Lq + i;
   f.col = col_is_key ? j : c;
   f.kpos = key_rows ? i : j;
-  const std::string what = std::string(type_name<T>()) + " site " + std::to_string(int(site)) + " model " +
-                           std::to_string(int(model)) + " bit " + std::to_string(bit);
+  const std::string what = std::string(engine_name(eng)) + type_name<T>() + " site " + std::to_string(int(site)) +
+                           " model " + std::to_string(int(model)) + " bit " + std::to_string(bit);
   for (abft_policy pol : {ABFT_POLICY_CORRECT, ABFT_POLICY_DETECT}) {
     abft_injector_t inj = nullptr;
     ASSERT_EQ(abft_injector_create(5, &inj), ABFT_STATUS_SUCCESS);
@@ -551,9 +595,83 @@ TEST(CudaAttentionBackward, FaultsAtEverySiteAreDetectedAndRepaired) {
     check_fault<float>(site, ABFT_FAULT_NAN, 0);
     check_fault<float>(site, ABFT_FAULT_BITFLIP, 30);
     check_fault<float>(site, ABFT_FAULT_POS_INF, 0);
-    check_fault<__half>(site, ABFT_FAULT_BITFLIP, 30);
-    check_fault<__nv_bfloat16>(site, ABFT_FAULT_NAN, 0);
+    for (Engine eng : kEngines) {
+      check_fault<__half>(site, ABFT_FAULT_BITFLIP, 30, eng);
+      check_fault<__nv_bfloat16>(site, ABFT_FAULT_NAN, 0, eng);
+    }
   }
+}
+
+/** What only the mma.sync kernels (ABFT_CUDA_ATTN_TC=mma) have: S and dP checks over groups of
+ *  512 rows and their records (the dK/dV kernel's causal sweeps start inside a query group: the
+ *  group's suffix records; the dQ kernel's stop inside a key group: prefixes), on long causal
+ *  rows with q_len < kv_len under GQA; the checksum columns in the storage type, binary16's
+ *  scaled by 2^-8 (|dO| ~ 2000: sum_c |dO_ic| is past binary16's range unscaled); the ones
+ *  columns against the float sums of P and dS. The clean runs match the reference without a
+ *  detection; a fault at every backward site, in a later group of both sides, is detected and
+ *  repaired to the clean run's bits. */
+TEST(CudaAttentionBackward, MmaKernelsLongCausalRowsAndScaledColumns) {
+  REQUIRE_DEVICE();
+  const ProductEngine mode(Engine::Mma);
+  Spec s;
+  s.B = 1, s.H = 2, s.HK = 1, s.Lq = 700, s.Lk = 1200, s.D = 64, s.causal = 1;
+  struct Site {
+    abft_site site;
+    int64_t row, col, kpos;
+  };
+  // Head instance 1; query 600 (block 9, the second query group) sees keys up to 1100; key 1050
+  // (block 16, the third key group) is swept by query blocks 8..10 only.
+  const Site sites[] = {
+      {ABFT_SITE_ATTN_SCORES, 1 * 700 + 600, 1050, 0}, {ABFT_SITE_ATTN_PROBS, 1 * 700 + 600, 1050, 0},
+      {ABFT_SITE_ATTN_DP, 1 * 700 + 600, 1050, 0},     {ABFT_SITE_ATTN_DS, 1 * 700 + 600, 1050, 0},
+      {ABFT_SITE_ATTN_DQ, 1 * 700 + 600, 37, 700},     {ABFT_SITE_ATTN_DK, 1 * 1200 + 1050, 37, 560},
+      {ABFT_SITE_ATTN_DV, 1 * 1200 + 300, 5, 100},
+  };
+  auto run_type = [&](auto tag, float do_scale, uint64_t seed) {
+    using T = decltype(tag);
+    Spec sp = s;
+    sp.do_scale = do_scale;
+    const Problem<T> p(sp, seed);
+    DeviceRun<T> dr(p);
+    Handle h;
+    const std::string what = std::string(type_name<T>()) + " |dO| x " + std::to_string(do_scale);
+    ASSERT_EQ(dr.run(h.h, ABFT_POLICY_CORRECT), ABFT_STATUS_SUCCESS) << what;
+    abft_report r{};
+    ASSERT_EQ(abft_cuda_sync(h.h, nullptr, &r), ABFT_STATUS_SUCCESS) << what;
+    EXPECT_EQ(r.detected, 0u) << what << ": " << report_str(r);
+    EXPECT_EQ(r.skipped, 0u) << what << ": " << report_str(r);
+    EXPECT_EQ(r.checks, sp.units<T>(Engine::Mma)) << what << ": " << report_str(r);
+    const std::vector<T> q0 = dr.gq(), k0 = dr.gk(), v0 = dr.gv();
+    compare(p, q0, k0, v0, true);
+    for (const Site& x : sites) {
+      const std::string w = what + " site " + std::to_string(int(x.site));
+      abft_fault f{};
+      f.site = x.site, f.model = ABFT_FAULT_BITFLIP, f.bit = 30, f.row = x.row, f.col = x.col, f.kpos = x.kpos;
+      abft_injector_t inj = nullptr;
+      ASSERT_EQ(abft_injector_create(5, &inj), ABFT_STATUS_SUCCESS);
+      ASSERT_EQ(abft_injector_add(inj, &f), ABFT_STATUS_SUCCESS);
+      abft_handle_set_injector(h.h, inj);
+      ASSERT_EQ(dr.run(h.h, ABFT_POLICY_CORRECT), ABFT_STATUS_SUCCESS) << w;
+      abft_report rf{};
+      const abft_status ss = abft_cuda_sync(h.h, nullptr, &rf);
+      abft_fault landed{};
+      int count = 0;
+      abft_injector_last(inj, &landed, 1, &count);
+      abft_handle_set_injector(h.h, nullptr);
+      abft_injector_destroy(inj);
+      ASSERT_EQ(count, 1) << w;
+      EXPECT_EQ(landed.applied, 1) << w;
+      EXPECT_EQ(ss, ABFT_STATUS_SUCCESS) << w;
+      EXPECT_GE(rf.detected, 1u) << w << ": " << report_str(rf);
+      EXPECT_EQ(rf.corrected, rf.detected) << w << ": " << report_str(rf);
+      EXPECT_EQ(rf.uncorrectable, 0u) << w;
+      EXPECT_TRUE(same_bits(q0, dr.gq())) << w << ": dQ not repaired";
+      EXPECT_TRUE(same_bits(k0, dr.gk())) << w << ": dK not repaired";
+      EXPECT_TRUE(same_bits(v0, dr.gv())) << w << ": dV not repaired";
+    }
+  };
+  run_type(__half{}, 2000.0f, 41);
+  run_type(__nv_bfloat16{}, 1.0f, 42);
 }
 
 /** The pre-pass's key-block records (attention_key_sums.cu) stand in for the sums both kernels
@@ -561,7 +679,8 @@ TEST(CudaAttentionBackward, FaultsAtEverySiteAreDetectedAndRepaired) {
  *  the grid (causal sweeps that stop inside a key block, GQA, MQA, strides, masks), and the same
  *  gradients. */
 template <class T>
-void check_records(const Spec& s, uint64_t seed) {
+void check_records(const Spec& s, uint64_t seed, Engine eng = Engine::Simt) {
+  const ProductEngine mode(eng);
   const Problem<T> p(s, seed);
   DeviceRun<T> dr(p);
   Handle h;
@@ -578,7 +697,7 @@ void check_records(const Spec& s, uint64_t seed) {
     ASSERT_EQ(dr.run(h.h, ABFT_POLICY_CORRECT), ABFT_STATUS_SUCCESS) << s.name();
     EXPECT_EQ(abft_cuda_sync(h.h, nullptr, &without), ABFT_STATUS_SUCCESS) << s.name();
   }
-  const std::string what = s.name() + " " + type_name<T>();
+  const std::string what = std::string(engine_name(eng)) + s.name() + " " + type_name<T>();
   EXPECT_EQ(with.detected, 0u) << what << ": " << report_str(with);
   EXPECT_EQ(without.detected, 0u) << what << ": " << report_str(without);
   EXPECT_EQ(with.checks, without.checks) << what;
@@ -592,26 +711,42 @@ TEST(CudaAttentionBackward, KeySumRecordsGiveTheSameVerdicts) {
   REQUIRE_DEVICE();
   uint64_t seed = 500;
   for (const Spec& s : grid()) {
-    check_records<float>(s, seed++);
-    check_records<__nv_bfloat16>(s, seed++);
+    check_records<float>(s, seed);
+    for (Engine eng : kEngines) check_records<__nv_bfloat16>(s, seed + 1, eng);
+    seed += 2;
   }
 }
 
-TEST(CudaAttentionBackward, NonFiniteInputsAreSkippedNotCorrected) {
-  REQUIRE_DEVICE();
+/** Non-finite data in one head (dO, K, or the forward's lse: NaN or +inf) skips the units that
+ *  read it, never corrects them: float on the SIMT kernels, binary16 on both engines. */
+template <class T>
+void check_non_finite(Engine eng, int what) {
+  const ProductEngine mode(eng);
   Spec s;
   s.Lq = 40, s.Lk = 40, s.D = 64;
-  Problem<float> p(s, 9);
-  p.dO[size_t(p.w.o.at(0, 1, 5, 3))] = std::numeric_limits<float>::quiet_NaN();
-  DeviceRun<float> dr(p);
+  Problem<T> p(s, 9);
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  if (what == 0) p.dO[size_t(p.w.o.at(0, 1, 5, 3))] = nan;
+  else if (what == 1) p.K[size_t(p.w.k.at(0, 0, 7, 3))] = nan;
+  else p.lse[size_t(ref::lidx(p.d, 0, 1, 5))] = what == 2 ? nan : kInf;
+  DeviceRun<T> dr(p);
   Handle h;
   ASSERT_EQ(dr.run(h.h, ABFT_POLICY_CORRECT), ABFT_STATUS_SUCCESS);
   abft_report r{};
   EXPECT_EQ(abft_cuda_sync(h.h, nullptr, &r), ABFT_STATUS_SUCCESS);
-  EXPECT_GE(r.skipped, 1u) << report_str(r);
-  EXPECT_EQ(r.corrected, 0u) << report_str(r);
-  EXPECT_EQ(r.uncorrectable, 0u) << report_str(r);
-  EXPECT_EQ(r.detected, 0u) << report_str(r);
+  const std::string w = std::string(engine_name(eng)) + type_name<T>() + " case " + std::to_string(what) + ": ";
+  EXPECT_GE(r.skipped, 1u) << w << report_str(r);
+  EXPECT_EQ(r.corrected, 0u) << w << report_str(r);
+  EXPECT_EQ(r.uncorrectable, 0u) << w << report_str(r);
+  EXPECT_EQ(r.detected, 0u) << w << report_str(r);
+  EXPECT_EQ(r.checks + r.skipped, s.units<T>(eng)) << w << report_str(r);
+}
+
+TEST(CudaAttentionBackward, NonFiniteInputsAreSkippedNotCorrected) {
+  REQUIRE_DEVICE();
+  check_non_finite<float>(Engine::Simt, 0);
+  for (Engine eng : kEngines)
+    for (int what = 0; what < 4; ++what) check_non_finite<__half>(eng, what);
 }
 
 }  // namespace

@@ -152,4 +152,86 @@ ABFT_HD double attn_bwd_abs_term(int64_t kc, int64_t chunks, int64_t rows, doubl
   return attn_abs_term<T>(double(rows) * double(kc + chunks + 4), scale_abs);
 }
 
+/** The mma.sync backward's gradient rows (cuda/attention_backward_mma.cu). A row of dV, dK or dQ
+ *  is y_j. = s sum_t W_t B_t over `chunks` tiles of 64 (dV: W = P^T, B = dO, s = 1; dK: dS^T and
+ *  Q; dQ: dS and K, s the softmax scale): each tile's product on tensor cores from zero (kc =
+ *  3 x 64 terms: 3u per addition, ABFT.md §13.2), added once into a float accumulator, scaled
+ *  once at the end. W holds the values the products read (rounded to the storage format); B the
+ *  storage values. The check: the row's sum over its dm columns, in double, against one more
+ *  n-tile of the same products on B's per-row checksum columns in the storage format, x_i =
+ *  sum_c B_ic (a double sum rounded to float, scaled by sigma = 2^-8 for binary16, split into
+ *  x_hi + x_lo) and a_i = sum_c |B_ic| (likewise, rounded to nearest), read back as
+ *  s (hi + lo) / sigma and |s| a / sigma (for a signed W, a further n-tile on |W|, the same
+ *  fragments with their sign bits cleared). With M_jc = sum_i |w_ji b_ic| and
+ *  X = sum_c M_jc = sum_i |w_ji| a_i exactly, g_t = gamma_{kc + chunks}:
+ *  - element: |y^ - y| <= gamma_{kc + chunks + 1} |s| M_jc (g_elem, the scaling included);
+ *  - observed: the double sum over dm elements, within gamma_dm(u_d)(1 + g_elem) |s| X;
+ *  - reference: the hi and lo columns through the same products and accumulation, within
+ *    g_t sum_i |w_ji| (|hi_i| + |lo_i|) <= g_t (1 + 3 u_st)(1 + 2u) sigma X; the columns'
+ *    representation, |(hi_i + lo_i) / sigma - x_i| <= rep a_i with rep = gamma_dm(u_d) (the
+ *    double sum) + (u + u_st^2)(1 + 2u) (its float rounding; x_lo rounded to the storage format,
+ *    u_st of |x_lo| <= u_st |x|); the float add of hi and lo and the scaling by s, 2 roundings
+ *    of the whole: |ref - s sum_c Y_jc| <= ((g_t (1 + 3 u_st)(1 + 2u) + rep)(1 + g_2) + g_2) |s| X;
+ *  - magnitude: a_i rounded to float (1 - u), to nearest in the storage format (1 - u_st), from a
+ *    double sum (1 - gamma_dm(u_d)); the products and accumulation of nonnegative terms (1 - g_t);
+ *    the scaling by |s| (1 - u): the computed X is at least shrink X.
+ *  So |obs - ref| <= (g_elem + g_obs + g_ref) / shrink X~, (1 + 8 u_d) for the verdict's own
+ *  double arithmetic. The stored row's rounding is attn_grad_verdict's; underflow and the
+ *  columns' subnormals are attn_mma_grad_abs_term's. */
+template <class T>
+ABFT_HD double attn_mma_grad_coefficient(int64_t kc, int64_t chunks, int64_t dm, double storage_u) {
+  const double u = unit_roundoff<T>(), ud = unit_roundoff<double>();
+  const double g_t = gamma(double(kc + chunks), u);
+  const double g_elem = gamma(double(kc + chunks) + 1.0, u);
+  const double g_d = gamma(double(dm), ud);
+  const double g_obs = g_d * (1.0 + g_elem);
+  const double g_2 = gamma(2.0, u);
+  const double rep = g_d + (u + storage_u * storage_u) * (1.0 + 2.0 * u);
+  const double g_ref = (g_t * (1.0 + 3.0 * storage_u) * (1.0 + 2.0 * u) + rep) * (1.0 + g_2) + g_2;
+  const double shrink = (1.0 - g_t) * (1.0 - u) * (1.0 - u) * (1.0 - storage_u) * (1.0 - g_d);
+  if (!(shrink > 0.0)) return std::numeric_limits<double>::infinity();
+  return (g_elem + g_obs + g_ref) / shrink * (1.0 + 8.0 * ud);
+}
+
+/** Underflow in one attn_mma_grad_coefficient check: every float rounding of the row's dm
+ *  elements and of its three checksum columns (kc + chunks + 4 each) may lose up to the smallest
+ *  normal number (flush-to-zero included), times |s|; and the columns' storage values below the
+ *  format's normal range (x_hi, x_lo, a: `column_tiny` each, half the subnormal quantum divided
+ *  by sigma: 2^-17 for binary16, 2^-134 for bfloat16) weighted by sum_i |w_ji| <= weight_abs. */
+template <class T>
+ABFT_HD double attn_mma_grad_abs_term(int64_t kc, int64_t chunks, int64_t dm, double scale_abs, double weight_abs,
+                                      double column_tiny) {
+  return attn_abs_term<T>(double(dm + 3) * double(kc + chunks + 4), scale_abs) +
+         (scale_abs > 1.0 ? scale_abs : 1.0) * weight_abs * 3.0 * column_tiny;
+}
+
+/** The mma.sync backward's elementwise steps (P, dS): the ones column of a checksum n-tile
+ *  gives sum_i w~_i over the values a product read, w~ = w rounded to the storage format
+ *  (|w~ - w| <= u_st |w| + tiny), through the tiles' products on tensor cores and the float
+ *  accumulation, within g_t sum |w~|, g_t = gamma_{kc + chunks}; the kernel's own float sum f of
+ *  the values as produced (each lane `lane_terms` values in order into a partial, `partials`
+ *  partials added into its running sum, a butterfly over four lanes) is within g_f sum |w| of
+ *  the exact one, g_f = gamma_{lane_terms + partials + 2}, and the float sum W of |w| formed the
+ *  same way is at
+ *  least (1 - g_f) sum |w|. So |tc - f| <= (u_st + g_t (1 + u_st) + g_f) / (1 - g_f) W
+ *  + n tiny (1 + g_t), n values (attn_mma_weight_sum_abs_term). A value corrupted after its sums
+ *  (ATTN_PROBS, ATTN_DS) enters tc only. */
+template <class T>
+ABFT_HD double attn_mma_weight_sum_coefficient(int64_t kc, int64_t chunks, int64_t lane_terms, int64_t partials,
+                                               double storage_u) {
+  const double u = unit_roundoff<T>(), ud = unit_roundoff<double>();
+  const double g_t = gamma(double(kc + chunks), u);
+  const double g_f = gamma(double(lane_terms + partials) + 2.0, u);
+  if (!(g_f < 1.0)) return std::numeric_limits<double>::infinity();
+  return (storage_u + g_t * (1.0 + storage_u) + g_f) / (1.0 - g_f) * (1.0 + 8.0 * ud);
+}
+
+/** The absolute part of that check over n values: each value's rounding to the storage format
+ *  below its normal range (`storage_tiny`, half its subnormal quantum) and the float roundings'
+ *  underflow (two sums, each value's, and each partial's). */
+template <class T>
+ABFT_HD double attn_mma_weight_sum_abs_term(int64_t n, int64_t partials, double storage_tiny) {
+  return double(n) * storage_tiny * 1.01 + attn_abs_term<T>(2.0 * double(n) + 4.0 * double(partials), 0.0);
+}
+
 }  // namespace abft::checksum
