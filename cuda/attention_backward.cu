@@ -242,25 +242,6 @@ __device__ __forceinline__ void tile_probs(const AttnArgs& a, const HeadView<T>&
   }
 }
 
-/** Count a unit's pass and say whether to run it again (a failure under CORRECT on pass 0).
- *  Every thread of the block calls it. */
-__device__ __forceinline__ bool finish_pass(bool skip_in, bool bad, bool skip_out, int pass, int correct,
-                                            DeviceCounters* cnt, RepairCounters* rep) {
-  const int any_skip_in = __syncthreads_or(skip_in);
-  const int any_bad = __syncthreads_or(bad);
-  const int any_skip_out = __syncthreads_or(skip_out);
-  const ck::AttnUnitOutcome o = ck::attn_unit_outcome(any_skip_in != 0, any_bad != 0, any_skip_out != 0);
-  if (pass == 0) {
-    if (threadIdx.x == 0) {
-      atomicAdd(o.skipped ? &cnt->skipped : &cnt->checks, 1ull);
-      if (o.failed) atomicAdd(&cnt->failed, 1ull);
-    }
-    return o.failed && correct;
-  }
-  if (threadIdx.x == 0) atomicAdd(o.failed ? &rep->uncorrectable : &rep->corrected, 1ull);
-  return false;
-}
-
 /** dK and dV of one key block per unit u = (b * kv_heads + hk) * nkb + kb. */
 template <class T, int DM, bool kCheck>
 __global__ void __launch_bounds__(kThreads) attn_bwd_dkdv_kernel(AttnArgs a, AttnBwdPtrs g, KeySums ks,
@@ -477,7 +458,7 @@ __global__ void __launch_bounds__(kThreads) attn_bwd_dkdv_kernel(AttnArgs a, Att
           skip_out |= v1 == ck::AttnVerdict::Skip || v2 == ck::AttnVerdict::Skip;
         }
       }
-      if (!finish_pass(skip_in, bad, skip_out, pass, correct, cnt, rep)) break;
+      if (!finish_unit_pass(false, skip_in, bad, skip_out, pass, correct, cnt, rep)) break;
     }
   }
 }
@@ -653,7 +634,7 @@ __global__ void __launch_bounds__(kThreads) attn_bwd_dq_kernel(AttnArgs a, AttnB
           skip_out |= v == ck::AttnVerdict::Skip;
         }
       }
-      if (!finish_pass(skip_in, bad, skip_out, pass, correct, cnt, rep)) break;
+      if (!finish_unit_pass(false, skip_in, bad, skip_out, pass, correct, cnt, rep)) break;
     }
   }
 }

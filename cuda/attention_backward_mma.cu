@@ -66,6 +66,7 @@
 #include "abft/checksum/attention_row_check.hpp"
 #include "attention_device.cuh"
 #include "attention_launch.hpp"
+#include "attention_mma.cuh"
 #include "device_state.hpp"
 #include "warp_mma.cuh"
 
@@ -83,9 +84,9 @@ using mma::pack2_rn;
 
 namespace {
 
-constexpr int kB = 64;         ///< rows of a block (queries or keys; 16 per warp), and of a tile
-constexpr int kT = 128;        ///< 4 warps
-constexpr int kGroup = 8;      ///< blocks of the swept side per tile check (512 rows, aligned to 0)
+constexpr int kB = mma_tile::kRows;       ///< rows of a block (queries or keys; 16 per warp), and of a tile
+constexpr int kT = mma_tile::kThreads;    ///< 4 warps
+constexpr int kGroup = mma_tile::kGroup;  ///< blocks of the swept side per tile check (512 rows, aligned to 0)
 constexpr int kX = 8;          ///< dO's checksum columns a row: x_hi, x_lo, a, 1, 0, 0, 0, 0
 /// Q's and K's a row (the other operand of dS, which is signed): x_hi, x_lo, 0, 1, 0, 0, 0, 0
 /// for dS, then 0, 0, a, 0, 0, 0, 0, 0 for |dS|: both products add into one C fragment.
@@ -95,25 +96,11 @@ constexpr int kHN = kB / 16;   ///< n-tiles of 8 columns in half a tile (32 colu
 constexpr float kNegInf = -INFINITY;
 constexpr float kLog2e = 1.44269504088896340736f;
 
-/** The power of two the checksum columns are scaled by in the storage type (binary16's range
- *  is too short for sum_c |B_ic|, up to 128 x 65504; bfloat16 has float's). */
-template <class T>
-constexpr float x_scale() {
-  return std::is_same<T, __half>::value ? 0x1p-8f : 1.0f;
-}
-template <class T>
-constexpr double storage_u() {
-  return std::is_same<T, __half>::value ? 0x1p-11 : 0x1p-8;
-}
-/** Half the subnormal quantum of the storage type (the absolute error of a rounding there). */
-template <class T>
-constexpr double storage_tiny() {
-  return std::is_same<T, __half>::value ? 0x1p-25 : 0x1p-134;
-}
-template <class T>
-constexpr double storage_max() {
-  return std::is_same<T, __half>::value ? 65504.0 : double(FLT_MAX);
-}
+using mma_tile::a_fragment;
+using mma_tile::load_tile;
+using mma_tile::storage_max;
+using mma_tile::storage_tiny;
+using mma_tile::storage_u;
 
 /** What the pre-pass leaves for one call (attn_work), nqb / nkb blocks of 64 queries / keys:
  *  - ld: per (batch, head, query < nqb 64) two floats {-lse log2 e, D}: -inf for lse = +-inf and
@@ -174,7 +161,7 @@ struct BwdWorkspace {
  *  magnitude (2 in kX rows, 10 in kXS rows, where column 2 is zero). */
 template <class T>
 __device__ __forceinline__ T checksum_column(int k, int ka, double x, double ax, bool live) {
-  const float v = float(x) * x_scale<T>(), av = float(ax) * x_scale<T>();
+  const float v = float(x) * mma_tile::checksum_scale<T>(), av = float(ax) * mma_tile::checksum_scale<T>();
   float y = 0.0f;
   if (k == 0) y = v;
   else if (k == 1) y = v - to_f(from_f<T>(v));
@@ -327,29 +314,6 @@ __global__ void __launch_bounds__(kT) attn_bwd_mma_records_kernel(const double* 
   }
 }
 
-/** Issue the cp.async copies of rows [0, 64) of a tile (row stride `rs` elements, head_dim D,
- *  zeros past `nrows` rows and past D) into shared memory rows of RS elements: each thread one
- *  16-byte column chunk of every (128 / (DM / 8))-th row (attention_forward_mma.cu's). */
-template <class T, int DM, int RS>
-__device__ __forceinline__ void load_tile(T* dst, const T* src, int64_t rs, int64_t nrows, int D, int tid) {
-  constexpr int CH = DM / 8, RPI = kT / CH;
-  const int c = (tid % CH) * 8, r0 = tid / CH;
-  const bool cok = c < D;
-  const T* p = src + r0 * rs + c;
-  T* q = dst + r0 * RS + c;
-#pragma unroll
-  for (int it = 0; it < kB / RPI; ++it) {
-    const bool ok = cok && r0 + it * RPI < nrows;
-    cp_async_16(q + it * RPI * RS, ok ? p + it * RPI * rs : src, ok);
-  }
-}
-
-/** The A fragment of k-chunk kc of rows [16 w, 16 w + 16) of a tile (row stride RS). */
-template <int RS, class T>
-__device__ __forceinline__ void a_fragment(uint32_t (&f)[4], const T* tile, int warp, int lane, int kc) {
-  mma::ldmatrix_x4<false>(f, tile + (16 * warp + lane % 16) * RS + kc * 16 + (lane / 16) * 8);
-}
-
 /** R = the warp's 16 rows (A fragments of `rows`) times rows [32 hf, 32 hf + 32) of `cols`,
  *  transposed (B fragments by non-transposed ldmatrix): half of S^T = K_w Q^T, S = Q_w K^T, dP,
  *  dP^T. (A tile is formed in two halves: half the live registers, the A fragments read twice.) */
@@ -471,6 +435,33 @@ __device__ __forceinline__ void land_tile(const DevFaultList& fl, int site, int6
   }
 }
 
+/** Half a tile's S = A B^T and dP = C D^T for the warp's 16 rows (A, C its rows' tiles; B, D the
+ *  swept side's, 32 columns from column c0 of which nc are valid), both kernels' first step: the
+ *  planned score and dP faults landed before the sums (rows_are_keys: dK/dV's transposed
+ *  coordinates), then each row's observed sums of both (kCheck). */
+template <class T, int DM, int RS, bool kCheck>
+__device__ __forceinline__ void scores_and_dp(float (&s)[kHN][4], float (&dp)[kHN][4], const T* A, const T* B,
+                                              const T* C, const T* Dt, int warp, int lane, int hf, bool inject,
+                                              const DevFaultList& fl, int64_t bh, const int64_t (&row)[2],
+                                              const bool (&valid)[2], int64_t c0, int64_t nc, bool rows_are_keys,
+                                              float (&obs_s)[2], float (&obs_p)[2]) {
+  row_products<T, DM, RS>(s, A, B, warp, lane, hf);
+  row_products<T, DM, RS>(dp, C, Dt, warp, lane, hf);
+  if (inject) {
+    land_tile(fl, ABFT_SITE_ATTN_SCORES, bh, row, valid, c0, nc, rows_are_keys, lane % 4, s);
+    land_tile(fl, ABFT_SITE_ATTN_DP, bh, row, valid, c0, nc, rows_are_keys, lane % 4, dp);
+  }
+  if (kCheck) {
+#pragma unroll
+    for (int n = 0; n < kHN; ++n)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        obs_s[e / 2] += s[n][e];
+        obs_p[e / 2] += dp[n][e];
+      }
+  }
+}
+
 /** Land every fault of `site` in head instance bh whose kpos is in [lo, hi) on this lane's
  *  element (row, column f.c) of a gradient accumulator (C fragments over DM columns). */
 template <int DM>
@@ -554,25 +545,6 @@ __device__ __forceinline__ ck::AttnVerdict weight_sum_verdict(float tc, float f,
   return fabs(double(tc) - double(f)) <= cw * double(w) + absw ? ck::AttnVerdict::Pass : ck::AttnVerdict::Fail;
 }
 
-/** Count a unit's pass and say whether to run it again (attention_backward.cu's rule). Every
- *  thread of the block calls it. */
-__device__ __forceinline__ bool finish_pass(bool skip_in, bool bad, bool skip_out, int pass, int correct,
-                                            DeviceCounters* cnt, RepairCounters* rep) {
-  const int any_skip_in = __syncthreads_or(skip_in);
-  const int any_bad = __syncthreads_or(bad);
-  const int any_skip_out = __syncthreads_or(skip_out);
-  const ck::AttnUnitOutcome o = ck::attn_unit_outcome(any_skip_in != 0, any_bad != 0, any_skip_out != 0);
-  if (pass == 0) {
-    if (threadIdx.x == 0) {
-      atomicAdd(o.skipped ? &cnt->skipped : &cnt->checks, 1ull);
-      if (o.failed) atomicAdd(&cnt->failed, 1ull);
-    }
-    return o.failed && correct;
-  }
-  if (threadIdx.x == 0) atomicAdd(o.failed ? &rep->uncorrectable : &rep->corrected, 1ull);
-  return false;
-}
-
 /** Store one gradient row's share of this lane (row `row`, columns 8 n + 2 t4 + {0, 1}) and sum
  *  what was computed and what was stored (in double). `pair`: unit column stride and 4-byte
  *  aligned pairs (one 32-bit store). */
@@ -613,7 +585,7 @@ __device__ __forceinline__ void store_rows(T* G, const int64_t* gs, const float 
 template <class T>
 __device__ __noinline__ int grad_verdicts(float hi, float lo, float am, float ones, float f, float w, double computed,
                                           double stored, float scale, int64_t chunks, int64_t nvalues, int dm, int D) {
-  const float sigma_inv = 1.0f / x_scale<T>();
+  const float sigma_inv = 1.0f / mma_tile::checksum_scale<T>();
   // (Each lane sums a row's kB / 8 values of each half tile in order, then adds that partial.)
   const double cw = ck::attn_mma_weight_sum_coefficient<float>(3 * kB, chunks, kB / 8, 2 * chunks, storage_u<T>());
   const double absw = ck::attn_mma_weight_sum_abs_term<float>(nvalues, 2 * chunks, storage_tiny<T>());
@@ -628,7 +600,7 @@ __device__ __noinline__ int grad_verdicts(float hi, float lo, float am, float on
   gc.peak = gc.mag > am_u ? gc.mag : am_u;
   const double coef = ck::attn_mma_grad_coefficient<float>(3 * kB, chunks, dm, storage_u<T>());
   const double wabs = 1.01 * double(w) + double(nvalues) * storage_tiny<T>();
-  const double abs = ck::attn_mma_grad_abs_term<float>(3 * kB, chunks, dm, sabs, wabs, storage_tiny<T>() / x_scale<T>());
+  const double abs = ck::attn_mma_grad_abs_term<float>(3 * kB, chunks, dm, sabs, wabs, storage_tiny<T>() / mma_tile::checksum_scale<T>());
   const ck::AttnVerdict vg = ck::attn_grad_verdict(gc, coef, abs, D, ck::attn_grad_storage(
       std::is_same<T, __half>::value ? ck::NumFormat::F16 : ck::NumFormat::BF16));
   return (ve == ck::AttnVerdict::Fail || vg == ck::AttnVerdict::Fail ? 1 : 0) |
@@ -751,21 +723,8 @@ __global__ void __launch_bounds__(kT, DM == 64 ? 3 : 2)
           const int64_t c0 = i0 + 32 * hf;
           const int nc = nq - 32 * hf;
           float s[kHN][4], dp[kHN][4];
-          row_products<T, DM, RS>(s, Ks, Qs, warp, lane, hf);
-          row_products<T, DM, RS>(dp, Vs, dOs, warp, lane, hf);
-          if (inject) {  // a score or a dP as computed, before its sums
-            land_tile(fl, ABFT_SITE_ATTN_SCORES, bh, key, kvalid, c0, nc, true, t4, s);
-            land_tile(fl, ABFT_SITE_ATTN_DP, bh, key, kvalid, c0, nc, true, t4, dp);
-          }
-          if (kCheck) {
-#pragma unroll
-            for (int n = 0; n < kHN; ++n)
-#pragma unroll
-              for (int e = 0; e < 4; ++e) {
-                obs_s[e / 2] += s[n][e];
-                obs_p[e / 2] += dp[n][e];
-              }
-          }
+          scores_and_dp<T, DM, RS, kCheck>(s, dp, Ks, Qs, Vs, dOs, warp, lane, hf, inject, fl, bh, key, kvalid, c0, nc,
+                                           true, obs_s, obs_p);
           // Keys after a query's position (causal): P = 0. (Queries past q_len have -lse log2 e
           // = -inf; keys past kv_len touch only their own rows, which are not stored.)
           if (a.causal && jmax_w > c0 + a.off) {
@@ -859,7 +818,7 @@ __global__ void __launch_bounds__(kT, DM == 64 ? 3 : 2)
         bad |= (v & 1) != 0;
         skip_out |= (v & 2) != 0;
       }
-      if (!finish_pass(skip_in, bad, skip_out, pass, correct, cnt, rep)) break;
+      if (!finish_unit_pass(false, skip_in, bad, skip_out, pass, correct, cnt, rep)) break;
     }
   }
 }
@@ -963,21 +922,8 @@ __global__ void __launch_bounds__(kT, DM == 64 ? 3 : 2)
           const int64_t c0 = j0 + 32 * hf;
           const int64_t nc = nk - 32 * hf;
           float s[kHN][4], dp[kHN][4];
-          row_products<T, DM, RS>(s, Qs, Ks, warp, lane, hf);
-          row_products<T, DM, RS>(dp, dOs, Vs, warp, lane, hf);
-          if (inject) {
-            land_tile(fl, ABFT_SITE_ATTN_SCORES, bh, row, valid, c0, nc, false, t4, s);
-            land_tile(fl, ABFT_SITE_ATTN_DP, bh, row, valid, c0, nc, false, t4, dp);
-          }
-          if (kCheck) {
-#pragma unroll
-            for (int n = 0; n < kHN; ++n)
-#pragma unroll
-              for (int e = 0; e < 4; ++e) {
-                obs_s[e / 2] += s[n][e];
-                obs_p[e / 2] += dp[n][e];
-              }
-          }
+          scores_and_dp<T, DM, RS, kCheck>(s, dp, Qs, Ks, dOs, Vs, warp, lane, hf, inject, fl, bh, row, valid, c0, nc,
+                                           false, obs_s, obs_p);
           // Keys past kv_len and, causal, after the row's position: P = 0.
           if (c0 + 32 > a.Lk || (a.causal && c0 + 31 > iw0 + a.off)) {
 #pragma unroll
@@ -1044,7 +990,7 @@ __global__ void __launch_bounds__(kT, DM == 64 ? 3 : 2)
         bad |= (v & 1) != 0;
         skip_out |= (v & 2) != 0;
       }
-      if (!finish_pass(skip_in, bad, skip_out, pass, correct, cnt, rep)) break;
+      if (!finish_unit_pass(false, skip_in, bad, skip_out, pass, correct, cnt, rep)) break;
     }
   }
 }

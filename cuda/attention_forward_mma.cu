@@ -49,6 +49,7 @@
 #include "abft/checksum/attention_row_check.hpp"
 #include "attention_device.cuh"
 #include "attention_launch.hpp"
+#include "attention_mma.cuh"
 #include "device_state.hpp"
 #include "warp_mma.cuh"
 
@@ -63,20 +64,14 @@ using abft::cuda::mma::lo_f;
 
 namespace {
 
-constexpr int kMBR = 64;         ///< queries per block (16 per warp)
-constexpr int kMBC = 64;         ///< keys per key block
-constexpr int kMThreads = 128;   ///< 4 warps
-static_assert(kMBR == kMBC, "load_tile copies kMBC rows, Q's tile included");
-constexpr int kGroupBlocks = 8;  ///< key blocks per score check (512 keys, aligned to key 0)
-constexpr int kXCols = 8;        ///< V's checksum columns per key: v_hi, v_lo, a, 1, 0, 0, 0, 0
+constexpr int kMBR = mma_tile::kRows;         ///< queries per block (16 per warp)
+constexpr int kMBC = mma_tile::kRows;         ///< keys per key block
+constexpr int kMThreads = mma_tile::kThreads;  ///< 4 warps
+constexpr int kGroupBlocks = mma_tile::kGroup; ///< key blocks per score check (512 keys, aligned to key 0)
+constexpr int kXCols = 8;                      ///< V's checksum columns per key: v_hi, v_lo, a, 1, 0, 0, 0, 0
 constexpr float kNegInf = -INFINITY;
-
-/** The power of two V's checksum columns are scaled by in the storage type: binary16's range is
- *  too short for sum_c |V_jc| (up to 128 x 65504); bfloat16 has float's. */
-template <class T>
-constexpr float vx_scale() {
-  return std::is_same<T, __half>::value ? 0x1p-8f : 1.0f;
-}
+using mma_tile::a_fragment;
+using mma_tile::load_tile;
 
 /** The pre-pass's output for one call: per (batch, KV head, key block kb) 2 DM floats, the sums
  *  e^T K and e^T |K| over the keys from the start of kb's group of kGroupBlocks blocks to the end
@@ -111,7 +106,7 @@ __global__ void __launch_bounds__(kMThreads) attn_mma_block_sums_kernel(AttnArgs
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
   const int D = int(a.D);
   const int64_t units = a.B * a.HK * nkb;
-  const float sigma = vx_scale<T>();
+  const float sigma = mma_tile::checksum_scale<T>();
   for (int64_t u = blockIdx.x; u < units; u += gridDim.x) {
     const int64_t bhk = u / nkb, kb = u % nkb, b = bhk / a.HK, hk = bhk % a.HK;
     const int64_t j0 = kb * kMBC, jend = j0 + kMBC < a.Lk ? j0 + kMBC : a.Lk;
@@ -175,29 +170,6 @@ __global__ void __launch_bounds__(kMThreads) attn_mma_prefix_kernel(const double
   }
 }
 
-/** Issue the cp.async copies of rows [0, 64) of a tile (row stride `rs` elements, head_dim D,
- *  zeros past `nrows` rows and past D) into shared memory rows of RS elements: each thread one
- *  16-byte column chunk of every (128 / (DM / 8))-th row, so its addresses step by a constant. */
-template <class T, int DM, int RS>
-__device__ __forceinline__ void load_tile(T* dst, const T* src, int64_t rs, int64_t nrows, int D, int tid) {
-  constexpr int CH = DM / 8, RPI = kMThreads / CH;  // chunks a row, rows an iteration
-  const int c = (tid % CH) * 8, r0 = tid / CH;
-  const bool cok = c < D;
-  const T* p = src + r0 * rs + c;
-  T* q = dst + r0 * RS + c;
-#pragma unroll
-  for (int it = 0; it < kMBC / RPI; ++it) {
-    const bool ok = cok && r0 + it * RPI < nrows;
-    cp_async_16(q + it * RPI * RS, ok ? p + it * RPI * rs : src, ok);
-  }
-}
-
-/** The A fragment of k-chunk kc of the warp's 16 rows of the copy of Q (row stride RS). */
-template <int RS, class T>
-__device__ __forceinline__ void q_fragment(uint32_t (&qf)[4], const T* Qs, int warp, int lane, int kc) {
-  abft::cuda::mma::ldmatrix_x4<false>(qf, Qs + (16 * warp + lane % 16) * RS + kc * 16 + (lane / 16) * 8);
-}
-
 /** The wrapping sum of the bits of this lane's share of its warp's 16 rows of the copy of Q (the
  *  fragments the products read): taken when the copy is made, compared at the end. */
 template <class T, int DM, int RS>
@@ -206,7 +178,7 @@ __device__ __forceinline__ unsigned q_fingerprint(const T* Qs, int warp, int lan
 #pragma unroll
   for (int kc = 0; kc < DM / 16; ++kc) {
     uint32_t qf[4];
-    q_fragment<RS>(qf, Qs, warp, lane, kc);
+    a_fragment<RS>(qf, Qs, warp, lane, kc);
     fp += qf[0] + qf[1] + qf[2] + qf[3];
   }
   return fp;
@@ -235,7 +207,7 @@ __global__ void __launch_bounds__(kMThreads, DM == 64 ? 3 : 2) attn_fwd_mma_kern
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32, g = lane / 4, t4 = lane % 4;
   const int D = int(a.D);
   const float sl2 = a.scale * 1.44269504088896340736f;  // exp(x s) = exp2(x s log2 e)
-  const float sigma_inv = 1.0f / vx_scale<T>();
+  const float sigma_inv = 1.0f / mma_tile::checksum_scale<T>();
   const int64_t nqb = (a.Lq + kMBR - 1) / kMBR;
   const int64_t units = a.B * a.H * nqb;
 
@@ -317,7 +289,7 @@ __global__ void __launch_bounds__(kMThreads, DM == 64 ? 3 : 2) attn_fwd_mma_kern
 #pragma unroll
         for (int kc = 0; kc < NKC; ++kc) {
           uint32_t qf[4];
-          q_fragment<RS>(qf, Qs, warp, lane, kc);
+          a_fragment<RS>(qf, Qs, warp, lane, kc);
 #pragma unroll
           for (int np = 0; np < NT / 2; ++np) {
             uint32_t kf[4];
@@ -473,7 +445,7 @@ __global__ void __launch_bounds__(kMThreads, DM == 64 ? 3 : 2) attn_fwd_mma_kern
 #pragma unroll
           for (int kc = 0; kc < NKC; ++kc) {
             uint32_t qf[4];
-            q_fragment<RS>(qf, Qs, warp, lane, kc);
+            a_fragment<RS>(qf, Qs, warp, lane, kc);
 #pragma unroll
             for (int hf = 0; hf < 2; ++hf) {
               const int c = kc * 16 + hf * 8 + 2 * t4;
@@ -550,7 +522,7 @@ __global__ void __launch_bounds__(kMThreads, DM == 64 ? 3 : 2) attn_fwd_mma_kern
       // 2^-16 of a for bfloat16, 2^-22 for binary16; a rounded to nearest: the magnitude read low
       // by u_st); binary16's scaled columns may be subnormal: 2^-25 of absolute rounding per
       // value, times 2^8 unscaled, over v_hi, v_lo and a: below 2^-15 of the row sum.
-      const double storage_u = std::is_same<T, __half>::value ? 0x1p-11 : 0x1p-8;
+      const double storage_u = mma_tile::storage_u<T>();
       const double storage_abs = std::is_same<T, __half>::value ? double(DM) * 0x1p-25 : 0.0;
       const double rep_u = std::is_same<T, __half>::value ? 0x1p-22 : 0x1p-16;
       const double c_out =
