@@ -10,7 +10,9 @@
  *                                       causal and not, every length);
  *    cuda_attention/fwd/...             the forward (SIMT products);
  *    cuda_attention/fwd-tc/...          the 16-bit rows on WMMA tensor cores (ABFT_CUDA_ATTN_TC=1);
- *    cuda_attention/bwd/...             the backward (bfloat16 and float, seq 1024, 4096, 16384);
+ *    cuda_attention/bwd-mma/...         the backward on the mma.sync kernels (bfloat16 and binary16,
+ *                                       head_dim 64 and 128, causal and not, seq 1024, 4096, 16384);
+ *    cuda_attention/bwd/...             the backward (SIMT: bfloat16, float at 128 full; same lengths);
  *    cuda_attention/fwd[-tc]-nokeysums/ the forward with each query block forming the key
  *                                       blocks' sums itself (ABFT_CUDA_ATTN_KEY_SUMS=0: the
  *                                       pre-pass's gain; bfloat16, seq 1024 and 16384; no bar;
@@ -158,13 +160,18 @@ void register_all() {
             if (eng != Engine::Mma && t != ABFT_CUDA_BFLOAT16 && (D != 128 || causal)) continue;
             add(std::string("fwd") + engine_tag(eng), t, D, causal, seq, eng, Dir::Fwd, true);
           }
-  for (abft_cuda_dtype t : {ABFT_CUDA_BFLOAT16, ABFT_CUDA_FLOAT})
-    for (int64_t D : {64, 128})
-      for (bool causal : {false, true})
-        for (int64_t seq : {1024, 4096, 16384}) {
-          if (t != ABFT_CUDA_BFLOAT16 && (D != 128 || causal)) continue;
-          add("bwd", t, D, causal, seq, Engine::Simt, Dir::Bwd, true);
-        }
+  // The backward, the mma.sync rows first (16-bit storage, both head dims, causal and not), then
+  // SIMT's (bfloat16 everywhere, float at head_dim 128 full).
+  for (Engine eng : {Engine::Mma, Engine::Simt})
+    for (abft_cuda_dtype t : {ABFT_CUDA_BFLOAT16, ABFT_CUDA_HALF, ABFT_CUDA_FLOAT})
+      for (int64_t D : {64, 128})
+        for (bool causal : {false, true})
+          for (int64_t seq : {1024, 4096, 16384}) {
+            if (eng == Engine::Mma ? t == ABFT_CUDA_FLOAT
+                                   : t == ABFT_CUDA_HALF || (t == ABFT_CUDA_FLOAT && (D != 128 || causal)))
+              continue;
+            add(std::string("bwd") + engine_tag(eng), t, D, causal, seq, eng, Dir::Bwd, true);
+          }
   for (Engine eng : {Engine::Simt, Engine::Wmma})
     for (int64_t D : {64, 128})
       for (int64_t seq : {1024, 16384})

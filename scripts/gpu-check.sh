@@ -221,10 +221,11 @@ fi
 # Issue 11: the attention backward's rows (SDPA's backward was timed with the forward's).
 if want attention-bwd; then
   sdpa_timing
-  tl 60 "$build/bench/abft_bench_cuda_attention" --benchmark_filter='/bwd/' --benchmark_out="$attn_bwd_json" \
+  tl 90 "$build/bench/abft_bench_cuda_attention" --benchmark_filter='/bwd[^/]*/' --benchmark_out="$attn_bwd_json" \
     --benchmark_out_format=json >"$logs/bench_attention_bwd.log" 2>&1 || { status=1; log "attention backward benchmark failed"; }
   echo
-  echo "Attention backward: protected vs unprotected (same kernels, same run; bar overhead <= 10 %), and PyTorch SDPA's backward:"
+  echo "Attention backward: protected vs unprotected (same kernels, same run; bar overhead <= 10 %), and PyTorch SDPA's backward"
+  echo "(bwd-mma rows: the mma.sync kernels, ABFT_CUDA_ATTN_TC=mma, first; bwd: SIMT):"
   python3 "$root/scripts/gpu_bench_table.py" attention "$attn_bwd_json" "$sdpa_json" || status=1
 fi
 

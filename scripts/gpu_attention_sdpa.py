@@ -34,11 +34,12 @@ def shapes():
                 for seq in (1024, 4096, 16384):
                     if dt != "f32" or (d == 128 and not causal):
                         yield row("fwd", dt, seq, d, causal)
-    for dt in ("bf16", "f32"):
+    # The backward: every 16-bit shape (the bwd-mma rows have binary16 too), float at 128 full.
+    for dt in ("bf16", "f16", "f32"):
         for d in (64, 128):
             for causal in (False, True):
                 for seq in (1024, 4096, 16384):
-                    if dt == "bf16" or (d == 128 and not causal):
+                    if dt != "f32" or (d == 128 and not causal):
                         yield row("bwd", dt, seq, d, causal)
 
 

@@ -40,16 +40,17 @@ SDPA = {}  # row name -> {"ms", "backend"} of PyTorch's SDPA on the same shape (
 
 def attention_row(name, r):
     """(cells, bar) of an attention row: ABFT overhead <= 10 % against our unprotected kernel
-    (fwd, fwd-tc, fwd-mma and bwd rows; the -nokeysums rows, the key blocks' sums formed without
+    (fwd, fwd-tc, fwd-mma, bwd and bwd-mma rows; the -nokeysums rows, the key blocks' sums formed without
     the pre-pass, are a comparison); the protected kernel's throughput as a ratio of PyTorch
     SDPA's on the same shape and direction (reported, no bar). SDPA's times are keyed by the
-    cuda_attention/fwd/... and /bwd/... names: every forward engine's row (fwd-tc, fwd-mma, the
-    -nokeysums rows) reads its shape's fwd entry."""
+    cuda_attention/fwd/... and /bwd/... names: every engine's row (fwd-tc, fwd-mma, bwd-mma, the
+    -nokeysums rows) reads its shape's entry of its direction."""
     over = r["overhead"]
     barred = "-nokeysums/" not in name
     bar = ("ok" if over <= 0.10 else "**miss** (> 10 %)") if barred else ""
-    bwd = "/bwd/" in name
-    s = SDPA.get(re.sub(r"/fwd[^/]*/", "/fwd/", name), {})  # every forward engine: the same shape
+    bwd = re.search(r"/bwd[^/]*/", name) is not None
+    # every engine's row reads SDPA's entry of its shape and direction
+    s = SDPA.get(re.sub(r"/(fwd|bwd)[^/]*/", r"/\1/", name), {})
     if s.get("ms"):
         m = re.search(r"/d(\d+)/(causal|full)/seq(\d+)", name)
         d, causal, seq = int(m.group(1)), m.group(2) == "causal", int(m.group(3))
