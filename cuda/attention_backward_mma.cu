@@ -539,8 +539,8 @@ __device__ __forceinline__ void group_check(const T* rowsA, const T* rowsB, cons
  *  is not finite and the rounding to the storage type may have overflowed (data). */
 __device__ __forceinline__ ck::AttnVerdict weight_sum_verdict(float tc, float f, float w, double cw, double absw,
                                                               double tmax) {
+  if (w == INFINITY) return ck::AttnVerdict::Skip;  // (an inf - inf in f from the same data)
   if (w != w || f != f) return ck::AttnVerdict::Fail;
-  if (!(w <= FLT_MAX)) return ck::AttnVerdict::Skip;
   if (!(fabsf(tc) <= FLT_MAX)) return (1.0 + cw) * double(w) >= tmax / 2.0 ? ck::AttnVerdict::Skip : ck::AttnVerdict::Fail;
   return fabs(double(tc) - double(f)) <= cw * double(w) + absw ? ck::AttnVerdict::Pass : ck::AttnVerdict::Fail;
 }
@@ -639,7 +639,11 @@ __global__ void __launch_bounds__(kT, DM == 64 ? 3 : 2)
                     reinterpret_cast<uintptr_t>(g.dk) % 4 == 0 && reinterpret_cast<uintptr_t>(g.dv) % 4 == 0;
 
   for (int64_t u = blockIdx.x; u < units; u += gridDim.x) {
-    const int64_t bhk = u / nkb, kb = u % nkb, b = bhk / a.HK, hk = bhk % a.HK;
+    // Causal calls take the key blocks with the longest sweeps (the first ones) of every KV head
+    // first (u runs over KV heads fastest).
+    const int64_t bhks = a.B * a.HK;
+    const int64_t bhk = a.causal ? u % bhks : u / nkb, kb = a.causal ? u / bhks : u % nkb;
+    const int64_t b = bhk / a.HK, hk = bhk % a.HK;
     const int64_t j0 = kb * kB;
     const int64_t key[2] = {j0 + 16 * warp + g4, j0 + 16 * warp + g4 + 8};
     const bool kvalid[2] = {key[0] < a.Lk, key[1] < a.Lk};
@@ -657,7 +661,7 @@ __global__ void __launch_bounds__(kT, DM == 64 ? 3 : 2)
 
     // The copies of query block qb of head instance bh into stage st.
     auto issue = [&](int st, int64_t bh, int qb) {
-      const int64_t b_ = bh / a.H, h = bh % a.H, i0 = int64_t(qb) * kB;
+      const int64_t b_ = b, h = bh - b * a.H, i0 = int64_t(qb) * kB;  // (the unit's batch)
       T* Qd = St + 2 * st * kB * RS;
       load_tile<T, DM, RS>(Qd, static_cast<const T*>(a.q) + b_ * a.qs[0] + h * a.qs[1] + i0 * a.qs[2], a.qs[2],
                            a.Lq - i0, D, tid);

@@ -43,7 +43,7 @@ constexpr double storage_tiny() {
 /** Largest finite value of the storage type. */
 template <class T>
 constexpr double storage_max() {
-  return std::is_same<T, __half>::value ? 65504.0 : double(FLT_MAX);
+  return std::is_same<T, __half>::value ? 65504.0 : 0x1.fep+127;  // bfloat16: (2 - 2^-7) 2^127
 }
 
 /** Issue the cp.async copies of rows [0, 64) of a tile (row stride `rs` elements, head_dim D,
