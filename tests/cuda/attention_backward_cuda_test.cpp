@@ -532,6 +532,30 @@ TEST(CudaAttentionBackward, EmptySidesAreWrittenAsZeros) {
 /** Faults land at (b 0, head 1, query 40, key 9, column 7) of a causal GQA problem; DK/DV at key 9
  *  (row (b*heads + h)*kv_len + 9) after the query block holding query 40; DQ at query 40 after
  *  the key block holding key 9. */
+/** One run of `dr` under `pol` with fault f planned on the handle: the call's and
+ *  abft_cuda_sync's statuses, the report, and what landed (count: faults the injector kept). */
+struct FaultRun {
+  abft_status call = ABFT_STATUS_INTERNAL_ERROR, sync = ABFT_STATUS_INTERNAL_ERROR;
+  abft_report rep{};
+  abft_fault landed{};
+  int count = 0;
+};
+template <class T>
+FaultRun run_with_fault(DeviceRun<T>& dr, Handle& h, const abft_fault& f, abft_policy pol) {
+  FaultRun fr;
+  abft_injector_t inj = nullptr;
+  if (abft_injector_create(5, &inj) != ABFT_STATUS_SUCCESS) return fr;
+  if (abft_injector_add(inj, &f) == ABFT_STATUS_SUCCESS) {
+    abft_handle_set_injector(h.h, inj);
+    fr.call = dr.run(h.h, pol);
+    fr.sync = abft_cuda_sync(h.h, nullptr, &fr.rep);
+    abft_injector_last(inj, &fr.landed, 1, &fr.count);
+    abft_handle_set_injector(h.h, nullptr);
+  }
+  abft_injector_destroy(inj);
+  return fr;
+}
+
 template <class T>
 void check_fault(abft_site site, abft_fault_model model, int bit, Engine eng = Engine::Simt) {
   const ProductEngine mode(eng);
@@ -558,20 +582,12 @@ void check_fault(abft_site site, abft_fault_model model, int bit, Engine eng = E
   const std::string what = std::string(engine_name(eng)) + type_name<T>() + " site " + std::to_string(int(site)) +
                            " model " + std::to_string(int(model)) + " bit " + std::to_string(bit);
   for (abft_policy pol : {ABFT_POLICY_CORRECT, ABFT_POLICY_DETECT}) {
-    abft_injector_t inj = nullptr;
-    ASSERT_EQ(abft_injector_create(5, &inj), ABFT_STATUS_SUCCESS);
-    ASSERT_EQ(abft_injector_add(inj, &f), ABFT_STATUS_SUCCESS);
-    abft_handle_set_injector(h.h, inj);
-    ASSERT_EQ(dr.run(h.h, pol), ABFT_STATUS_SUCCESS) << what;
-    abft_report r{};
-    const abft_status ss = abft_cuda_sync(h.h, nullptr, &r);
-    abft_fault landed{};
-    int count = 0;
-    abft_injector_last(inj, &landed, 1, &count);
-    abft_handle_set_injector(h.h, nullptr);
-    abft_injector_destroy(inj);
-    ASSERT_EQ(count, 1) << what;
-    EXPECT_EQ(landed.applied, 1) << what;
+    const FaultRun fr = run_with_fault(dr, h, f, pol);
+    ASSERT_EQ(fr.call, ABFT_STATUS_SUCCESS) << what;
+    const abft_report& r = fr.rep;
+    const abft_status ss = fr.sync;
+    ASSERT_EQ(fr.count, 1) << what;
+    EXPECT_EQ(fr.landed.applied, 1) << what;
     EXPECT_GE(r.detected, 1u) << what << ": " << report_str(r);
     EXPECT_EQ(r.uncorrectable, 0u) << what;
     if (pol == ABFT_POLICY_CORRECT) {
@@ -647,20 +663,12 @@ TEST(CudaAttentionBackward, MmaKernelsLongCausalRowsAndScaledColumns) {
       const std::string w = what + " site " + std::to_string(int(x.site));
       abft_fault f{};
       f.site = x.site, f.model = ABFT_FAULT_BITFLIP, f.bit = 30, f.row = x.row, f.col = x.col, f.kpos = x.kpos;
-      abft_injector_t inj = nullptr;
-      ASSERT_EQ(abft_injector_create(5, &inj), ABFT_STATUS_SUCCESS);
-      ASSERT_EQ(abft_injector_add(inj, &f), ABFT_STATUS_SUCCESS);
-      abft_handle_set_injector(h.h, inj);
-      ASSERT_EQ(dr.run(h.h, ABFT_POLICY_CORRECT), ABFT_STATUS_SUCCESS) << w;
-      abft_report rf{};
-      const abft_status ss = abft_cuda_sync(h.h, nullptr, &rf);
-      abft_fault landed{};
-      int count = 0;
-      abft_injector_last(inj, &landed, 1, &count);
-      abft_handle_set_injector(h.h, nullptr);
-      abft_injector_destroy(inj);
-      ASSERT_EQ(count, 1) << w;
-      EXPECT_EQ(landed.applied, 1) << w;
+      const FaultRun fr = run_with_fault(dr, h, f, ABFT_POLICY_CORRECT);
+      ASSERT_EQ(fr.call, ABFT_STATUS_SUCCESS) << w;
+      const abft_report& rf = fr.rep;
+      const abft_status ss = fr.sync;
+      ASSERT_EQ(fr.count, 1) << w;
+      EXPECT_EQ(fr.landed.applied, 1) << w;
       EXPECT_EQ(ss, ABFT_STATUS_SUCCESS) << w;
       EXPECT_GE(rf.detected, 1u) << w << ": " << report_str(rf);
       EXPECT_EQ(rf.corrected, rf.detected) << w << ": " << report_str(rf);
