@@ -804,21 +804,15 @@ __global__ void __launch_bounds__(kT, DM == 64 ? 3 : 2)
       store_rows<T, DM, kCheck>(dK, a.ks, dk, a.scale, key, kvalid, D, t4, pair, ckk, skk);
       if (!kCheck) break;
 
-      // The checksum columns: lane 0 of a row's four holds (hi, lo), lane 1 (a, ones).
-      const int q0 = lane & ~3;
 #pragma unroll
       for (int r = 0; r < 2; ++r) {
-        const float vhi = __shfl_sync(0xffffffffu, xv[2 * r], q0), vlo = __shfl_sync(0xffffffffu, xv[2 * r + 1], q0);
-        const float va = __shfl_sync(0xffffffffu, xv[2 * r], q0 + 1), v1 = __shfl_sync(0xffffffffu, xv[2 * r + 1], q0 + 1);
-        const float khi = __shfl_sync(0xffffffffu, xk[2 * r], q0), klo = __shfl_sync(0xffffffffu, xk[2 * r + 1], q0);
-        const float k1 = __shfl_sync(0xffffffffu, xk[2 * r + 1], q0 + 1);
-        const float ka = __shfl_sync(0xffffffffu, xk[2 * r], q0 + 1);
+        const mma_tile::ChecksumRow cv_r = mma_tile::checksum_row(xv, r, lane), ck_r = mma_tile::checksum_row(xk, r, lane);
         const float fp = lane_sum(sp[r]), fd = lane_sum(sd[r]), fa = lane_sum(sa[r]);
         const double c1 = lane_sum(cv[r]), s1 = lane_sum(sv[r]), c2 = lane_sum(ckk[r]), s2 = lane_sum(skk[r]);
         if (!kvalid[r]) continue;
         const int64_t nvals = int64_t(ntiles) * kB;
-        const int v = grad_verdicts<T>(vhi, vlo, va, v1, fp, fp, c1, s1, 1.0f, ntiles, nvals, DM, D) |
-                      grad_verdicts<T>(khi, klo, ka, k1, fd, fa, c2, s2, a.scale, ntiles, nvals, DM, D);
+        const int v = grad_verdicts<T>(cv_r.hi, cv_r.lo, cv_r.a, cv_r.ones, fp, fp, c1, s1, 1.0f, ntiles, nvals, DM, D) |
+                      grad_verdicts<T>(ck_r.hi, ck_r.lo, ck_r.a, ck_r.ones, fd, fa, c2, s2, a.scale, ntiles, nvals, DM, D);
         bad |= (v & 1) != 0;
         skip_out |= (v & 2) != 0;
       }
@@ -981,16 +975,14 @@ __global__ void __launch_bounds__(kT, DM == 64 ? 3 : 2)
       store_rows<T, DM, kCheck>(dQ, a.qs, dq, a.scale, row, valid, D, t4, pair, cq, sq);
       if (!kCheck) break;
 
-      const int q0 = lane & ~3;
 #pragma unroll
       for (int r = 0; r < 2; ++r) {
-        const float qhi = __shfl_sync(0xffffffffu, xq[2 * r], q0), qlo = __shfl_sync(0xffffffffu, xq[2 * r + 1], q0);
-        const float q1 = __shfl_sync(0xffffffffu, xq[2 * r + 1], q0 + 1);
-        const float qa = __shfl_sync(0xffffffffu, xq[2 * r], q0 + 1);
+        const mma_tile::ChecksumRow cq_r = mma_tile::checksum_row(xq, r, lane);
         const float fd = lane_sum(sd[r]), fa = lane_sum(sa[r]);
         const double c1 = lane_sum(cq[r]), s1 = lane_sum(sq[r]);
         if (!valid[r]) continue;
-        const int v = grad_verdicts<T>(qhi, qlo, qa, q1, fd, fa, c1, s1, a.scale, nkbu, int64_t(nkbu) * kB, DM, D);
+        const int v =
+            grad_verdicts<T>(cq_r.hi, cq_r.lo, cq_r.a, cq_r.ones, fd, fa, c1, s1, a.scale, nkbu, int64_t(nkbu) * kB, DM, D);
         bad |= (v & 1) != 0;
         skip_out |= (v & 2) != 0;
       }

@@ -536,14 +536,11 @@ __global__ void __launch_bounds__(kMThreads, DM == 64 ? 3 : 2) attn_fwd_mma_kern
           ck::attn_abs_term<float>(double(kend) + DM, 0.0) + (std::is_same<T, __half>::value ? 0x1p-15 : 0.0);
       // A memory fault in the copy of Q: not data, never skipped (no key block: nothing loaded).
       const bool hard = nkb > 0 && q_fingerprint<T, DM, RS>(Qs, warp, lane) != fp0;
-      // The checksum columns: lane 0 of the row's four holds v_hi, v_lo; lane 1 a and l'.
-      const int q0 = lane & ~3;
 #pragma unroll
       for (int r = 0; r < 2; ++r) {
-        const float vhi = __shfl_sync(0xffffffffu, ax[2 * r], q0);
-        const float vlo = __shfl_sync(0xffffffffu, ax[2 * r + 1], q0);
-        const float acca = __shfl_sync(0xffffffffu, ax[2 * r], q0 + 1);
-        const float l2 = __shfl_sync(0xffffffffu, ax[2 * r + 1], q0 + 1);
+        // The checksum columns: v_hi, v_lo, a and the ones column's l'.
+        const mma_tile::ChecksumRow cx = mma_tile::checksum_row(ax, r, lane);
+        const float vhi = cx.hi, vlo = cx.lo, acca = cx.a, l2 = cx.ones;
         const double rs = lane_sum(rowsum[r]), sd = lane_sum(stored[r]);
         if (!valid[r]) continue;
         if (!live[r]) {

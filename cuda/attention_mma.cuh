@@ -70,4 +70,20 @@ __device__ __forceinline__ void a_fragment(uint32_t (&f)[4], const T* tile, int 
   abft::cuda::mma::ldmatrix_x4<false>(f, tile + (16 * warp + lane % 16) * RS + kc * 16 + (lane / 16) * 8);
 }
 
+/** A checksum n-tile's four leading columns for row r of the warp's (0: row g, 1: g + 8), as every
+ *  lane of the row's four sees them: the C fragment puts columns 0, 1 (hi, lo) in the row's lane
+ *  0 and columns 2, 3 (the magnitude a, the ones column) in its lane 1. All 32 lanes call it. */
+struct ChecksumRow {
+  float hi, lo, a, ones;
+};
+__device__ __forceinline__ ChecksumRow checksum_row(const float (&x)[4], int r, int lane) {
+  const int q0 = lane & ~3;
+  ChecksumRow c;
+  c.hi = __shfl_sync(0xffffffffu, x[2 * r], q0);
+  c.lo = __shfl_sync(0xffffffffu, x[2 * r + 1], q0);
+  c.a = __shfl_sync(0xffffffffu, x[2 * r], q0 + 1);
+  c.ones = __shfl_sync(0xffffffffu, x[2 * r + 1], q0 + 1);
+  return c;
+}
+
 }  // namespace abft::cuda::attn::mma_tile
