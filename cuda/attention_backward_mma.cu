@@ -802,21 +802,24 @@ __global__ void __launch_bounds__(kT, DM == 64 ? 3 : 2)
       double cv[2] = {0.0, 0.0}, sv[2] = {0.0, 0.0}, ckk[2] = {0.0, 0.0}, skk[2] = {0.0, 0.0};
       store_rows<T, DM, kCheck>(dV, a.vs, dv, 1.0f, key, kvalid, D, t4, pair, cv, sv);
       store_rows<T, DM, kCheck>(dK, a.ks, dk, a.scale, key, kvalid, D, t4, pair, ckk, skk);
-      if (!kCheck) break;
-
+      if constexpr (!kCheck) {
+        break;
+      } else {
 #pragma unroll
-      for (int r = 0; r < 2; ++r) {
-        const mma_tile::ChecksumRow cv_r = mma_tile::checksum_row(xv, r, lane), ck_r = mma_tile::checksum_row(xk, r, lane);
-        const float fp = lane_sum(sp[r]), fd = lane_sum(sd[r]), fa = lane_sum(sa[r]);
-        const double c1 = lane_sum(cv[r]), s1 = lane_sum(sv[r]), c2 = lane_sum(ckk[r]), s2 = lane_sum(skk[r]);
-        if (!kvalid[r]) continue;
-        const int64_t nvals = int64_t(ntiles) * kB;
-        const int v = grad_verdicts<T>(cv_r.hi, cv_r.lo, cv_r.a, cv_r.ones, fp, fp, c1, s1, 1.0f, ntiles, nvals, DM, D) |
-                      grad_verdicts<T>(ck_r.hi, ck_r.lo, ck_r.a, ck_r.ones, fd, fa, c2, s2, a.scale, ntiles, nvals, DM, D);
-        bad |= (v & 1) != 0;
-        skip_out |= (v & 2) != 0;
+        for (int r = 0; r < 2; ++r) {
+          const mma_tile::ChecksumRow cv_r = mma_tile::checksum_row(xv, r, lane);
+          const mma_tile::ChecksumRow ck_r = mma_tile::checksum_row(xk, r, lane);
+          const float fp = lane_sum(sp[r]), fd = lane_sum(sd[r]), fa = lane_sum(sa[r]);
+          const double c1 = lane_sum(cv[r]), s1 = lane_sum(sv[r]), c2 = lane_sum(ckk[r]), s2 = lane_sum(skk[r]);
+          if (!kvalid[r]) continue;
+          const int64_t nvals = int64_t(ntiles) * kB;
+          const int v = grad_verdicts<T>(cv_r.hi, cv_r.lo, cv_r.a, cv_r.ones, fp, fp, c1, s1, 1.0f, ntiles, nvals, DM, D) |
+                        grad_verdicts<T>(ck_r.hi, ck_r.lo, ck_r.a, ck_r.ones, fd, fa, c2, s2, a.scale, ntiles, nvals, DM, D);
+          bad |= (v & 1) != 0;
+          skip_out |= (v & 2) != 0;
+        }
+        if (!finish_unit_pass(false, skip_in, bad, skip_out, pass, correct, cnt, rep)) break;
       }
-      if (!finish_unit_pass(false, skip_in, bad, skip_out, pass, correct, cnt, rep)) break;
     }
   }
 }
@@ -973,20 +976,22 @@ __global__ void __launch_bounds__(kT, DM == 64 ? 3 : 2)
 
       double cq[2] = {0.0, 0.0}, sq[2] = {0.0, 0.0};
       store_rows<T, DM, kCheck>(dQ, a.qs, dq, a.scale, row, valid, D, t4, pair, cq, sq);
-      if (!kCheck) break;
-
+      if constexpr (!kCheck) {
+        break;
+      } else {
 #pragma unroll
-      for (int r = 0; r < 2; ++r) {
-        const mma_tile::ChecksumRow cq_r = mma_tile::checksum_row(xq, r, lane);
-        const float fd = lane_sum(sd[r]), fa = lane_sum(sa[r]);
-        const double c1 = lane_sum(cq[r]), s1 = lane_sum(sq[r]);
-        if (!valid[r]) continue;
-        const int v =
-            grad_verdicts<T>(cq_r.hi, cq_r.lo, cq_r.a, cq_r.ones, fd, fa, c1, s1, a.scale, nkbu, int64_t(nkbu) * kB, DM, D);
-        bad |= (v & 1) != 0;
-        skip_out |= (v & 2) != 0;
+        for (int r = 0; r < 2; ++r) {
+          const mma_tile::ChecksumRow cq_r = mma_tile::checksum_row(xq, r, lane);
+          const float fd = lane_sum(sd[r]), fa = lane_sum(sa[r]);
+          const double c1 = lane_sum(cq[r]), s1 = lane_sum(sq[r]);
+          if (!valid[r]) continue;
+          const int v =
+              grad_verdicts<T>(cq_r.hi, cq_r.lo, cq_r.a, cq_r.ones, fd, fa, c1, s1, a.scale, nkbu, int64_t(nkbu) * kB, DM, D);
+          bad |= (v & 1) != 0;
+          skip_out |= (v & 2) != 0;
+        }
+        if (!finish_unit_pass(false, skip_in, bad, skip_out, pass, correct, cnt, rep)) break;
       }
-      if (!finish_unit_pass(false, skip_in, bad, skip_out, pass, correct, cnt, rep)) break;
     }
   }
 }
