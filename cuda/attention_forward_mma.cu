@@ -524,7 +524,8 @@ __global__ void __launch_bounds__(kMThreads, DM == 64 ? 3 : 2) attn_fwd_mma_kern
       // value, times 2^8 unscaled, over v_hi, v_lo and a: below 2^-15 of the row sum.
       const double storage_u = mma_tile::storage_u<T>();
       const double storage_abs = std::is_same<T, __half>::value ? double(DM) * 0x1p-25 : 0.0;
-      const double rep_u = std::is_same<T, __half>::value ? 0x1p-22 : 0x1p-16;
+      // (+ 2^-24: v_hi + v_lo added in float once, below.)
+      const double rep_u = (std::is_same<T, __half>::value ? 0x1p-22 : 0x1p-16) + 0x1p-24;
       const double c_out =
           (ck::attn_output_coefficient<float>(3 * int64_t(kMBC), nkb, DM) + rep_u) / (1.0 - storage_u);
       // l sums the float probabilities, l' (tensor cores) their rounded values: u_st l apart.
