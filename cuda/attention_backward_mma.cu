@@ -13,7 +13,8 @@
  *  type, are the A fragments of the gradient products (the forward's trick); each tile's product
  *  is formed from zero per 8 output columns and added once. The other operand's tiles pass
  *  through shared memory by cp.async, two stages (the next tile loads while this one computes).
- *  D_i = dO_i . O_i comes from a pre-pass, in double rounded to float, beside -lse_i log2 e.
+ *  D_i = dO_i . O_i comes from a pre-pass (attention_backward_mma_sums.cu), in double rounded to
+ *  float, beside -lse_i log2 e.
  *
  *  The checks (the protected instantiations only), on registers, with records from one pre-pass
  *  per call (docs/ABFT.md §10.3, §13.1 for the algebra; the bounds in attention_bounds.hpp):
@@ -66,6 +67,7 @@
 #include "abft/checksum/attention_row_check.hpp"
 #include "attention_device.cuh"
 #include "attention_launch.hpp"
+#include "attention_backward_mma.cuh"
 #include "attention_mma.cuh"
 #include "device_state.hpp"
 #include "warp_mma.cuh"
@@ -84,14 +86,13 @@ using mma::pack2_rn;
 
 namespace {
 
+using bwd_mma::BwdSums;
+using bwd_mma::kRec;
+using bwd_mma::kX;
+using bwd_mma::kXS;
 constexpr int kB = mma_tile::kRows;       ///< rows of a block (queries or keys; 16 per warp), and of a tile
 constexpr int kT = mma_tile::kThreads;    ///< 4 warps
 constexpr int kGroup = mma_tile::kGroup;  ///< blocks of the swept side per tile check (512 rows, aligned to 0)
-constexpr int kX = 8;          ///< dO's checksum columns a row: x_hi, x_lo, a, 1, 0, 0, 0, 0
-/// Q's and K's a row (the other operand of dS, which is signed): x_hi, x_lo, 0, 1, 0, 0, 0, 0
-/// for dS, then 0, 0, a, 0, 0, 0, 0, 0 for |dS|: both products add into one C fragment.
-constexpr int kXS = 16;
-constexpr int kRec = 4;        ///< a record: sums of x, |x|, y, |y| (DM floats each)
 constexpr int kHN = kB / 16;   ///< n-tiles of 8 columns in half a tile (32 columns)
 constexpr float kNegInf = -INFINITY;
 constexpr float kLog2e = 1.44269504088896340736f;
@@ -101,218 +102,6 @@ using mma_tile::load_tile;
 using mma_tile::storage_max;
 using mma_tile::storage_tiny;
 using mma_tile::storage_u;
-
-/** What the pre-pass leaves for one call (attn_work), nqb / nkb blocks of 64 queries / keys:
- *  - ld: per (batch, head, query < nqb 64) two floats {-lse log2 e, D}: -inf for lse = +-inf and
- *    past q_len (P = 0 there), NaN for a NaN lse; D = dO . O in double rounded once (0 past q_len);
- *  checking only:
- *  - qflag: per (batch, head, query block), nonzero when a row's lse is NaN or +inf or its D is
- *    not finite (data: the unit's checks are skipped);
- *  - qrec: per (batch, head, query block qb) kRec DM floats, the sums of Q, |Q|, dO, |dO| over
- *    the queries from qb to the end of its group of kGroup blocks (a suffix of the group);
- *  - krec: per (batch, KV head, key block kb) the sums of K, |K|, V, |V| over the keys from the
- *    start of kb's group to the end of kb (a prefix);
- *  - xq, xo, xk: per row (padded to whole blocks, zeros past the side's length) kXS, kX, kXS
- *    storage values, the checksum columns of Q, dO, K;
- *  - the coefficients of the tile checks (the same for every group). */
-struct BwdSums {
-  const float* ld = nullptr;
-  const int* qflag = nullptr;
-  const float* qrec = nullptr;
-  const float* krec = nullptr;
-  const void* xq = nullptr;
-  const void* xo = nullptr;
-  const void* xk = nullptr;
-  int64_t nqb = 0, nkb = 0;
-  double c_tile = 0, abs_tile = 0;
-};
-
-/** The workspace's layout as byte offsets (each 16-byte aligned), and the pre-pass's double
- *  partials per block (kRec DM doubles a block) after the records. */
-struct BwdWorkspace {
-  int64_t ld = 0, qflag = 0, qrec = 0, krec = 0, xq = 0, xo = 0, xk = 0, qpart = 0, kpart = 0, bytes = 0;
-  BwdWorkspace(const AttnArgs& a, int dm, bool check) {
-    const int64_t nqb = (a.Lq + kB - 1) / kB, nkb = (a.Lk + kB - 1) / kB;
-    const int64_t qb = a.B * a.H * nqb, kb = a.B * a.HK * nkb;
-    int64_t o = 0;
-    auto take = [&o](int64_t n) {
-      const int64_t at = o;
-      o += (n + 15) / 16 * 16;
-      return at;
-    };
-    ld = take(qb * kB * 2 * int64_t(sizeof(float)));
-    if (check) {
-      qflag = take(qb * int64_t(sizeof(int)));
-      qrec = take(qb * kRec * dm * int64_t(sizeof(float)));
-      krec = take(kb * kRec * dm * int64_t(sizeof(float)));
-      xq = take(qb * kB * kXS * 2);
-      xo = take(qb * kB * kX * 2);
-      xk = take(kb * kB * kXS * 2);
-      qpart = take(qb * kRec * dm * int64_t(sizeof(double)));
-      kpart = take(kb * kRec * dm * int64_t(sizeof(double)));
-    }
-    bytes = o;
-  }
-};
-
-/** Checksum column k of a row with sum x and magnitude ax (double sums), as the products read
- *  it: rounded to float, scaled, split into two storage values (the lo part the float
- *  remainder of the hi one), zeros for a row past the side's length. `ka`: the column of the
- *  magnitude (2 in kX rows, 10 in kXS rows, where column 2 is zero). */
-template <class T>
-__device__ __forceinline__ T checksum_column(int k, int ka, double x, double ax, bool live) {
-  const float v = float(x) * mma_tile::checksum_scale<T>(), av = float(ax) * mma_tile::checksum_scale<T>();
-  float y = 0.0f;
-  if (k == 0) y = v;
-  else if (k == 1) y = v - to_f(from_f<T>(v));
-  else if (k == ka) y = av;
-  else if (k == 3) y = 1.0f;
-  return from_f<T>(live ? y : 0.0f);
-}
-
-/** Pre-pass, rows: a warp per row (lanes over columns, double, a butterfly). Query rows
- *  (batch, head, i < nqb 64): D_i and -lse_i log2 e, and when checking Q's and dO's checksum
- *  columns and the block's data flag; key rows (checking only): K's checksum columns. */
-template <class T, bool kCheck>
-__global__ void __launch_bounds__(kT) attn_bwd_mma_rows_kernel(AttnArgs a, AttnBwdPtrs g, float* ld, int* qflag,
-                                                               T* xq, T* xo, T* xk, int64_t nqb, int64_t nkb) {
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const int D = int(a.D);
-  const int64_t qrows = a.B * a.H * nqb * kB, krows = kCheck ? a.B * a.HK * nkb * kB : 0;
-  for (int64_t r = int64_t(blockIdx.x) * (kT / 32) + warp; r < qrows + krows; r += int64_t(gridDim.x) * (kT / 32)) {
-    if (r < qrows) {
-      const int64_t bh = r / (nqb * kB), i = r % (nqb * kB), b = bh / a.H, h = bh % a.H;
-      const bool live = i < a.Lq;
-      double dd = 0.0, sq = 0.0, aq = 0.0, so = 0.0, ao = 0.0;
-      if (live) {
-        const T* Q = static_cast<const T*>(a.q) + b * a.qs[0] + h * a.qs[1] + i * a.qs[2];
-        const T* dO = static_cast<const T*>(g.dO) + b * a.os[0] + h * a.os[1] + i * a.os[2];
-        const T* O = static_cast<const T*>(a.o) + b * a.os[0] + h * a.os[1] + i * a.os[2];
-        for (int c = lane; c < D; c += 32) {
-          const double d = double(to_f(dO[c * a.os[3]]));
-          dd += d * double(to_f(O[c * a.os[3]]));
-          if (kCheck) {
-            const double q = double(to_f(Q[c * a.qs[3]]));
-            sq += q;
-            aq += fabs(q);
-            so += d;
-            ao += fabs(d);
-          }
-        }
-      }
-      for (int o = 16; o > 0; o /= 2) {
-        dd += __shfl_xor_sync(0xffffffffu, dd, o);
-        if (kCheck) {
-          sq += __shfl_xor_sync(0xffffffffu, sq, o);
-          aq += __shfl_xor_sync(0xffffffffu, aq, o);
-          so += __shfl_xor_sync(0xffffffffu, so, o);
-          ao += __shfl_xor_sync(0xffffffffu, ao, o);
-        }
-      }
-      if (lane == 0) {
-        float nl = kNegInf, dv = 0.0f;
-        if (live) {
-          const float lse = a.lse[bh * a.Lq + i];
-          nl = (lse == INFINITY || lse == kNegInf) ? kNegInf : -lse * kLog2e;
-          dv = float(dd);
-          if (kCheck && (lse != lse || lse == INFINITY || !(fabsf(dv) <= FLT_MAX)))
-            atomicMax(&qflag[bh * nqb + i / kB], 1);
-        }
-        ld[2 * r] = nl;
-        ld[2 * r + 1] = dv;
-      }
-      if (kCheck && lane < kXS) xq[r * kXS + lane] = checksum_column<T>(lane, 10, sq, aq, live);
-      if (kCheck && lane >= kXS && lane < kXS + kX) xo[r * kX + lane - kXS] = checksum_column<T>(lane - kXS, 2, so, ao, live);
-    } else {
-      const int64_t rk = r - qrows, bhk = rk / (nkb * kB), j = rk % (nkb * kB), b = bhk / a.HK, hk = bhk % a.HK;
-      const bool live = j < a.Lk;
-      double sk = 0.0, ak = 0.0;
-      if (live) {
-        const T* K = static_cast<const T*>(a.k) + b * a.ks[0] + hk * a.ks[1] + j * a.ks[2];
-        for (int c = lane; c < D; c += 32) {
-          const double x = double(to_f(K[c * a.ks[3]]));
-          sk += x;
-          ak += fabs(x);
-        }
-      }
-      for (int o = 16; o > 0; o /= 2) {
-        sk += __shfl_xor_sync(0xffffffffu, sk, o);
-        ak += __shfl_xor_sync(0xffffffffu, ak, o);
-      }
-      if (lane < kXS) xk[rk * kXS + lane] = checksum_column<T>(lane, 10, sk, ak, live);
-    }
-  }
-}
-
-/** Pre-pass, block sums (checking only): a thread block per query block (Q and dO) or key
- *  block (K and V), a thread per (tensor, column), rows in order, in double, into `part`. */
-template <class T, int DM>
-__global__ void __launch_bounds__(kT) attn_bwd_mma_block_sums_kernel(AttnArgs a, AttnBwdPtrs g, double* qpart,
-                                                                     double* kpart, int64_t nqb, int64_t nkb) {
-  const int D = int(a.D);
-  const int64_t qunits = a.B * a.H * nqb, units = qunits + a.B * a.HK * nkb;
-  for (int64_t u = blockIdx.x; u < units; u += gridDim.x) {
-    const bool qside = u < qunits;
-    const int64_t v = qside ? u : u - qunits, nb = qside ? nqb : nkb, heads = qside ? a.H : a.HK;
-    const int64_t bx = v / nb, blk = v % nb, b = bx / heads, h = bx % heads;
-    const int64_t r0 = blk * kB, len = qside ? a.Lq : a.Lk, r1 = r0 + kB < len ? r0 + kB : len;
-    double* out = (qside ? qpart : kpart) + v * kRec * DM;
-    for (int idx = threadIdx.x; idx < 2 * DM; idx += kT) {
-      const int which = idx / DM, c = idx % DM;
-      const T* p;
-      const int64_t* st;
-      if (qside) {
-        p = static_cast<const T*>(which == 0 ? a.q : g.dO);
-        st = which == 0 ? a.qs : a.os;
-      } else {
-        p = static_cast<const T*>(which == 0 ? a.k : a.v);
-        st = which == 0 ? a.ks : a.vs;
-      }
-      p += b * st[0] + h * st[1];
-      double s = 0.0, sa = 0.0;
-      if (c < D)
-        for (int64_t r = r0; r < r1; ++r) {
-          const double x = double(to_f(p[r * st[2] + c * st[3]]));
-          s += x;
-          sa += fabs(x);
-        }
-      out[which * 2 * DM + c] = s;
-      out[which * 2 * DM + DM + c] = sa;
-    }
-  }
-}
-
-/** Pre-pass, records (checking only): a thread per (side, batch x head, group, record column):
- *  the query side's suffixes of each group block by block (from the group's end down), the key
- *  side's prefixes, in double, each rounded once to float. */
-template <int DM>
-__global__ void __launch_bounds__(kT) attn_bwd_mma_records_kernel(const double* qpart, const double* kpart,
-                                                                  float* qrec, float* krec, int64_t bhq, int64_t nqb,
-                                                                  int64_t bhk, int64_t nkb) {
-  constexpr int RW = kRec * DM;
-  const int64_t nqg = (nqb + kGroup - 1) / kGroup, nkg = (nkb + kGroup - 1) / kGroup;
-  const int64_t nq = bhq * nqg * RW, n = nq + bhk * nkg * RW;
-  for (int64_t idx = int64_t(blockIdx.x) * kT + threadIdx.x; idx < n; idx += int64_t(gridDim.x) * kT) {
-    const bool qside = idx < nq;
-    const int64_t v = qside ? idx : idx - nq, ng = qside ? nqg : nkg, nb = qside ? nqb : nkb;
-    const int c = int(v % RW);
-    const int64_t grp = (v / RW) % ng, bx = v / (RW * ng);
-    const int64_t b0 = grp * kGroup, b1 = b0 + kGroup < nb ? b0 + kGroup : nb;
-    double s = 0.0;
-    if (qside)
-      for (int64_t blk = b1 - 1; blk >= b0; --blk) {
-        const int64_t at = (bx * nb + blk) * RW + c;
-        s += qpart[at];
-        qrec[at] = float(s);
-      }
-    else
-      for (int64_t blk = b0; blk < b1; ++blk) {
-        const int64_t at = (bx * nb + blk) * RW + c;
-        s += kpart[at];
-        krec[at] = float(s);
-      }
-  }
-}
 
 /** R = the warp's 16 rows (A fragments of `rows`) times rows [32 hf, 32 hf + 32) of `cols`,
  *  transposed (B fragments by non-transposed ldmatrix): half of S^T = K_w Q^T, S = Q_w K^T, dP,
@@ -1029,43 +818,11 @@ abft_status launch_bwd_mma_dm(const AttnArgs& a, const AttnBwdPtrs& g, const Dev
                        : attn_bwd_dq_mma_kernel<T, DM, true, false>;
   // Everything that can refuse before anything is enqueued (NOT_SUPPORTED: the SIMT kernels).
   if (!allow_smem(kv, smem) || !allow_smem(kq, smem)) return ABFT_STATUS_NOT_SUPPORTED;
-  const BwdWorkspace ws(a, DM, check);
-  if (!grow_device_buffer(&st->attn_work, &st->attn_work_bytes, size_t(ws.bytes))) return ABFT_STATUS_NOT_SUPPORTED;
-  unsigned char* w = static_cast<unsigned char*>(st->attn_work);
   BwdSums ms;
-  ms.nqb = (a.Lq + kB - 1) / kB;
-  ms.nkb = (a.Lk + kB - 1) / kB;
-  float* ld = reinterpret_cast<float*>(w + ws.ld);
-  ms.ld = ld;
+  const abft_cuda_dtype dtype = std::is_same<T, __half>::value ? ABFT_CUDA_HALF : ABFT_CUDA_BFLOAT16;
+  const abft_status pre = bwd_mma::pre_pass(dtype, DM, a, g, st, stream, check, &ms);
+  if (pre != ABFT_STATUS_SUCCESS) return pre;
   auto grid_of = [](int64_t n) { return unsigned(n < 1 ? 1 : n < (1 << 20) ? n : (1 << 20)); };
-  const int64_t qrows = a.B * a.H * ms.nqb * kB, krows = a.B * a.HK * ms.nkb * kB;
-  if (!check) {
-    attn_bwd_mma_rows_kernel<T, false><<<grid_of((qrows + 3) / 4), kT, 0, stream>>>(
-        a, g, ld, nullptr, nullptr, nullptr, nullptr, ms.nqb, ms.nkb);
-  } else {
-    int* qflag = reinterpret_cast<int*>(w + ws.qflag);
-    float* qrec = reinterpret_cast<float*>(w + ws.qrec);
-    float* krec = reinterpret_cast<float*>(w + ws.krec);
-    T* xq = reinterpret_cast<T*>(w + ws.xq);
-    T* xo = reinterpret_cast<T*>(w + ws.xo);
-    T* xk = reinterpret_cast<T*>(w + ws.xk);
-    double* qpart = reinterpret_cast<double*>(w + ws.qpart);
-    double* kpart = reinterpret_cast<double*>(w + ws.kpart);
-    ms.qflag = qflag, ms.qrec = qrec, ms.krec = krec, ms.xq = xq, ms.xo = xo, ms.xk = xk;
-    // S and dP tiles on tensor cores: 3 DM terms (ABFT.md §13.2); up to 512 rows a check.
-    ms.c_tile = ck::attn_float_tile_coefficient<float>(kGroup * kB, 3 * DM, DM, 4);
-    ms.abs_tile = ck::attn_float_tile_abs_term<float>(kGroup * kB, 3 * DM, DM);
-    const int64_t bhq = a.B * a.H, bhk = a.B * a.HK;
-    cudaMemsetAsync(qflag, 0, size_t(bhq * ms.nqb) * sizeof(int), stream);
-    attn_bwd_mma_rows_kernel<T, true><<<grid_of((qrows + krows + 3) / 4), kT, 0, stream>>>(
-        a, g, ld, qflag, xq, xo, xk, ms.nqb, ms.nkb);
-    attn_bwd_mma_block_sums_kernel<T, DM><<<grid_of(bhq * ms.nqb + bhk * ms.nkb), kT, 0, stream>>>(a, g, qpart, kpart,
-                                                                                                  ms.nqb, ms.nkb);
-    const int64_t rthreads = (bhq * ((ms.nqb + kGroup - 1) / kGroup) + bhk * ((ms.nkb + kGroup - 1) / kGroup)) * kRec * DM;
-    attn_bwd_mma_records_kernel<DM><<<grid_of((rthreads + kT - 1) / kT), kT, 0, stream>>>(qpart, kpart, qrec, krec, bhq,
-                                                                                          ms.nqb, bhk, ms.nkb);
-  }
-  if (cudaGetLastError() != cudaSuccess) return ABFT_STATUS_INTERNAL_ERROR;
   const int kid = ABFT_KERNEL_ATTN_BWD;
   const int ci = correct ? 1 : 0;
   kv<<<grid_of(a.B * a.HK * ms.nkb), kT, smem, stream>>>(a, g, ms, fl, st->counters + kid, st->repair + kid, ci);
