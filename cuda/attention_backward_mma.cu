@@ -79,8 +79,6 @@ namespace mma = abft::cuda::mma;
 using mma::cp_async_16;
 using mma::cp_async_commit;
 using mma::cp_async_wait;
-using mma::hi_f;
-using mma::lo_f;
 using mma::pack2;
 using mma::pack2_rn;
 
@@ -95,7 +93,7 @@ constexpr int kT = mma_tile::kThreads;    ///< 4 warps
 constexpr int kGroup = mma_tile::kGroup;  ///< blocks of the swept side per tile check (512 rows, aligned to 0)
 constexpr int kHN = kB / 16;   ///< n-tiles of 8 columns in half a tile (32 columns)
 constexpr float kNegInf = -INFINITY;
-constexpr float kLog2e = 1.44269504088896340736f;
+using mma_tile::kLog2e;
 
 using mma_tile::a_fragment;
 using mma_tile::load_tile;
@@ -270,36 +268,6 @@ __device__ __forceinline__ void land_acc(const DevFaultList& fl, int site, int64
   }
 }
 
-/** The tile checks of the warp's two rows per lane (r = 0: row g, 1: g + 8) against a record:
- *  reference row . rec[off ..], magnitude |row| . rec[off + DM ..], the row's values from its A
- *  fragments (rows of `tile`), the float chains as attn_float_tile_coefficient counts them. */
-template <class T, int DM, int RS>
-__device__ __forceinline__ void tile_reference(const T* tile, const float* rec, int warp, int lane, float (&ref)[2],
-                                               float (&mag)[2]) {
-  const int t4 = lane % 4;
-  ref[0] = ref[1] = mag[0] = mag[1] = 0.0f;
-#pragma unroll 1  // (once per group: no registers for loads ahead)
-  for (int kc = 0; kc < DM / 16; ++kc) {
-    uint32_t af[4];
-    a_fragment<RS>(af, tile, warp, lane, kc);
-#pragma unroll
-    for (int hf = 0; hf < 2; ++hf) {
-      const int c = kc * 16 + hf * 8 + 2 * t4;
-      const float2 xs = *reinterpret_cast<const float2*>(rec + c);
-      const float2 xa = *reinterpret_cast<const float2*>(rec + DM + c);
-#pragma unroll
-      for (int r = 0; r < 2; ++r) {
-        const uint32_t q = af[2 * hf + r];
-        const float q0 = lo_f<T>(q), q1 = hi_f<T>(q);
-        ref[r] = fmaf(q0, xs.x, ref[r]);
-        ref[r] = fmaf(q1, xs.y, ref[r]);
-        mag[r] = fmaf(fabsf(q0), xa.x, mag[r]);
-        mag[r] = fmaf(fabsf(q1), xa.y, mag[r]);
-      }
-    }
-  }
-}
-
 /** One group's S and dP checks for the warp's rows: obs[r] the rows' observed sums (this
  *  lane's share; reset here), rec the group's record (x then y sums), A, B the row tiles. */
 template <class T, int DM, int RS>
@@ -307,19 +275,10 @@ __device__ __forceinline__ void group_check(const T* rowsA, const T* rowsB, cons
                                             float (&obs_p)[2], const bool (&valid)[2], const BwdSums& ms, int warp,
                                             int lane, bool& bad, bool& skip) {
   float rs[2], mgs[2], rp[2], mgp[2];
-  tile_reference<T, DM, RS>(rowsA, rec, warp, lane, rs, mgs);
-  tile_reference<T, DM, RS>(rowsB, rec + 2 * DM, warp, lane, rp, mgp);
-#pragma unroll
-  for (int r = 0; r < 2; ++r) {
-    const float os = lane_sum(obs_s[r]), op = lane_sum(obs_p[r]);
-    const float fs = lane_sum(rs[r]), ms_ = lane_sum(mgs[r]), fp = lane_sum(rp[r]), mp = lane_sum(mgp[r]);
-    obs_s[r] = obs_p[r] = 0.0f;
-    if (!valid[r]) continue;
-    const ck::AttnVerdict v1 = ck::attn_tile_verdict(double(os), double(fs), double(ms_), ms.c_tile, ms.abs_tile);
-    const ck::AttnVerdict v2 = ck::attn_tile_verdict(double(op), double(fp), double(mp), ms.c_tile, ms.abs_tile);
-    bad |= v1 == ck::AttnVerdict::Fail || v2 == ck::AttnVerdict::Fail;
-    skip |= v1 == ck::AttnVerdict::Skip || v2 == ck::AttnVerdict::Skip;
-  }
+  mma_tile::tile_reference<T, DM, RS>(rowsA, rec, warp, lane, rs, mgs);
+  mma_tile::tile_reference<T, DM, RS>(rowsB, rec + 2 * DM, warp, lane, rp, mgp);
+  mma_tile::tile_verdicts(obs_s, rs, mgs, valid, ms.c_tile, ms.abs_tile, bad, skip);
+  mma_tile::tile_verdicts(obs_p, rp, mgp, valid, ms.c_tile, ms.abs_tile, bad, skip);
 }
 
 /** The ones column's sum tc of the values a product read against the float sum f of the values

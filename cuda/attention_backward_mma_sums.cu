@@ -35,7 +35,7 @@ constexpr int kB = mma_tile::kRows;
 constexpr int kT = mma_tile::kThreads;
 constexpr int kGroup = mma_tile::kGroup;
 constexpr float kNegInf = -INFINITY;
-constexpr float kLog2e = 1.44269504088896340736f;
+using mma_tile::kLog2e;
 
 /** The workspace's layout as byte offsets (each 16-byte aligned), and the pre-pass's double
  *  partials per block (kRec DM doubles a block) after the records. */
@@ -64,21 +64,6 @@ struct BwdWorkspace {
     bytes = o;
   }
 };
-/** Checksum column k of a row with sum x and magnitude ax (double sums), as the products read
- *  it: rounded to float, scaled, split into two storage values (the lo part the float
- *  remainder of the hi one), zeros for a row past the side's length. `ka`: the column of the
- *  magnitude (2 in kX rows, 10 in kXS rows, where column 2 is zero). */
-template <class T>
-__device__ __forceinline__ T checksum_column(int k, int ka, double x, double ax, bool live) {
-  const float v = float(x) * mma_tile::checksum_scale<T>(), av = float(ax) * mma_tile::checksum_scale<T>();
-  float y = 0.0f;
-  if (k == 0) y = v;
-  else if (k == 1) y = v - to_f(from_f<T>(v));
-  else if (k == ka) y = av;
-  else if (k == 3) y = 1.0f;
-  return from_f<T>(live ? y : 0.0f);
-}
-
 /** Pre-pass, rows: a warp per row (lanes over columns, double, a butterfly). Query rows
  *  (batch, head, i < nqb 64): D_i and -lse_i log2 e, and when checking Q's and dO's checksum
  *  columns and the block's data flag; key rows (checking only): K's checksum columns. */
@@ -130,25 +115,15 @@ __global__ void __launch_bounds__(kT) attn_bwd_mma_rows_kernel(AttnArgs a, AttnB
         ld[2 * r] = nl;
         ld[2 * r + 1] = dv;
       }
-      if (kCheck && lane < kXS) xq[r * kXS + lane] = checksum_column<T>(lane, 10, sq, aq, live);
-      if (kCheck && lane >= kXS && lane < kXS + kX) xo[r * kX + lane - kXS] = checksum_column<T>(lane - kXS, 2, so, ao, live);
+      if (kCheck && lane < kXS) xq[r * kXS + lane] = mma_tile::checksum_column<T>(lane, 10, sq, aq, live);
+      if (kCheck && lane >= kXS && lane < kXS + kX) xo[r * kX + lane - kXS] = mma_tile::checksum_column<T>(lane - kXS, 2, so, ao, live);
     } else {
       const int64_t rk = r - qrows, bhk = rk / (nkb * kB), j = rk % (nkb * kB), b = bhk / a.HK, hk = bhk % a.HK;
       const bool live = j < a.Lk;
-      double sk = 0.0, ak = 0.0;
-      if (live) {
-        const T* K = static_cast<const T*>(a.k) + b * a.ks[0] + hk * a.ks[1] + j * a.ks[2];
-        for (int c = lane; c < D; c += 32) {
-          const double x = double(to_f(K[c * a.ks[3]]));
-          sk += x;
-          ak += fabs(x);
-        }
-      }
-      for (int o = 16; o > 0; o /= 2) {
-        sk += __shfl_xor_sync(0xffffffffu, sk, o);
-        ak += __shfl_xor_sync(0xffffffffu, ak, o);
-      }
-      if (lane < kXS) xk[rk * kXS + lane] = checksum_column<T>(lane, 10, sk, ak, live);
+      double sk, ak;
+      mma_tile::warp_row_sums(static_cast<const T*>(a.k) + b * a.ks[0] + hk * a.ks[1] + j * a.ks[2], a.ks[3], D, live,
+                              lane, sk, ak);
+      if (lane < kXS) xk[rk * kXS + lane] = mma_tile::checksum_column<T>(lane, 10, sk, ak, live);
     }
   }
 }

@@ -106,7 +106,6 @@ __global__ void __launch_bounds__(kMThreads) attn_mma_block_sums_kernel(AttnArgs
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
   const int D = int(a.D);
   const int64_t units = a.B * a.HK * nkb;
-  const float sigma = mma_tile::checksum_scale<T>();
   for (int64_t u = blockIdx.x; u < units; u += gridDim.x) {
     const int64_t bhk = u / nkb, kb = u % nkb, b = bhk / a.HK, hk = bhk % a.HK;
     const int64_t j0 = kb * kMBC, jend = j0 + kMBC < a.Lk ? j0 + kMBC : a.Lk;
@@ -124,26 +123,10 @@ __global__ void __launch_bounds__(kMThreads) attn_mma_block_sums_kernel(AttnArgs
       part[u * 2 * DM + DM + c] = sa;
     }
     for (int64_t j = j0 + warp; j < j0 + kMBC; j += kMThreads / 32) {
-      double vs = 0.0, va = 0.0;
-      if (j < a.Lk)
-        for (int c = lane; c < D; c += 32) {
-          const double x = double(to_f(V[j * a.vs[2] + c * a.vs[3]]));
-          vs += x;
-          va += fabs(x);
-        }
-      for (int o = 16; o > 0; o /= 2) {
-        vs += __shfl_xor_sync(0xffffffffu, vs, o);
-        va += __shfl_xor_sync(0xffffffffu, va, o);
-      }
-      if (lane < kXCols) {
-        const float v = float(vs) * sigma, av = float(va) * sigma;
-        float x = 0.0f;
-        if (lane == 0) x = v;
-        else if (lane == 1) x = v - to_f(from_f<T>(v));
-        else if (lane == 2) x = av;
-        else if (lane == 3) x = 1.0f;
-        vx[(bhk * nkb * kMBC + j) * kXCols + lane] = j < a.Lk ? from_f<T>(x) : from_f<T>(0.0f);
-      }
+      double vs, va;
+      mma_tile::warp_row_sums(V + j * a.vs[2], a.vs[3], D, j < a.Lk, lane, vs, va);
+      if (lane < kXCols)
+        vx[(bhk * nkb * kMBC + j) * kXCols + lane] = mma_tile::checksum_column<T>(lane, 2, vs, va, j < a.Lk);
     }
   }
 }
@@ -206,7 +189,7 @@ __global__ void __launch_bounds__(kMThreads, DM == 64 ? 3 : 2) attn_fwd_mma_kern
 
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32, g = lane / 4, t4 = lane % 4;
   const int D = int(a.D);
-  const float sl2 = a.scale * 1.44269504088896340736f;  // exp(x s) = exp2(x s log2 e)
+  const float sl2 = a.scale * mma_tile::kLog2e;  // exp(x s) = exp2(x s log2 e)
   const float sigma_inv = 1.0f / mma_tile::checksum_scale<T>();
   const int64_t nqb = (a.Lq + kMBR - 1) / kMBR;
   const int64_t units = a.B * a.H * nqb;
@@ -440,38 +423,9 @@ __global__ void __launch_bounds__(kMThreads, DM == 64 ? 3 : 2) attn_fwd_mma_kern
         }
         if (kCheck && (kb % kGroupBlocks == kGroupBlocks - 1 || kb + 1 == nkb)) {
           // The group's score check (here, where the scores' registers are free again).
-          const float* rec = ms.rec + (bhk * ms.nkb + kb) * 2 * DM;
-          float ref[2] = {0.0f, 0.0f}, mag[2] = {0.0f, 0.0f};
-#pragma unroll
-          for (int kc = 0; kc < NKC; ++kc) {
-            uint32_t qf[4];
-            a_fragment<RS>(qf, Qs, warp, lane, kc);
-#pragma unroll
-            for (int hf = 0; hf < 2; ++hf) {
-              const int c = kc * 16 + hf * 8 + 2 * t4;
-              const float2 ks = *reinterpret_cast<const float2*>(rec + c);
-              const float2 ka = *reinterpret_cast<const float2*>(rec + DM + c);
-#pragma unroll
-              for (int r = 0; r < 2; ++r) {
-                const uint32_t q = qf[2 * hf + r];
-                const float q0 = lo_f<T>(q), q1 = hi_f<T>(q);
-                ref[r] = fmaf(q0, ks.x, ref[r]);
-                ref[r] = fmaf(q1, ks.y, ref[r]);
-                mag[r] = fmaf(fabsf(q0), ka.x, mag[r]);
-                mag[r] = fmaf(fabsf(q1), ka.y, mag[r]);
-              }
-            }
-          }
-#pragma unroll
-          for (int r = 0; r < 2; ++r) {
-            const float ob = lane_sum(obs[r]), rf = lane_sum(ref[r]), mg = lane_sum(mag[r]);
-            obs[r] = 0.0f;
-            if (valid[r]) {
-              const ck::AttnVerdict v = ck::attn_tile_verdict(double(ob), double(rf), double(mg), ms.c_tile, ms.abs_tile);
-              bad |= v == ck::AttnVerdict::Fail;
-              skip |= v == ck::AttnVerdict::Skip;
-            }
-          }
+          float ref[2], mag[2];
+          mma_tile::tile_reference<T, DM, RS>(Qs, ms.rec + (bhk * ms.nkb + kb) * 2 * DM, warp, lane, ref, mag);
+          mma_tile::tile_verdicts(obs, ref, mag, valid, ms.c_tile, ms.abs_tile, bad, skip);
         }
         if (inject)  // an output accumulator element after this key block
           for (int x = 0; x < fl.n; ++x) {
