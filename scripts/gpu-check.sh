@@ -207,26 +207,30 @@ sdpa_timing() {
 }
 rm -f "$sdpa_json"
 attn_filter=${ABFT_GPU_ATTN_FILTER:-'/fwd[^/]*/.*/seq(1024|4096|16384)(/|$)'}
-if want attention; then
+# One run of the attention benchmark and its table: attention_rows LIMIT FILTER JSON LOG HEADING...
+# (SDPA's times first, once for both directions).
+attention_rows() {
+  local limit=$1 filter=$2 json=$3 name=$4
+  shift 4
   sdpa_timing
-  tl 100 "$build/bench/abft_bench_cuda_attention" --benchmark_filter="$attn_filter" --benchmark_out="$attn_json" \
-    --benchmark_out_format=json >"$logs/bench_attention.log" 2>&1 || { status=1; log "attention benchmark failed"; }
+  tl "$limit" "$build/bench/abft_bench_cuda_attention" --benchmark_filter="$filter" --benchmark_out="$json" \
+    --benchmark_out_format=json >"$logs/$name.log" 2>&1 || { status=1; log "$name failed"; }
   echo
-  echo "Attention forward: protected vs unprotected (same kernel, same run; bar overhead <= 10 %), and PyTorch SDPA"
-  echo "(fwd-mma rows: the mma.sync kernel, ABFT_CUDA_ATTN_TC=mma; fwd-tc: WMMA tensor cores, =1; fwd: SIMT;"
-  echo "-nokeysums rows: the key blocks' sums formed by every query block, ABFT_CUDA_ATTN_KEY_SUMS=0; no bar):"
-  python3 "$root/scripts/gpu_bench_table.py" attention "$attn_json" "$sdpa_json" || status=1
+  printf '%s\n' "$@"
+  python3 "$root/scripts/gpu_bench_table.py" attention "$json" "$sdpa_json" || status=1
+}
+if want attention; then
+  attention_rows 100 "$attn_filter" "$attn_json" bench_attention \
+    "Attention forward: protected vs unprotected (same kernel, same run; bar overhead <= 10 %), and PyTorch SDPA" \
+    "(fwd-mma rows: the mma.sync kernel, ABFT_CUDA_ATTN_TC=mma; fwd-tc: WMMA tensor cores, =1; fwd: SIMT;" \
+    "-nokeysums rows: the key blocks' sums formed by every query block, ABFT_CUDA_ATTN_KEY_SUMS=0; no bar):"
 fi
 
 # Issue 11: the attention backward's rows (SDPA's backward was timed with the forward's).
 if want attention-bwd; then
-  sdpa_timing
-  tl 90 "$build/bench/abft_bench_cuda_attention" --benchmark_filter='/bwd[^/]*/' --benchmark_out="$attn_bwd_json" \
-    --benchmark_out_format=json >"$logs/bench_attention_bwd.log" 2>&1 || { status=1; log "attention backward benchmark failed"; }
-  echo
-  echo "Attention backward: protected vs unprotected (same kernels, same run; bar overhead <= 10 %), and PyTorch SDPA's backward"
-  echo "(bwd-mma rows: the mma.sync kernels, ABFT_CUDA_ATTN_TC=mma, first; bwd: SIMT):"
-  python3 "$root/scripts/gpu_bench_table.py" attention "$attn_bwd_json" "$sdpa_json" || status=1
+  attention_rows 90 '/bwd[^/]*/' "$attn_bwd_json" bench_attention_bwd \
+    "Attention backward: protected vs unprotected (same kernels, same run; bar overhead <= 10 %), and PyTorch SDPA's backward" \
+    "(bwd-mma rows: the mma.sync kernels, ABFT_CUDA_ATTN_TC=mma, first; bwd: SIMT):"
 fi
 
 # Issue 12: unmodified PyTorch programs under libabft_preload.so (its own table; < 2 minutes).
