@@ -120,7 +120,7 @@ void BM_attention(benchmark::State& state, abft_cuda_dtype t, int64_t seq, int64
     else abft_cuda_attention_forward(h, nullptr, pol, &d, t, Q, K, V, nullptr, O, lse);
   };
   const abft_bench::PairedTimes times =
-      abft_bench::time_paired(state, [&] { call(ABFT_POLICY_OFF); }, [&] { call(ABFT_POLICY_CORRECT); });
+      abft_bench::time_paired(state, [&] { call(ABFT_POLICY_OFF); }, [&] { call(ABFT_POLICY_CORRECT); }, false);
   abft_report r{};
   const abft_status ss = abft_cuda_sync(h, nullptr, &r);
   const double flops = 4.0 * double(batch * d.heads) * double(seq) * double(seq) * double(D) *

@@ -7,6 +7,7 @@
 #include <benchmark/benchmark.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -29,40 +30,61 @@ inline bool device_or_skip(benchmark::State& state) {
   return false;
 }
 
-/** Seconds summed over the benchmark's iterations for each of the two calls. */
+/** Seconds summed over the benchmark's iterations for each of the two calls; and the median
+ *  seconds of a burst of kBurst back-to-back calls of each (burst_plain, burst_protected). */
 struct PairedTimes {
   double plain = 0, protected_ = 0;
   int64_t iterations = 0;
+  double burst_plain = 0, burst_protected = 0;
 };
+
+/** Calls per burst, and bursts of each kind timed (their median is kept). */
+constexpr int kBurst = 8, kBurstRounds = 5;
 
 /** Times `plain` and `prot` (callables that enqueue work on the default stream) with CUDA events:
  *  one untimed warm-up of each, then per iteration both, in alternating order, so the ratio is
- *  paired; the protected time is the iteration's time (UseManualTime). */
+ *  paired; the protected time is the iteration's time (UseManualTime). Each timed call starts on
+ *  an idle device, so its time includes what the host does before the device has work (for the
+ *  protected call, its extra launches): a call's latency. Then kBurstRounds bursts of kBurst
+ *  calls of each, alternating, events around each burst: with the host ahead of the device, the
+ *  device's time per call (what a pipelined program, a training step, sees); `bursts` false
+ *  skips them (calls of milliseconds, where the host's share is lost in the device's). */
 template <class Plain, class Prot>
-PairedTimes time_paired(benchmark::State& state, Plain&& plain, Prot&& prot) {
+PairedTimes time_paired(benchmark::State& state, Plain&& plain, Prot&& prot, bool bursts = true) {
   cudaEvent_t e0, e1;
   cudaEventCreate(&e0);
   cudaEventCreate(&e1);
-  auto timed = [&](auto&& fn) {
+  auto timed = [&](auto&& fn, int calls) {
     cudaEventRecord(e0);
-    fn();
+    for (int i = 0; i < calls; ++i) fn();
     cudaEventRecord(e1);
     cudaEventSynchronize(e1);
     float ms = 0;
     cudaEventElapsedTime(&ms, e0, e1);
     return double(ms) * 1e-3;
   };
-  timed(plain);
-  timed(prot);
+  timed(plain, 1);
+  timed(prot, 1);
   PairedTimes t;
   for (auto _ : state) {
     double tp, tq;
-    if (t.iterations % 2 == 0) tp = timed(plain), tq = timed(prot);
-    else tq = timed(prot), tp = timed(plain);
+    if (t.iterations % 2 == 0) tp = timed(plain, 1), tq = timed(prot, 1);
+    else tq = timed(prot, 1), tp = timed(plain, 1);
     state.SetIterationTime(tq);
     t.plain += tp;
     t.protected_ += tq;
     ++t.iterations;
+  }
+  std::vector<double> bp, bq;
+  for (int r = 0; bursts && r < kBurstRounds; ++r) {
+    if (r % 2 == 0) bp.push_back(timed(plain, kBurst)), bq.push_back(timed(prot, kBurst));
+    else bq.push_back(timed(prot, kBurst)), bp.push_back(timed(plain, kBurst));
+  }
+  if (bursts) {
+    std::sort(bp.begin(), bp.end());
+    std::sort(bq.begin(), bq.end());
+    t.burst_plain = bp[bp.size() / 2];
+    t.burst_protected = bq[bq.size() / 2];
   }
   cudaEventDestroy(e0);
   cudaEventDestroy(e1);

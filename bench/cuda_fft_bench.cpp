@@ -4,7 +4,8 @@
  *  elements (float) or 2^24 (double) per call. Each iteration times both (CUDA events, the
  *  order alternating) after one untimed warm-up of each, so the ratio is paired; counters:
  *  GFLOP/s of each (5 n log2 n per complex transform, half for real) and `vs_cufft` =
- *  protected time / cuFFT time. Every row skips (with the reason) when no device is usable.
+ *  protected time / cuFFT time (each call from an idle device); `vs_cufft_burst`, the same for
+ *  bursts of back-to-back calls (cuda_bench_util.hpp). Every row skips (with the reason) when no device is usable.
  *  Rows cuda_fft/...: the plan as made by default (its sums inside cuFFT's kernels, counter
  *  `sums` = 1, or in passes where cuFFT refused the callbacks, 0); rows cuda_fft-passes/...: a
  *  few sizes planned with ABFT_CUDA_FFT_SUMS=passes, the comparison between the two ways.
@@ -93,6 +94,7 @@ void BM_fft(benchmark::State& state, bool dbl, bool real, int64_t n, bool passes
   state.counters["cufft_GFLOPs"] = flops * double(it) / sum_plain * 1e-9;
   state.counters["abft_GFLOPs"] = flops * double(it) / sum_prot * 1e-9;
   state.counters["vs_cufft"] = sum_prot / sum_plain;
+  state.counters["vs_cufft_burst"] = times.burst_protected / times.burst_plain;
   state.counters["detected"] = double(r.detected);
   state.counters["batch"] = double(batch);
   abft_cuda_fft_sums sums = ABFT_CUDA_FFT_SUMS_PASSES;

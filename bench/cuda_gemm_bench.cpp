@@ -3,7 +3,9 @@
  *  float, double and bfloat16 (float accumulation), square n = 1024 ... 16384 and transformer
  *  shapes, column-major NN, alpha = 1, beta = 0. Each iteration times both (CUDA events, the
  *  order alternating) after one untimed warm-up of each, so the ratio is paired; counters:
- *  TFLOP/s of each and `vs_cublas` = protected time / cuBLAS time. Skips every row (with the
+ *  TFLOP/s of each and `vs_cublas` = protected time / cuBLAS time, each call timed from an idle
+ *  device (its latency, the host's launches included); `vs_cublas_burst`, the same ratio for
+ *  bursts of back-to-back calls (the device's time per call with the host ahead of it). Skips every row (with the
  *  reason) when no device is usable. Run by scripts/gpu-check.sh; run on an H200 (2026-11-30).
  *  Rows cuda_gemm-overlap/...: a few shapes with ABFT_CUDA_GEMM_OVERLAP=1 (the encoding and the
  *  reference's reads of B on a second stream, concurrent with the product; an experiment, not
@@ -111,6 +113,7 @@ void BM_gemm(benchmark::State& state, Type t, int64_t m, int64_t n, int64_t k, b
   state.counters["cublas_TFLOPs"] = flops * double(it) / sum_plain * 1e-12;
   state.counters["abft_TFLOPs"] = flops * double(it) / sum_prot * 1e-12;
   state.counters["vs_cublas"] = sum_prot / sum_plain;
+  state.counters["vs_cublas_burst"] = times.burst_protected / times.burst_plain;
   state.counters["detected"] = double(r.detected);
   if (ss != ABFT_STATUS_SUCCESS || r.detected) state.SkipWithError("a clean run was flagged (false positive)");
   abft_cuda_release(h);

@@ -40,6 +40,11 @@ namespace abft_emu {
 /** The emulator's warp collectives behind the functions below (tests/emu/cuda_emu_runtime.cpp). */
 void warp_mma_16816(bool bf16, float* d, const uint32_t* a, const uint32_t* b, const float* c);
 void warp_ldmatrix(int matrices, bool trans, uint32_t* r, const void* row);
+/** cp.async as the hardware may order it: the destination is poisoned at the issue and written
+ *  when a wait_group releases the copy's group (never by a barrier). */
+void cp_async(void* dst, const void* src, bool full);
+void cp_async_commit();
+void cp_async_wait(int pending);
 }  // namespace abft_emu
 #endif
 
@@ -110,8 +115,7 @@ __device__ __forceinline__ void ldmatrix_x2_trans(uint32_t (&r)[2], const void* 
  *  false, write 16 zero bytes (the source is not read). Both addresses 16-byte aligned. */
 __device__ __forceinline__ void cp_async_16(void* dst, const void* src, bool full) {
 #ifdef ABFT_CUDA_EMULATED
-  if (full) std::memcpy(dst, src, 16);
-  else std::memset(dst, 0, 16);
+  abft_emu::cp_async(dst, src, full);
 #else
   const int n = full ? 16 : 0;
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_addr(dst)), "l"(src), "r"(n)
@@ -121,7 +125,9 @@ __device__ __forceinline__ void cp_async_16(void* dst, const void* src, bool ful
 
 /** Close the group of this thread's cp.async copies issued since the last commit. */
 __device__ __forceinline__ void cp_async_commit() {
-#ifndef ABFT_CUDA_EMULATED
+#ifdef ABFT_CUDA_EMULATED
+  abft_emu::cp_async_commit();
+#else
   asm volatile("cp.async.commit_group;\n" ::: "memory");
 #endif
 }
@@ -130,7 +136,9 @@ __device__ __forceinline__ void cp_async_commit() {
  *  still needed before other threads read the copies). */
 template <int N>
 __device__ __forceinline__ void cp_async_wait() {
-#ifndef ABFT_CUDA_EMULATED
+#ifdef ABFT_CUDA_EMULATED
+  abft_emu::cp_async_wait(N);
+#else
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 #endif
 }

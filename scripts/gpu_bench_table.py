@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Markdown table of a GPU benchmark's JSON (bench/cuda_gemm_bench.cpp, bench/cuda_fft_bench.cpp,
 bench/cuda_attention_bench.cpp) with the issue's bar per row; exit status 1 when a row misses its
-bar or failed.
+bar or failed. GEMM and FFT rows give two ratios: each call timed from an idle device (its
+latency, the host's launches included: the bar is read on it) and bursts of back-to-back calls
+(the device's time per call with the host ahead of it, as in a pipelined program).
 
 Usage: gpu_bench_table.py gemm|fft FILE.json                (run by scripts/gpu-check.sh)
        gpu_bench_table.py attention FILE.json [SDPA.json]   (SDPA.json: scripts/gpu_attention_sdpa.py)
@@ -20,7 +22,14 @@ def gemm_row(name, r):
     square = m.group(2) == m.group(3) == m.group(4)
     barred = square and n >= 4096 and "-overlap/" not in name  # (overlap rows: a comparison)
     bar = ("ok" if ratio >= need else f"**miss** (< {need}x)") if barred else ""
-    return [f"{r['cublas_TFLOPs']:.1f}", f"{r['abft_TFLOPs']:.1f}", f"{ratio:.3f}x"], bar
+    return [f"{r['cublas_TFLOPs']:.1f}", f"{r['abft_TFLOPs']:.1f}", f"{ratio:.3f}x", burst(r, "vs_cublas_burst")], bar
+
+
+def burst(r, key):
+    """The ratio of bursts of back-to-back calls (the device's time per call with the host ahead
+    of it: cuda_bench_util.hpp), '-' when the row has none."""
+    v = r.get(key, 0)
+    return f"{1.0 / v:.3f}x" if v > 0 else "-"
 
 
 def fft_row(name, r):
@@ -32,7 +41,7 @@ def fft_row(name, r):
         sums += f" (refused: cufftResult {int(r['cb_refused'])})"
     bar = "" if "-passes/" in name else ("ok" if ratio >= 0.85 else "**miss** (< 0.85x)")
     return [sums, str(int(r["batch"])), f"{r['cufft_GFLOPs']:.0f}", f"{r['abft_GFLOPs']:.0f}", f"{ratio:.3f}x",
-            f"{r.get('plan_ms', 0):.0f}"], bar
+            burst(r, "vs_cufft_burst"), f"{r.get('plan_ms', 0):.0f}"], bar
 
 
 SDPA = {}  # row name -> {"ms", "backend"} of PyTorch's SDPA on the same shape (attention only)
@@ -87,8 +96,9 @@ def load_rows(path):
 
 
 KINDS = {
-    "gemm": (["shape", "cuBLAS TFLOP/s", "abft TFLOP/s", "ratio", "bar"], gemm_row),
-    "fft": (["transform", "sums", "batch", "cuFFT GFLOP/s", "abft GFLOP/s", "ratio", "plan ms", "bar"], fft_row),
+    "gemm": (["shape", "cuBLAS TFLOP/s", "abft TFLOP/s", "ratio", "ratio, bursts", "bar"], gemm_row),
+    "fft": (["transform", "sums", "batch", "cuFFT GFLOP/s", "abft GFLOP/s", "ratio", "ratio, bursts", "plan ms", "bar"],
+            fft_row),
     "attention": (["shape", "unprotected TFLOP/s", "protected TFLOP/s", "overhead", "SDPA TFLOP/s",
                    "protected / SDPA", "bar"], attention_row),
 }

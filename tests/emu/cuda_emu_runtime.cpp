@@ -7,12 +7,16 @@
  *  as cudaGetLastError reports them (cuBLAS's and cuFFT's parts: cublas_emu.cpp, cufft_emu.cpp).
  *  The tensor-core instructions of cuda/warp_mma.cuh (mma.sync m16n8k16, ldmatrix) are one warp
  *  rendezvous each (WarpOp::Matrix, resolve_matrix): every lane's registers gathered by the PTX
- *  fragment layouts, the warp's result computed once, each lane's share scattered back. */
+ *  fragment layouts, the warp's result computed once, each lane's share scattered back. Its
+ *  cp.async copies land as late as the PTX allows: the destination reads as NaN bytes from the
+ *  issue until a cp.async.wait_group of the issuing thread releases the copy's group. */
 #include "cuda_emu.hpp"
 
 #if !defined(__x86_64__)
 #include <ucontext.h>
 #endif
+
+#include <deque>
 
 #include <sys/mman.h>
 
@@ -81,6 +85,14 @@ struct Fiber {
   WarpOp wop = WarpOp::Sync;
   unsigned mask = 0;
   uint64_t value = 0, result = 0;
+  // cp.async (warp_mma.cuh): this thread's copies not yet committed, then its committed groups,
+  // oldest first; each lands when a wait_group releases its group.
+  struct Copy {
+    void* dst;
+    unsigned char data[16];
+  };
+  std::vector<Copy> uncommitted;
+  std::deque<std::vector<Copy>> groups;
 };
 
 // Per thread: the kernels keep their tiles' shares on it (a few KB at head_dim 256); small stacks
@@ -408,22 +420,43 @@ void run_block(Launch& L) {
     Fiber& f = L.fibers[t];
     f.tid = {t % L.c.block.x, (t / L.c.block.x) % L.c.block.y, t / (L.c.block.x * L.c.block.y)};
     f.warp = int(t / 32);
+    f.uncommitted.clear();
+    f.groups.clear();
     start_context(L, f, L.stacks[t]);
   }
   const int warps = int((nt + 31) / 32);
   L.mma.assign(size_t(warps), {});
+  // Between two block barriers each warp runs as far as it can before the next warp starts (its
+  // lanes to their next collective, the collective resolved, again, until every lane waits at a
+  // block barrier or is done): the widest skew between warps the hardware may show, so that a
+  // warp reading what another warp has not yet written (or copied: cp.async), or writing what
+  // another still has to read, changes the results instead of passing by the luck of a
+  // lockstep schedule. Blocks of odd index run their warps last to first, even ones first to
+  // last, so that a hazard shows whichever warp is ahead.
+  const unsigned long long index =
+      L.block.x + (unsigned long long)L.c.grid.x * (L.block.y + (unsigned long long)L.c.grid.y * L.block.z);
+  const bool descending = index % 2 == 1;
   for (;;) {
-    bool ran = false;
-    for (Fiber& f : L.fibers) {
-      if (f.wait != Wait::None) continue;
-      resume(L, f);
-      ran = true;
+    bool progress = false;
+    for (int wi = 0; wi < warps; ++wi) {
+      const int w = descending ? warps - 1 - wi : wi;
+      for (;;) {
+        bool ran = false;
+        for (unsigned t = unsigned(w) * 32; t < nt && t < unsigned(w) * 32 + 32; ++t) {
+          Fiber& f = L.fibers[t];
+          if (f.wait != Wait::None) continue;
+          resume(L, f);
+          ran = true;
+        }
+        const bool released = resolve_warp(L, w);
+        if (L.broken) return;
+        if (!ran && !released) break;
+        progress = true;
+      }
     }
-    bool released = false;
-    for (int w = 0; w < warps; ++w) released |= resolve_warp(L, w);
-    if (!released) released = resolve_block(L);
+    const bool released = resolve_block(L);
     if (L.broken) return;
-    if (!ran && !released) {
+    if (!progress && !released) {
       bool all_done = true;
       for (Fiber& f : L.fibers) all_done &= f.wait == Wait::Done;
       if (!all_done) fail(L, "threads wait at barriers or collectives that cannot complete (deadlock)");
@@ -474,6 +507,34 @@ void warp_mma_16816(bool bf16, float* d, const uint32_t* a, const uint32_t* b, c
 void warp_ldmatrix(int matrices, bool trans, uint32_t* r, const void* row) {
   const MatrixRequest q{nullptr, nullptr, nullptr, nullptr, r, row};
   warp_collective(WarpOp::Matrix, 0xffffffffu, uint64_t(reinterpret_cast<uintptr_t>(&q)), ldmatrix_code(matrices, trans), 32);
+}
+
+// The value a cp.async destination holds from the issue until its group is waited for: every
+// byte 0xFF, a NaN in binary16, bfloat16, float and double, so a read that comes too early (no
+// wait_group, a wait that leaves the group in flight, a barrier in place of the wait) or a copy
+// issued over data another thread still reads shows in the results.
+constexpr unsigned char kInFlight = 0xFF;
+
+void cp_async(void* dst, const void* src, bool full) {
+  Fiber& f = *g_launch->cur;
+  Fiber::Copy c{dst, {}};
+  if (full) std::memcpy(c.data, src, 16);
+  std::memset(dst, kInFlight, 16);
+  f.uncommitted.push_back(c);
+}
+
+void cp_async_commit() {
+  Fiber& f = *g_launch->cur;
+  f.groups.push_back(std::move(f.uncommitted));
+  f.uncommitted.clear();
+}
+
+void cp_async_wait(int pending) {
+  Fiber& f = *g_launch->cur;
+  while (int(f.groups.size()) > pending) {
+    for (const Fiber::Copy& c : f.groups.front()) std::memcpy(c.dst, c.data, 16);
+    f.groups.pop_front();
+  }
 }
 
 void launch(const Config& c, const std::function<void()>& body) {

@@ -2,7 +2,8 @@
  *  \brief The CUDA emulator against what CUDA specifies (tests/emu/cuda_emu.hpp): warp
  *  shuffles, votes and matches, block barriers with their reductions, shared memory static and
  *  dynamic, atomics, grid and block coordinates, WMMA products, the tensor-core PTX of
- *  warp_mma.cuh (mma.sync m16n8k16 in f16 and bf16, ldmatrix plain and transposed), and the
+ *  warp_mma.cuh (mma.sync m16n8k16 in f16 and bf16, ldmatrix plain and transposed, cp.async
+ *  landing only when its group is waited for), and the
  *  launches hardware would not complete or leaves undefined (a barrier some threads never reach,
  *  an mma half the warp skips), which must fail rather than pass. Plain CUDA: the same file
  *  compiles with nvcc.
@@ -364,6 +365,59 @@ TEST(CudaEmulator, TensorCoreInstructionsNotAllTheWarpMeetsFailTheLaunch) {
   }
   mma_misuse_kernel<<<1, 32, 512>>>(3, out.p);  // the same rows inside the launch's 512 bytes
   EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+}
+
+/** A two-stage cp.async pipeline of 64 threads, 16 bytes each per tile, every thread reading
+ *  its neighbour's (t + 1) copy: out[t][0..3] tile 0, [4..7] tile 1. how 0, correct:
+ *  wait_group 1, barrier, read tile 0; wait_group 0, barrier, read tile 1. The rest read too
+ *  early: 1, a barrier and no wait; 2, wait_group 2 (both groups still in flight); 3, tile 1
+ *  after wait_group 1; 4, each thread copies tile 2 over its own slot of tile 0 right after
+ *  reading, with no barrier (the neighbour behind it still reads that slot). */
+__global__ void cp_async_kernel(int how, const uint32_t* tiles, uint32_t* out) {
+  __align__(16) __shared__ uint32_t buf[2][64 * 4];
+  namespace m = abft::cuda::mma;
+  const int t = int(threadIdx.x), nb = (t + 1) % 64;
+  m::cp_async_16(&buf[0][4 * t], tiles + 4 * t, true);
+  m::cp_async_commit();
+  m::cp_async_16(&buf[1][4 * t], tiles + 256 + 4 * t, true);
+  m::cp_async_commit();
+  if (how == 0 || how == 3 || how == 4) m::cp_async_wait<1>();
+  if (how == 2) m::cp_async_wait<2>();
+  __syncthreads();
+  for (int i = 0; i < 4; ++i) out[8 * t + i] = (how == 3 ? buf[1] : buf[0])[4 * nb + i];
+  if (how == 4) {
+    m::cp_async_16(&buf[0][4 * t], tiles + 512 + 4 * t, true);
+    m::cp_async_commit();
+  }
+  m::cp_async_wait<0>();
+  __syncthreads();
+  for (int i = 0; i < 4; ++i) out[8 * t + 4 + i] = buf[1][4 * nb + i];
+}
+
+TEST(CudaEmulator, CpAsyncLandsOnlyWhenItsGroupIsWaitedFor) {
+  std::vector<uint32_t> tiles(3 * 256);
+  for (size_t i = 0; i < tiles.size(); ++i) tiles[i] = uint32_t(0x10000 + i);
+  Dev<uint32_t> dt(tiles.size()), dout(64 * 8, 0u);
+  cudaMemcpy(dt.p, tiles.data(), tiles.size() * 4, cudaMemcpyHostToDevice);
+  for (int how = 0; how < 5; ++how) {
+    cp_async_kernel<<<1, 64>>>(how, dt.p, dout.p);
+    ASSERT_EQ(cudaGetLastError(), cudaSuccess) << how;
+    const std::vector<uint32_t> out = dout.get();
+    int right = 0, in_flight = 0;
+    for (int t = 0; t < 64; ++t)
+      for (int i = 0; i < 8; ++i) {
+        const int tile = i < 4 && how != 3 ? 0 : 1;
+        const uint32_t want = tiles[size_t(tile * 256 + 4 * ((t + 1) % 64) + i % 4)];
+        const uint32_t got = out[size_t(8 * t + i)];
+        right += got == want;
+        in_flight += got == 0xFFFFFFFFu;  // the emulator's bytes of a copy not yet landed
+      }
+    // how 1-3: reads of copies in flight; how 4: the last thread reads its neighbour's slot after
+    // the copy over it landed (the hazard shows as the next tile's values).
+    if (how == 0) EXPECT_EQ(right, 64 * 8);
+    else EXPECT_LT(right, 64 * 8) << "how " << how << ": a read before its copy landed went unseen";
+    if (how >= 1 && how <= 3) EXPECT_GT(in_flight, 0) << how;
+  }
 }
 
 }  // namespace
