@@ -22,6 +22,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <numeric>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -442,7 +443,10 @@ void run_block(Launch& L) {
       const int w = descending ? warps - 1 - wi : wi;
       for (;;) {
         bool ran = false;
-        for (unsigned t = unsigned(w) * 32; t < nt && t < unsigned(w) * 32 + 32; ++t) {
+        for (unsigned l = 0; l < 32; ++l) {
+          // (lanes too: last to first in odd blocks)
+          const unsigned t = unsigned(w) * 32 + (descending ? 31 - l : l);
+          if (t >= nt) continue;
           Fiber& f = L.fibers[t];
           if (f.wait != Wait::None) continue;
           resume(L, f);
@@ -565,13 +569,20 @@ void launch(const Config& c, const std::function<void()>& body) {
   L->why.clear();
   g_launch = L;
   g_launching = true;
-  for (unsigned z = 0; z < c.grid.z && !L->broken; ++z)
-    for (unsigned y = 0; y < c.grid.y && !L->broken; ++y)
-      for (unsigned x = 0; x < c.grid.x && !L->broken; ++x) {
-        L->block = {x, y, z};
-        std::memset(L->smem, 0xA5, 256);  // no zeroed shared memory to lean on
-        run_block(*L);
-      }
+  // Blocks run one at a time, in an order that is not the index order (an affine permutation of
+  // the linear index that changes from launch to launch): results must not depend on which block
+  // runs first, as on hardware, where any may.
+  static unsigned long long launches = 0;
+  const unsigned long long nb = (unsigned long long)c.grid.x * c.grid.y * c.grid.z;
+  unsigned long long mul = (nb / 2 + 1 + launches % 7) % nb;  // coprime with nb: a bijection
+  while (nb > 1 && (mul == 0 || std::gcd(mul, nb) != 1)) mul = (mul + 1) % nb;
+  const unsigned long long shift = (launches++ * 0x9E3779B9ull) % nb;
+  for (unsigned long long i = 0; i < nb && !L->broken; ++i) {
+    const unsigned long long b = (i * mul + shift) % nb;
+    L->block = {unsigned(b % c.grid.x), unsigned((b / c.grid.x) % c.grid.y), unsigned(b / (c.grid.x * (unsigned long long)c.grid.y))};
+    std::memset(L->smem, 0xA5, 256);  // no zeroed shared memory to lean on
+    run_block(*L);
+  }
   g_launch = nullptr;
   g_launching = false;
   if (L->broken) {
