@@ -9,7 +9,8 @@
  *  reason) when no device is usable. Run by scripts/gpu-check.sh; run on an H200 (2026-11-30).
  *  Rows cuda_gemm-overlap/...: a few shapes with ABFT_CUDA_GEMM_OVERLAP=1 (the encoding and the
  *  reference's reads of B on a second stream, concurrent with the product; an experiment, not
- *  yet run on a GPU), for the comparison in the same run.
+ *  yet run on a GPU), for the comparison in the same run. Rows cuda_gemm-batched/...: strided
+ *  batches (96 items of attention's products) against cuBLAS's strided-batched calls.
  */
 #include <benchmark/benchmark.h>
 #include <cublas_v2.h>
@@ -36,9 +37,9 @@ size_t elem_size(Type t) { return t == Type::F64 ? 8 : t == Type::F32 ? 4 : 2; }
 struct Buffers {
   void *A = nullptr, *B = nullptr, *C = nullptr;
   bool ok = false;
-  Buffers(Type t, int64_t m, int64_t n, int64_t k) {
+  Buffers(Type t, int64_t m, int64_t n, int64_t k, int64_t batch = 1) {
     const size_t es = elem_size(t);
-    const size_t na = size_t(m * k), nb = size_t(k * n), nc = size_t(m * n);
+    const size_t na = size_t(m * k * batch), nb = size_t(k * n * batch), nc = size_t(m * n * batch);
     if (cudaMalloc(&A, na * es) != cudaSuccess || cudaMalloc(&B, nb * es) != cudaSuccess ||
         cudaMalloc(&C, nc * es) != cudaSuccess)
       return;
@@ -67,11 +68,15 @@ struct Buffers {
   }
 };
 
-void BM_gemm(benchmark::State& state, Type t, int64_t m, int64_t n, int64_t k, bool overlap) {
+void BM_gemm(benchmark::State& state, Type t, int64_t m, int64_t n, int64_t k, bool overlap, int64_t batch) {
   if (!abft_bench::device_or_skip(state)) return;
   // The handle's device state reads ABFT_CUDA_GEMM_OVERLAP when its first call makes it.
   const abft_test::ScopedEnv env("ABFT_CUDA_GEMM_OVERLAP", overlap ? "1" : nullptr);
-  Buffers b(t, m, n, k);
+  Buffers b(t, m, n, k, batch);
+  // A strided batch: items packed one after another (cuBLAS's strided-batched calls against the
+  // engine's, one protected call for the batch).
+  const long long sa = m * k, sb = k * n, sc = m * n;
+  const int nb = int(batch);
   cublasHandle_t cb = nullptr;
   abft_handle_t h = nullptr;
   if (!b.ok || cublasCreate(&cb) != CUBLAS_STATUS_SUCCESS || abft_handle_create(&h) != ABFT_STATUS_SUCCESS) {
@@ -83,6 +88,21 @@ void BM_gemm(benchmark::State& state, Type t, int64_t m, int64_t n, int64_t k, b
   const float one_f = 1.0f, zero_f = 0.0f;
   const double one_d = 1.0, zero_d = 0.0;
   auto plain = [&] {
+    if (batch > 1) {
+      if (t == Type::F32)
+        cublasSgemmStridedBatched(cb, CUBLAS_OP_N, CUBLAS_OP_N, int(m), int(n), int(k), &one_f,
+                                  static_cast<float*>(b.A), int(m), sa, static_cast<float*>(b.B), int(k), sb, &zero_f,
+                                  static_cast<float*>(b.C), int(m), sc, nb);
+      else if (t == Type::F64)
+        cublasDgemmStridedBatched(cb, CUBLAS_OP_N, CUBLAS_OP_N, int(m), int(n), int(k), &one_d,
+                                  static_cast<double*>(b.A), int(m), sa, static_cast<double*>(b.B), int(k), sb, &zero_d,
+                                  static_cast<double*>(b.C), int(m), sc, nb);
+      else
+        cublasGemmStridedBatchedEx(cb, CUBLAS_OP_N, CUBLAS_OP_N, int(m), int(n), int(k), &one_f, b.A, CUDA_R_16BF,
+                                   int(m), sa, b.B, CUDA_R_16BF, int(k), sb, &zero_f, b.C, CUDA_R_16BF, int(m), sc, nb,
+                                   CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+      return;
+    }
     if (t == Type::F32)
       cublasSgemm(cb, CUBLAS_OP_N, CUBLAS_OP_N, int(m), int(n), int(k), &one_f, static_cast<float*>(b.A), int(m),
                   static_cast<float*>(b.B), int(k), &zero_f, static_cast<float*>(b.C), int(m));
@@ -94,6 +114,21 @@ void BM_gemm(benchmark::State& state, Type t, int64_t m, int64_t n, int64_t k, b
                    CUDA_R_16BF, int(k), &zero_f, b.C, CUDA_R_16BF, int(m), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
   };
   auto protected_ = [&] {
+    if (batch > 1) {
+      if (t == Type::F32)
+        abft_cuda_sgemm_strided_batched(h, nullptr, ABFT_POLICY_CORRECT, ABFT_COL_MAJOR, ABFT_NO_TRANS, ABFT_NO_TRANS, m,
+                                        n, k, 1.0f, static_cast<float*>(b.A), m, sa, static_cast<float*>(b.B), k, sb,
+                                        0.0f, static_cast<float*>(b.C), m, sc, batch);
+      else if (t == Type::F64)
+        abft_cuda_dgemm_strided_batched(h, nullptr, ABFT_POLICY_CORRECT, ABFT_COL_MAJOR, ABFT_NO_TRANS, ABFT_NO_TRANS, m,
+                                        n, k, 1.0, static_cast<double*>(b.A), m, sa, static_cast<double*>(b.B), k, sb,
+                                        0.0, static_cast<double*>(b.C), m, sc, batch);
+      else
+        abft_cuda_bf16gemm_strided_batched(h, nullptr, ABFT_POLICY_CORRECT, ABFT_COL_MAJOR, ABFT_NO_TRANS,
+                                           ABFT_NO_TRANS, m, n, k, 1.0f, b.A, m, sa, b.B, k, sb, 0.0f, b.C, m, sc,
+                                           batch);
+      return;
+    }
     if (t == Type::F32)
       abft_cuda_sgemm(h, nullptr, ABFT_POLICY_CORRECT, ABFT_COL_MAJOR, ABFT_NO_TRANS, ABFT_NO_TRANS, m, n, k, 1.0f,
                       static_cast<float*>(b.A), m, static_cast<float*>(b.B), k, 0.0f, static_cast<float*>(b.C), m);
@@ -109,7 +144,7 @@ void BM_gemm(benchmark::State& state, Type t, int64_t m, int64_t n, int64_t k, b
   const int64_t it = times.iterations;
   abft_report r{};
   const abft_status ss = abft_cuda_sync(h, nullptr, &r);
-  const double flops = 2.0 * double(m) * double(n) * double(k);
+  const double flops = 2.0 * double(m) * double(n) * double(k) * double(batch);
   state.counters["cublas_TFLOPs"] = flops * double(it) / sum_plain * 1e-12;
   state.counters["abft_TFLOPs"] = flops * double(it) / sum_prot * 1e-12;
   state.counters["vs_cublas"] = sum_prot / sum_plain;
@@ -135,7 +170,7 @@ void register_all() {
       const char* tn = t == Type::F32 ? "f32" : t == Type::F64 ? "f64" : "bf16";
       const std::string name = std::string("cuda_gemm/") + tn + "/m" + std::to_string(s.m) + "n" +
                                std::to_string(s.n) + "k" + std::to_string(s.k);
-      benchmark::RegisterBenchmark(name.c_str(), BM_gemm, t, s.m, s.n, s.k, false)
+      benchmark::RegisterBenchmark(name.c_str(), BM_gemm, t, s.m, s.n, s.k, false, int64_t(1))
           ->UseManualTime()
           ->Iterations(t == Type::F64 && s.m >= 8192 ? 3 : 10)
           ->Unit(benchmark::kMillisecond);
@@ -147,7 +182,21 @@ void register_all() {
       const char* tn = t == Type::F32 ? "f32" : "bf16";
       const std::string name = std::string("cuda_gemm-overlap/") + tn + "/m" + std::to_string(s.m) + "n" +
                                std::to_string(s.n) + "k" + std::to_string(s.k);
-      benchmark::RegisterBenchmark(name.c_str(), BM_gemm, t, s.m, s.n, s.k, true)
+      benchmark::RegisterBenchmark(name.c_str(), BM_gemm, t, s.m, s.n, s.k, true, int64_t(1))
+          ->UseManualTime()
+          ->Iterations(10)
+          ->Unit(benchmark::kMillisecond);
+    }
+  // Strided batches, the shapes of attention's products in a model that calls bmm (GPT-2 small:
+  // 8 x 12 heads, 512 tokens, head_dim 64): S = Q K^T (512 x 512 x 64) and O = P V (512 x 64 x
+  // 512), as one protected call each.
+  const Shape batched_shapes[] = {{512, 512, 64}, {512, 64, 512}};
+  for (Type t : {Type::F32, Type::BF16})
+    for (const Shape& s : batched_shapes) {
+      const char* tn = t == Type::F32 ? "f32" : "bf16";
+      const std::string name = std::string("cuda_gemm-batched/") + tn + "/b96m" + std::to_string(s.m) + "n" +
+                               std::to_string(s.n) + "k" + std::to_string(s.k);
+      benchmark::RegisterBenchmark(name.c_str(), BM_gemm, t, s.m, s.n, s.k, false, int64_t(96))
           ->UseManualTime()
           ->Iterations(10)
           ->Unit(benchmark::kMillisecond);

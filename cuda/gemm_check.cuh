@@ -166,7 +166,9 @@ inline int line_block_threads(int64_t blocks) {
 inline int grid_of(int64_t blocks) { return int(blocks < (int64_t(1) << 30) ? blocks : (int64_t(1) << 30)); }
 
 /** Contiguous lines: line l is p[l ld, l ld + len); its sums go to sum[l os] and abs_sum[l os];
- *  with `copy`, line l is also copied to copy[l cld, l cld + len) (copy_layout). */
+ *  with `copy`, line l is also copied to copy[l cld, l cld + len) (copy_layout). A strided
+ *  batch repeats the set `items` times: item y's lines start at p + y item_p, its sums at
+ *  sum + y item_sum (and abs_sum), its copies at copy + y item_copy. */
 template <class T>
 struct LineSet {
   const T* p = nullptr;
@@ -176,6 +178,8 @@ struct LineSet {
   int64_t os = 1;
   T* copy = nullptr;
   int64_t cld = 0;
+  int64_t items = 1, item_p = 0, item_sum = 0, item_copy = 0;
+  int64_t total() const { return lines * items; }
 };
 
 /** sum_i x_i and sum_i |x_i| of every line of two sets, a block per line: the encoding of
@@ -183,13 +187,16 @@ struct LineSet {
  *  its backup (before the product overwrites C) in one launch. */
 template <class T>
 __global__ void __launch_bounds__(256) line_sums_kernel(LineSet<T> s0, LineSet<T> s1) {
-  const int64_t total = s0.lines + s1.lines;
+  const int64_t n0 = s0.lines * s0.items, total = n0 + s1.lines * s1.items;
   for (int64_t l = blockIdx.x; l < total; l += gridDim.x) {
-    const bool first = l < s0.lines;
-    const int64_t li = first ? l : l - s0.lines;
+    const bool first = l < n0;
+    const int64_t x = first ? l : l - n0;
     // (Field by field: a reference to either parameter would copy both to the stack.)
-    const T* p = first ? s0.p + li * s0.ld : s1.p + li * s1.ld;
-    T* copy = first ? (s0.copy ? s0.copy + li * s0.cld : nullptr) : (s1.copy ? s1.copy + li * s1.cld : nullptr);
+    const int64_t y = first ? x / s0.lines : x / s1.lines;  // the batch item
+    const int64_t li = first ? x - y * s0.lines : x - y * s1.lines;
+    const T* p = first ? s0.p + y * s0.item_p + li * s0.ld : s1.p + y * s1.item_p + li * s1.ld;
+    T* copy = first ? (s0.copy ? s0.copy + y * s0.item_copy + li * s0.cld : nullptr)
+                    : (s1.copy ? s1.copy + y * s1.item_copy + li * s1.cld : nullptr);
     double v[2] = {0.0, 0.0};
     auto add = [&v](double x) {
       v[0] += x;
@@ -198,7 +205,7 @@ __global__ void __launch_bounds__(256) line_sums_kernel(LineSet<T> s0, LineSet<T
     line_partial(p, first ? s0.len : s1.len, threadIdx.x, blockDim.x, add, copy);
     block_sum_all(v);
     if (threadIdx.x == 0) {
-      const int64_t o = li * (first ? s0.os : s1.os);
+      const int64_t o = y * (first ? s0.item_sum : s1.item_sum) + li * (first ? s0.os : s1.os);
       (first ? s0.sum : s1.sum)[o] = v[0];
       (first ? s0.abs_sum : s1.abs_sum)[o] = v[1];
     }
@@ -299,16 +306,28 @@ ABFT_HD void strided_finish(const double* part, int64_t P, int64_t chunks, int64
  *  stores its partial sums in part (P = tiles 32 kV per chunk and sum), counts itself in
  *  done[tile], and the last block of the tile adds them up (strided_finish) and sets
  *  done[tile] back to 0 (the counters are zero at rest: zeroed when the state is made). */
+/** A strided batch's distance from one item to the next: M's elements, vw's pairs, out_s's and
+ *  out_a's doubles, part's doubles (the item's tiles' counters are `tiles` apart in done). */
+struct StridedItems {
+  int64_t m = 0, vw = 0, out = 0, part = 0;
+};
+
 template <class T, bool kVec, bool kWeighted>
 __global__ void __launch_bounds__(256) strided_sums_kernel(const T* M, int64_t ld, int64_t L, int64_t R,
-                                                           int64_t tiles, int64_t rows_per_block, const double2* vw,
-                                                           double* out_s, double* out_a, int64_t os, double* part,
-                                                           unsigned* done) {
+                                                           int64_t tiles, int64_t chunks, int64_t rows_per_block,
+                                                           const double2* vw, double* out_s, double* out_a,
+                                                           int64_t os, double* part, unsigned* done,
+                                                           StridedItems items) {
   using Shape = StridedShape<T, kVec>;
   constexpr int kV = Shape::kV, kTile = Shape::kTile, kRows = Shape::kRows;
   const int lane = threadIdx.x & 31, ty = threadIdx.x >> 5;
-  const int64_t tile = int64_t(blockIdx.x) % tiles, chunk = int64_t(blockIdx.x) / tiles;
-  const int64_t chunks = int64_t(gridDim.x) / tiles, P = tiles * kTile;
+  const int64_t per_item = tiles * chunks, y = int64_t(blockIdx.x) / per_item, b = int64_t(blockIdx.x) % per_item;
+  const int64_t tile = b % tiles, chunk = b / tiles, P = tiles * kTile;
+  M += y * items.m;
+  if (kWeighted) vw += y * items.vw;
+  out_s += y * items.out;
+  out_a += y * items.out;
+  if (part) part += y * items.part, done += y * tiles;
   double s[kV], a[kV];
 #pragma unroll
   for (int e = 0; e < kV; ++e) s[e] = a[e] = 0.0;
@@ -357,13 +376,17 @@ struct StridedGrid {
   /// Doubles of partial sums the launch needs (0 with one chunk a tile).
   int64_t scratch() const { return chunks > 1 ? 2 * chunks * tiles * tile : 0; }
 };
-inline StridedGrid strided_grid(const void* M, int64_t ld, int64_t elem, int64_t L, int64_t R) {
+/** (A strided batch of `items` matrices, `item` elements apart: every item's tiles share the
+ *  launch, the ~512 blocks and the tile counters; scratch() is one item's.) */
+inline StridedGrid strided_grid(const void* M, int64_t ld, int64_t elem, int64_t L, int64_t R, int64_t items = 1,
+                                int64_t item = 0) {
   StridedGrid g;
-  g.vec = reinterpret_cast<uintptr_t>(M) % 16 == 0 && (ld * elem) % 16 == 0;
+  g.vec = reinterpret_cast<uintptr_t>(M) % 16 == 0 && (ld * elem) % 16 == 0 && (items == 1 || (item * elem) % 16 == 0);
   g.tile = g.vec ? 32 * (16 / elem) : 32;
   g.tiles = (L + g.tile - 1) / g.tile;
   const int64_t max_chunks = (R + 127) / 128;
-  const int64_t want = g.tiles < kStridedMaxSplitTiles ? (512 + g.tiles - 1) / g.tiles : 1;
+  const int64_t all = g.tiles * items;
+  const int64_t want = all < kStridedMaxSplitTiles ? (512 + all - 1) / all : 1;
   int64_t chunks = want < max_chunks ? want : max_chunks;
   if (chunks < 1) chunks = 1;
   g.rows = (R + chunks - 1) / chunks;
@@ -374,19 +397,33 @@ inline StridedGrid strided_grid(const void* M, int64_t ld, int64_t elem, int64_t
 /** Launches strided_sums_kernel (256 threads: 32 along the tile, 8 rows) on strided_grid's
  *  blocks; part (sg.scratch() doubles) and done (kStridedMaxSplitTiles counters, zero at rest)
  *  serve a split grid. */
+/** The blocks of a strided_sums launch over `items` matrices (false when over 2^31 - 1). */
+inline bool strided_blocks_fit(const StridedGrid& sg, int64_t items) {
+  return sg.tiles * sg.chunks <= (int64_t(1) << 31) / (items > 0 ? items : 1) - 1;
+}
+
+/** A strided batch's strides for launch_strided_sums: M's elements from one item to the next,
+ *  vw's pairs, the outputs' doubles. */
+struct StridedBatch {
+  int64_t items = 1, m = 0, vw = 0, out = 0;
+};
+
 template <class T, bool kWeighted>
 bool launch_strided_sums(const T* M, int64_t ld, int64_t L, int64_t R, const double2* vw, double* out_s,
-                         double* out_a, int64_t os, double* part, unsigned* done, cudaStream_t stream) {
-  const StridedGrid sg = strided_grid(M, ld, int64_t(sizeof(T)), L, R);
-  const int grid = int(sg.tiles * sg.chunks);  // < 2^31: tiles <= 2^26 and tiles * chunks <= tiles + 512
+                         double* out_a, int64_t os, double* part, unsigned* done, cudaStream_t stream,
+                         const StridedBatch& bt = StridedBatch{}) {
+  const StridedGrid sg = strided_grid(M, ld, int64_t(sizeof(T)), L, R, bt.items, bt.m);
+  if (!strided_blocks_fit(sg, bt.items)) return false;  // (the caller checks it first)
+  const int grid = int(sg.tiles * sg.chunks * bt.items);
   if (sg.chunks <= 1) part = nullptr, done = nullptr;
-  else if (!part || !done || sg.tiles > kStridedMaxSplitTiles) return false;  // (the caller sizes them)
+  else if (!part || !done || sg.tiles * bt.items > kStridedMaxSplitTiles) return false;  // (the caller sizes them)
+  const StridedItems it{bt.m, bt.vw, bt.out, sg.scratch()};
   if (sg.vec)
-    strided_sums_kernel<T, true, kWeighted>
-        <<<grid, 256, 0, stream>>>(M, ld, L, R, sg.tiles, sg.rows, vw, out_s, out_a, os, part, done);
+    strided_sums_kernel<T, true, kWeighted><<<grid, 256, 0, stream>>>(M, ld, L, R, sg.tiles, sg.chunks, sg.rows, vw,
+                                                                      out_s, out_a, os, part, done, it);
   else
-    strided_sums_kernel<T, false, kWeighted>
-        <<<grid, 256, 0, stream>>>(M, ld, L, R, sg.tiles, sg.rows, vw, out_s, out_a, os, part, done);
+    strided_sums_kernel<T, false, kWeighted><<<grid, 256, 0, stream>>>(M, ld, L, R, sg.tiles, sg.chunks, sg.rows, vw,
+                                                                       out_s, out_a, os, part, done, it);
   return true;
 }
 
@@ -410,6 +447,9 @@ struct CheckArgs {
   double* X = nullptr;
   int* verdict = nullptr;
   DeviceCounters* counters = nullptr;
+  /// A strided batch: `items` products, item y's B at B + y item_b and C at C + y item_c; its
+  /// pairs at vw + y k and its per-column values (rr, rx, c0s, c0a, ref, X, verdict) n further.
+  int64_t items = 1, item_b = 0, item_c = 0;
 };
 
 /** This thread's share (t of nt) of the reference's dot products of columns j0 .. j0 + nc - 1
@@ -487,13 +527,14 @@ __global__ void __launch_bounds__(256) column_check_kernel(CheckArgs<T> g, Repai
   const int t = threadIdx.x, nt = blockDim.x;
   const int64_t groups = (g.n + kCols - 1) / kCols;
   unsigned long long checked = 0;
-  for (int64_t grp = blockIdx.x; grp < groups; grp += gridDim.x) {
+  for (int64_t gi = blockIdx.x; gi < groups * g.items; gi += gridDim.x) {
+    const int64_t y = gi / groups, grp = gi - y * groups;  // batch item, column group
     const int64_t j0 = grp * kCols;
     const int nc = g.n - j0 < kCols ? int(g.n - j0) : kCols;
     double v[4 * kCols];  // r[c], x[c], obs[c], W[c]
 #pragma unroll
     for (int i = 0; i < 4 * kCols; ++i) v[i] = 0.0;
-    if (!g.rr) column_reference_partial<T, kCols>(g.B, g.ldb, g.k, g.vw, j0, nc, t, nt, v);
+    if (!g.rr) column_reference_partial<T, kCols>(g.B + y * g.item_b, g.ldb, g.k, g.vw + y * g.k, j0, nc, t, nt, v);
 #pragma unroll
     for (int c = 0; c < kCols; ++c) {
       if (c >= nc) continue;
@@ -502,7 +543,7 @@ __global__ void __launch_bounds__(256) column_check_kernel(CheckArgs<T> g, Repai
         s += x;
         w += ck::binade_floor(x);
       };
-      line_partial(g.C + (j0 + c) * g.ldc, g.m, t, nt, add);
+      line_partial(g.C + y * g.item_c + (j0 + c) * g.ldc, g.m, t, nt, add);
       v[2 * kCols + c] = s;
       v[3 * kCols + c] = w;
     }
@@ -512,7 +553,7 @@ __global__ void __launch_bounds__(256) column_check_kernel(CheckArgs<T> g, Repai
 #pragma unroll
       for (int c = 0; c < kCols; ++c)
         if (c == t) r = v[c], x = v[kCols + c], obs = v[2 * kCols + c], W = v[3 * kCols + c];
-      const int64_t j = j0 + t;
+      const int64_t j = y * g.n + j0 + t;  // the column's place in the per-column arrays
       if (g.rr) r = g.rr[j], x = g.rx[j];
       // The reduced dot products as a one-term line: ref = alpha r + beta c0s, X = |alpha| x + |beta| c0a.
       const double one = 1.0;
@@ -527,7 +568,7 @@ __global__ void __launch_bounds__(256) column_check_kernel(CheckArgs<T> g, Repai
       g.verdict[j] = int(vd);
       if (vd == ck::LineVerdict::Failed) atomicAdd(&g.counters->failed, 1ull);
       if (vd == ck::LineVerdict::Skipped) atomicAdd(&g.counters->skipped, 1ull);
-      if (vd != ck::LineVerdict::Ok) repair(j);
+      if (vd != ck::LineVerdict::Ok) repair(y, j0 + t);
     }
     checked += (unsigned long long)nc;
   }
@@ -538,11 +579,12 @@ __global__ void __launch_bounds__(256) column_check_kernel(CheckArgs<T> g, Repai
  *  alignment (op(B) = B^T, or ldb even), else one. */
 template <class T, class Repair>
 void launch_column_check(const CheckArgs<T>& g, Repair repair, cudaStream_t stream) {
-  if (g.rr || g.ldb % 2 == 0) {
-    const int64_t groups = (g.n + 3) / 4;
+  if (g.rr || g.ldb % 2 == 0) {  // (each item's columns among themselves: item_b may be odd)
+    const int64_t groups = (g.n + 3) / 4 * g.items;
     column_check_kernel<T, 4, Repair><<<grid_of(groups), line_block_threads(groups), 0, stream>>>(g, repair);
   } else {
-    column_check_kernel<T, 1, Repair><<<grid_of(g.n), line_block_threads(g.n), 0, stream>>>(g, repair);
+    const int64_t groups = g.n * g.items;
+    column_check_kernel<T, 1, Repair><<<grid_of(groups), line_block_threads(groups), 0, stream>>>(g, repair);
   }
 }
 
@@ -552,24 +594,26 @@ void launch_column_check(const CheckArgs<T>& g, Repair repair, cudaStream_t stre
  *  while the product runs, so that the check after the product reads C alone (g.rr). */
 template <class T, int kCols>
 __global__ void __launch_bounds__(256) column_reference_kernel(const T* B, int64_t ldb, int64_t k, int64_t n,
-                                                               const double2* vw, double* rr, double* rx) {
+                                                               const double2* vw, double* rr, double* rx,
+                                                               int64_t items, int64_t item_b) {
   const int t = threadIdx.x, nt = blockDim.x;
   const int64_t groups = (n + kCols - 1) / kCols;
-  for (int64_t grp = blockIdx.x; grp < groups; grp += gridDim.x) {
+  for (int64_t gi = blockIdx.x; gi < groups * items; gi += gridDim.x) {
+    const int64_t y = gi / groups, grp = gi - y * groups;  // batch item, column group
     const int64_t j0 = grp * kCols;
     const int nc = n - j0 < kCols ? int(n - j0) : kCols;
     double v[2 * kCols];  // r[c], x[c]
 #pragma unroll
     for (int i = 0; i < 2 * kCols; ++i) v[i] = 0.0;
-    column_reference_partial<T, kCols>(B, ldb, k, vw, j0, nc, t, nt, v);
+    column_reference_partial<T, kCols>(B + y * item_b, ldb, k, vw + y * k, j0, nc, t, nt, v);
     block_sum_all(v);
     if (t < nc) {
       double r = 0.0, x = 0.0;
 #pragma unroll
       for (int c = 0; c < kCols; ++c)
         if (c == t) r = v[c], x = v[kCols + c];
-      rr[j0 + t] = r;
-      rx[j0 + t] = x;
+      rr[y * n + j0 + t] = r;
+      rx[y * n + j0 + t] = x;
     }
   }
 }
@@ -578,12 +622,15 @@ __global__ void __launch_bounds__(256) column_reference_kernel(const T* B, int64
  *  when ldb is even, else one). */
 template <class T>
 void launch_column_reference(const T* B, int64_t ldb, int64_t k, int64_t n, const double2* vw, double* rr,
-                             double* rx, cudaStream_t stream) {
+                             double* rx, cudaStream_t stream, int64_t items = 1, int64_t item_b = 0) {
   if (ldb % 2 == 0) {
-    const int64_t groups = (n + 3) / 4;
-    column_reference_kernel<T, 4><<<grid_of(groups), line_block_threads(groups), 0, stream>>>(B, ldb, k, n, vw, rr, rx);
+    const int64_t groups = (n + 3) / 4 * items;
+    column_reference_kernel<T, 4>
+        <<<grid_of(groups), line_block_threads(groups), 0, stream>>>(B, ldb, k, n, vw, rr, rx, items, item_b);
   } else {
-    column_reference_kernel<T, 1><<<grid_of(n), line_block_threads(n), 0, stream>>>(B, ldb, k, n, vw, rr, rx);
+    const int64_t groups = n * items;
+    column_reference_kernel<T, 1>
+        <<<grid_of(groups), line_block_threads(groups), 0, stream>>>(B, ldb, k, n, vw, rr, rx, items, item_b);
   }
 }
 

@@ -71,17 +71,10 @@ cublasStatus_t gemm(cublasHandle_t handle, cudaDataType_t type, cublasOperation_
   const CallerState cs = caller_state<S>(handle, alpha, beta, &a, &b);
   if (!cs.ok) return handle ? CUBLAS_STATUS_INVALID_VALUE : CUBLAS_STATUS_NOT_INITIALIZED;
   if (batch < 0) return CUBLAS_STATUS_INVALID_VALUE;
-  const size_t esz = type == CUDA_R_64F ? 8 : type == CUDA_R_32F ? 4 : 2;
-  for (int i = 0; i < batch; ++i) {
-    const abft_status st = abft::cuda::protected_gemm(
-        abft_cublas_handle(), cs.stream, cs.math, type, ABFT_COL_MAJOR, to_op(ta), to_op(tb), m, n, k, &a,
-        static_cast<const char*>(A) + size_t(i) * size_t(sa) * esz, lda,
-        static_cast<const char*>(B) + size_t(i) * size_t(sb) * esz, ldb, &b,
-        static_cast<char*>(C) + size_t(i) * size_t(sc) * esz, ldc);
-    const cublasStatus_t r = to_cublas_status(st);
-    if (r != CUBLAS_STATUS_SUCCESS) return r;
-  }
-  return CUBLAS_STATUS_SUCCESS;
+  // A strided batch is one protected call: one strided-batched product, one launch per check.
+  return to_cublas_status(abft::cuda::protected_gemm(abft_cublas_handle(), cs.stream, cs.math, type, ABFT_COL_MAJOR,
+                                                     to_op(ta), to_op(tb), m, n, k, &a, A, lda, B, ldb, &b, C, ldc,
+                                                     abft::cuda::GemmBatch{batch, sa, sb, sc}));
 }
 
 }  // namespace
@@ -127,29 +120,55 @@ extern "C" cublasStatus_t abft_cublasDgemmStridedBatched(cublasHandle_t handle, 
                       C, ldc, strideC, batchCount);
 }
 
-extern "C" cublasStatus_t abft_cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,
-                                            int m, int n, int k, const void* alpha, const void* A,
-                                            cudaDataType_t Atype, int lda, const void* B, cudaDataType_t Btype,
-                                            int ldb, const void* beta, void* C, cudaDataType_t Ctype, int ldc,
-                                            cublasComputeType_t computeType, cublasGemmAlgo_t algo) {
-  (void)algo;  // the library picks; the checks do not depend on it
+namespace {
+
+/** abft_cublasGemmEx and abft_cublasGemmStridedBatchedEx: the types and compute types the engine
+ *  protects, a strided batch of `batch` items (1: one product). */
+cublasStatus_t gemm_ex(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k,
+                       const void* alpha, const void* A, cudaDataType_t Atype, int lda, long long sa, const void* B,
+                       cudaDataType_t Btype, int ldb, long long sb, const void* beta, void* C, cudaDataType_t Ctype,
+                       int ldc, long long sc, int batch, cublasComputeType_t computeType) {
   if (Atype != Btype || Atype != Ctype) return CUBLAS_STATUS_NOT_SUPPORTED;
   const bool c64 = computeType == CUBLAS_COMPUTE_64F || computeType == CUBLAS_COMPUTE_64F_PEDANTIC;
   const bool c32 = computeType == CUBLAS_COMPUTE_32F || computeType == CUBLAS_COMPUTE_32F_PEDANTIC ||
                    computeType == CUBLAS_COMPUTE_32F_FAST_TF32;
   if (Atype == CUDA_R_64F && c64)
-    return gemm<double>(handle, Atype, transa, transb, m, n, k, alpha, A, lda, 0, B, ldb, 0, beta, C, ldc, 0, 1);
+    return gemm<double>(handle, Atype, transa, transb, m, n, k, alpha, A, lda, sa, B, ldb, sb, beta, C, ldc, sc, batch);
   if ((Atype == CUDA_R_32F || Atype == CUDA_R_16F || Atype == CUDA_R_16BF) && c32) {
     // FAST_TF32 on float data: the bound must know (the handle's math mode may not say it).
     if (computeType == CUBLAS_COMPUTE_32F_FAST_TF32 && Atype == CUDA_R_32F) {
       float a{}, b{};
       CallerState cs = caller_state<float>(handle, alpha, beta, &a, &b);
       if (!cs.ok) return CUBLAS_STATUS_INVALID_VALUE;
+      if (batch < 0) return CUBLAS_STATUS_INVALID_VALUE;
       return to_cublas_status(abft::cuda::protected_gemm(abft_cublas_handle(), cs.stream, int(CUBLAS_TF32_TENSOR_OP_MATH),
                                                          Atype, ABFT_COL_MAJOR, to_op(transa), to_op(transb), m, n,
-                                                         k, &a, A, lda, B, ldb, &b, C, ldc));
+                                                         k, &a, A, lda, B, ldb, &b, C, ldc,
+                                                         abft::cuda::GemmBatch{batch, sa, sb, sc}));
     }
-    return gemm<float>(handle, Atype, transa, transb, m, n, k, alpha, A, lda, 0, B, ldb, 0, beta, C, ldc, 0, 1);
+    return gemm<float>(handle, Atype, transa, transb, m, n, k, alpha, A, lda, sa, B, ldb, sb, beta, C, ldc, sc, batch);
   }
   return CUBLAS_STATUS_NOT_SUPPORTED;
+}
+
+}  // namespace
+
+extern "C" cublasStatus_t abft_cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,
+                                            int m, int n, int k, const void* alpha, const void* A,
+                                            cudaDataType_t Atype, int lda, const void* B, cudaDataType_t Btype,
+                                            int ldb, const void* beta, void* C, cudaDataType_t Ctype, int ldc,
+                                            cublasComputeType_t computeType, cublasGemmAlgo_t algo) {
+  (void)algo;  // the library picks; the checks do not depend on it
+  return gemm_ex(handle, transa, transb, m, n, k, alpha, A, Atype, lda, 0, B, Btype, ldb, 0, beta, C, Ctype, ldc, 0, 1,
+                 computeType);
+}
+
+extern "C" cublasStatus_t abft_cublasGemmStridedBatchedEx(
+    cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void* alpha,
+    const void* A, cudaDataType_t Atype, int lda, long long strideA, const void* B, cudaDataType_t Btype, int ldb,
+    long long strideB, const void* beta, void* C, cudaDataType_t Ctype, int ldc, long long strideC, int batchCount,
+    cublasComputeType_t computeType, cublasGemmAlgo_t algo) {
+  (void)algo;
+  return gemm_ex(handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB, beta, C, Ctype,
+                 ldc, strideC, batchCount, computeType);
 }

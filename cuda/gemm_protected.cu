@@ -114,8 +114,19 @@ struct ColumnRepair {
   RepairCounters* rc;
   DeviceCounters* dc;
   bool correct;
+  // A strided batch: item y's A, B, C0 copy and C this many elements further, its ref, X and
+  // verdict n further.
+  int64_t item_a, item_b, item_c0, item_c, n;
 
-  __device__ void operator()(int64_t j) const {
+  /** Column j of batch item y. */
+  __device__ void operator()(int64_t y, int64_t j) const {
+    const T* A = this->A + y * item_a;
+    const T* B = this->B + y * item_b;
+    const T* C0 = this->C0 ? this->C0 + y * item_c0 : nullptr;
+    T* C = this->C + y * item_c;
+    const double* ref = this->ref + y * n;
+    const double* X = this->X + y * n;
+    const int* verdict = this->verdict + y * n;
     auto value = [&](int64_t i) {
       double s = 0.0;
       for (int64_t p = 0; p < k; ++p) s += op_at(A, lda, ta, i, p) * op_at(B, ldb, tb, p, j);
@@ -198,19 +209,65 @@ cublasStatus_t blas_gemm(cublasHandle_t b, cublasOperation_t ta, cublasOperation
   return blas_gemm_ex(b, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, CUDA_R_16BF);
 }
 
+// Strided batches (count > 1): cuBLAS's strided-batched products.
+cublasStatus_t blas_gemm_batched(cublasHandle_t b, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
+                                 const float* alpha, const float* A, int lda, long long sa, const float* B, int ldb,
+                                 long long sb, const float* beta, float* C, int ldc, long long sc, int count) {
+  return cublasSgemmStridedBatched(b, ta, tb, m, n, k, alpha, A, lda, sa, B, ldb, sb, beta, C, ldc, sc, count);
+}
+cublasStatus_t blas_gemm_batched(cublasHandle_t b, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
+                                 const double* alpha, const double* A, int lda, long long sa, const double* B,
+                                 int ldb, long long sb, const double* beta, double* C, int ldc, long long sc,
+                                 int count) {
+  return cublasDgemmStridedBatched(b, ta, tb, m, n, k, alpha, A, lda, sa, B, ldb, sb, beta, C, ldc, sc, count);
+}
+template <class T16>
+cublasStatus_t blas_gemm_batched(cublasHandle_t b, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
+                                 const float* alpha, const T16* A, int lda, long long sa, const T16* B, int ldb,
+                                 long long sb, const float* beta, T16* C, int ldc, long long sc, int count) {
+  const cudaDataType_t type = std::is_same<T16, __half>::value ? CUDA_R_16F : CUDA_R_16BF;
+  return cublasGemmStridedBatchedEx(b, ta, tb, m, n, k, alpha, A, type, lda, sa, B, type, ldb, sb, beta, C, type, ldc,
+                                    sc, count, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+}
+
+/** The product of one call: a single product, or a strided batch in one cuBLAS call. */
+template <class T, class S>
+cublasStatus_t product(cublasHandle_t b, abft_op ta, abft_op tb, int64_t m, int64_t n, int64_t k, const S* alpha,
+                       const T* A, int64_t lda, const T* B, int64_t ldb, const S* beta, T* C, int64_t ldc,
+                       const GemmBatch& bt) {
+  if (bt.count == 1)
+    return blas_gemm(b, to_cublas(ta), to_cublas(tb), int(m), int(n), int(k), alpha, A, int(lda), B, int(ldb), beta,
+                     C, int(ldc));
+  return blas_gemm_batched(b, to_cublas(ta), to_cublas(tb), int(m), int(n), int(k), alpha, A, int(lda), bt.sa, B,
+                           int(ldb), bt.sb, beta, C, int(ldc), bt.sc, int(bt.count));
+}
+
+/** Elements from `lo` (<= 0) to `hi` of a strided batch of `count` column-major matrices (rows x
+ *  cols, ld), `stride` apart: every element any item holds lies in [base + lo, base + hi). */
+struct Span {
+  int64_t lo, hi;
+};
+inline Span batch_span(int64_t count, int64_t stride, int64_t rows, int64_t cols, int64_t ld) {
+  const int64_t last = (count - 1) * stride;
+  const int64_t one = rows > 0 && cols > 0 ? (cols - 1) * ld + rows : 0;
+  return {last < 0 ? last : 0, (last > 0 ? last : 0) + one};
+}
+
 template <class T>
 abft_status run(abft_handle_t h, void* stream_ptr, abft_policy policy, abft_layout layout, abft_op transa,
                 abft_op transb, int64_t m, int64_t n, int64_t k, typename Traits<T>::Scalar alpha, const T* A,
                 int64_t lda, const T* B, int64_t ldb, typename Traits<T>::Scalar beta, T* C, int64_t ldc,
-                int math_mode = -1) {
+                int math_mode = -1, GemmBatch bt = GemmBatch{}) {
   using S = typename Traits<T>::Scalar;
   if (layout != ABFT_ROW_MAJOR && layout != ABFT_COL_MAJOR) return ABFT_STATUS_INVALID_VALUE;
   for (abft_op op : {transa, transb})
     if (op != ABFT_NO_TRANS && op != ABFT_TRANS && op != ABFT_CONJ_TRANS) return ABFT_STATUS_INVALID_VALUE;
   if (policy < ABFT_POLICY_DEFAULT || policy > ABFT_POLICY_CORRECT) return ABFT_STATUS_INVALID_VALUE;
-  if (m < 0 || n < 0 || k < 0) return ABFT_STATUS_INVALID_SIZE;
-  if (m > INT32_MAX || n > INT32_MAX || k > INT32_MAX || lda > INT32_MAX || ldb > INT32_MAX || ldc > INT32_MAX)
+  if (m < 0 || n < 0 || k < 0 || bt.count < 0) return ABFT_STATUS_INVALID_SIZE;
+  if (m > INT32_MAX || n > INT32_MAX || k > INT32_MAX || lda > INT32_MAX || ldb > INT32_MAX || ldc > INT32_MAX ||
+      bt.count > INT32_MAX)
     return ABFT_STATUS_NOT_SUPPORTED;  // cuBLAS's 32-bit interface
+  if (bt.count == 1) bt.sa = bt.sb = bt.sc = 0;  // (one product: the strides are not used)
   const int64_t caller_m = m, caller_n = n;
   const bool row_major = layout == ABFT_ROW_MAJOR;
   // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T.
@@ -219,12 +276,16 @@ abft_status run(abft_handle_t h, void* stream_ptr, abft_policy policy, abft_layo
     std::swap(A, B);
     std::swap(lda, ldb);
     std::swap(transa, transb);
+    std::swap(bt.sa, bt.sb);
   }
   const bool ta = transa != ABFT_NO_TRANS, tb = transb != ABFT_NO_TRANS;
   const int64_t arows = ta ? k : m, brows = tb ? n : k;
   if (lda < (arows > 1 ? arows : 1) || ldb < (brows > 1 ? brows : 1) || ldc < (m > 1 ? m : 1))
     return ABFT_STATUS_INVALID_LD;
-  if (m == 0 || n == 0) return ABFT_STATUS_SUCCESS;
+  // A strided batch's outputs must not overlap (each item's C is written and repaired alone).
+  if (bt.count > 1 && m > 0 && n > 0 && (bt.sc < 0 ? -bt.sc : bt.sc) < (n - 1) * ldc + m)
+    return ABFT_STATUS_INVALID_VALUE;
+  if (m == 0 || n == 0 || bt.count == 0) return ABFT_STATUS_SUCCESS;
   if (!C || (k > 0 && alpha != S(0) && (!A || !B))) return ABFT_STATUS_NULL_POINTER;
 
   State* st = nullptr;
@@ -257,8 +318,7 @@ abft_status run(abft_handle_t h, void* stream_ptr, abft_policy policy, abft_layo
 
   // OFF, and the products with nothing to check (k = 0 or alpha = 0: C = beta C0, A and B unread).
   if (pol == ABFT_POLICY_OFF || k == 0 || alpha == S(0)) {
-    const cublasStatus_t bs = blas_gemm(st->blas, to_cublas(transa), to_cublas(transb), int(m), int(n), int(k),
-                                        &alpha, A, int(lda), B, int(ldb), &beta, C, int(ldc));
+    const cublasStatus_t bs = product(st->blas, transa, transb, m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc, bt);
     end_call(st, stream);
     core::record_call(h, kid, abft_report{});
     return bs == CUBLAS_STATUS_SUCCESS ? ABFT_STATUS_SUCCESS : ABFT_STATUS_INTERNAL_ERROR;
@@ -269,21 +329,33 @@ abft_status run(abft_handle_t h, void* stream_ptr, abft_policy policy, abft_layo
   // sums (split grids, gemm_check.cuh); verdict (n ints); the C0 backup (beta != 0, laid out as
   // copy_layout says, so that its sums' kernel stores it in 16-byte units as it reads C0).
   // (DETECT keeps it too: its probe of skipped columns recomputes elements, beta C0 included.)
+  // A strided batch (count > 1) repeats all of it per item: item y's pairs 2k doubles further,
+  // its per-column values n further, its partial sums `scratch` further, its C0 copy
+  // item_c0 elements further (congruent to sc modulo a 16-byte unit, so that each item's copy
+  // sits at its source's address modulo 16, as copy_layout places the first).
+  const int64_t items = bt.count;
   const bool keep_c0 = beta != S(0);
   const int64_t elem = int64_t(sizeof(T));
-  const int64_t scratch_a = ta ? strided_grid(A, lda, elem, k, m).scratch() : 0;
-  const int64_t scratch_b = tb ? strided_grid(B, ldb, elem, n, k).scratch() : 0;
+  const StridedGrid grid_a = strided_grid(A, lda, elem, k, m, items, bt.sa);
+  const StridedGrid grid_b = strided_grid(B, ldb, elem, n, k, items, bt.sb);
+  if ((ta && !strided_blocks_fit(grid_a, items)) || (tb && !strided_blocks_fit(grid_b, items)))
+    return ABFT_STATUS_NOT_SUPPORTED;  // (a launch of more than 2^31 - 1 blocks)
+  const int64_t scratch_a = ta ? grid_a.scratch() : 0;
+  const int64_t scratch_b = tb ? grid_b.scratch() : 0;
   const int64_t scratch = scratch_a > scratch_b ? scratch_a : scratch_b;
   const CopyLayout cl = copy_layout(C, elem, m, ldc);
-  const size_t nd = size_t(2 * k + 6 * n + scratch);
-  const size_t c0_elems = keep_c0 ? size_t(cl.offset + (n - 1) * cl.ld + m) : 0;
-  const size_t bytes = nd * sizeof(double) + size_t(n) * sizeof(int) + c0_elems * sizeof(T) + 64;
+  const int64_t c0_one = cl.offset + (n - 1) * cl.ld + m, kV = 16 / elem;
+  const int64_t item_c0 = c0_one + (((bt.sc - c0_one) % kV) + kV) % kV;
+  const size_t nd = size_t((2 * k + 6 * n + scratch) * items);
+  const size_t c0_elems = keep_c0 ? size_t(item_c0 * (items - 1) + c0_one) : 0;
+  const size_t bytes = nd * sizeof(double) + size_t(n * items) * sizeof(int) + c0_elems * sizeof(T) + 64;
   if (!grow_device_buffer(&st->work, &st->work_bytes, bytes)) return ABFT_STATUS_ALLOC_FAILED;
   double* vw = static_cast<double*>(st->work);  // cudaMalloc: 256-byte aligned, so the pairs are 16
-  double *rr = vw + 2 * k, *rx = rr + n, *c0s = rx + n, *c0a = c0s + n, *ref = c0a + n, *X = ref + n;
-  double* part = X + n;
-  int* verdict = reinterpret_cast<int*>(part + scratch);
-  char* c0base = reinterpret_cast<char*>(verdict + n);
+  const int64_t nn = n * items;
+  double *rr = vw + 2 * k * items, *rx = rr + nn, *c0s = rx + nn, *c0a = c0s + nn, *ref = c0a + nn, *X = ref + nn;
+  double* part = X + nn;
+  int* verdict = reinterpret_cast<int*>(part + scratch * items);
+  char* c0base = reinterpret_cast<char*>(verdict + nn);
   c0base += 32 - reinterpret_cast<uintptr_t>(c0base) % 32;
   T* c0copy = reinterpret_cast<T*>(c0base) + cl.offset;
   const double2* pairs = reinterpret_cast<const double2*>(vw);
@@ -309,10 +381,10 @@ abft_status run(abft_handle_t h, void* stream_ptr, abft_policy policy, abft_layo
   auto rejoin = [&] {
     if (overlap) cudaStreamWaitEvent(stream, st->join, 0);
   };
-  const LineSet<T> enc_a{A, lda, m, k, vw, vw + 1, 2};
-  const LineSet<T> c0set{C, ldc, m, n, c0s, c0a, 1, c0copy, cl.ld};
+  const LineSet<T> enc_a{A, lda, m, k, vw, vw + 1, 2, nullptr, 0, items, bt.sa, 2 * k, 0};
+  const LineSet<T> c0set{C, ldc, m, n, c0s, c0a, 1, c0copy, cl.ld, items, bt.sc, n, item_c0};
   auto line_sums = [](const LineSet<T>& s0, const LineSet<T>& s1, cudaStream_t s) {
-    const int64_t lines = s0.lines + s1.lines;
+    const int64_t lines = s0.total() + s1.total();
     if (lines > 0) line_sums_kernel<T><<<grid_of(lines), line_block_threads(lines), 0, s>>>(s0, s1);
   };
   bool launched = true;
@@ -322,11 +394,13 @@ abft_status run(abft_handle_t h, void* stream_ptr, abft_policy policy, abft_layo
   } else {
     line_sums(ta ? LineSet<T>{} : enc_a, keep_c0 ? c0set : LineSet<T>{}, stream);
   }
-  if (ta) launched &= launch_strided_sums<T, false>(A, lda, k, m, nullptr, vw, vw + 1, 2, part, st->tile_done, enc);
+  const StridedBatch sb_a{items, bt.sa, 0, 2 * k}, sb_b{items, bt.sb, k, n};
+  if (ta)
+    launched &= launch_strided_sums<T, false>(A, lda, k, m, nullptr, vw, vw + 1, 2, part, st->tile_done, enc, sb_a);
   if (overlap) {
     // Step 5's reference, early: the check after the product then reads C alone.
-    if (tb) launched &= launch_strided_sums<T, true>(B, ldb, n, k, pairs, rr, rx, 1, part, st->tile_done, enc);
-    else launch_column_reference(B, ldb, k, n, pairs, rr, rx, enc);
+    if (tb) launched &= launch_strided_sums<T, true>(B, ldb, n, k, pairs, rr, rx, 1, part, st->tile_done, enc, sb_b);
+    else launch_column_reference(B, ldb, k, n, pairs, rr, rx, enc, items, bt.sb);
     cudaEventRecord(st->join, enc);
   }
   // (A failed backup stops the call before C is written: the repair must never read a C0 it
@@ -343,25 +417,31 @@ abft_status run(abft_handle_t h, void* stream_ptr, abft_policy policy, abft_layo
   // place in a library's product: they do not land.
   // Faults are in the caller's coordinates (C(row,col), op(A)(row,kpos), op(B)(kpos,col));
   // a row-major call runs transposed, where the caller's op(A) is the internal op(B)^T.
-  abft_call_info call{kid, caller_m, caller_n, k, 0, 1};
+  // A strided batch's items stack along the rows of the output and of op(A), and along the
+  // columns of op(B) (abft_call_info.batch; core::site_extent).
+  abft_call_info call{kid, caller_m, caller_n, k, 0, items};
   core::InjectionPlan plan = core::plan_injection(h, call);
   struct Internal {
-    bool on_a;  // operand site: internal op(A) (else op(B))
+    bool on_a;     // operand site: internal op(A) (else op(B))
+    int64_t y;     // the batch item
     int64_t r, c;  // internal op(X)(r, c), or C(r, c)
   };
   auto internal = [&](const abft_fault& f) {
     Internal x{};
+    int64_t row = f.row, col = f.col;
+    if (f.site == ABFT_SITE_PACKED_B) x.y = col / caller_n, col %= caller_n;
+    else x.y = row / caller_m, row %= caller_m;
     if (f.site == ABFT_SITE_OUTPUT) {
-      x.r = row_major ? f.col : f.row;
-      x.c = row_major ? f.row : f.col;
+      x.r = row_major ? col : row;
+      x.c = row_major ? row : col;
     } else if (f.site == ABFT_SITE_PACKED_A) {  // caller op(A)(row, kpos)
       x.on_a = !row_major;
-      x.r = row_major ? f.kpos : f.row;
-      x.c = row_major ? f.row : f.kpos;
+      x.r = row_major ? f.kpos : row;
+      x.c = row_major ? row : f.kpos;
     } else {  // caller op(B)(kpos, col)
       x.on_a = row_major;
-      x.r = row_major ? f.col : f.kpos;
-      x.c = row_major ? f.kpos : f.col;
+      x.r = row_major ? col : f.kpos;
+      x.c = row_major ? f.kpos : col;
     }
     return x;
   };
@@ -374,34 +454,36 @@ abft_status run(abft_handle_t h, void* stream_ptr, abft_policy policy, abft_layo
     const bool isA = x.on_a;
     const bool tr = isA ? ta : tb;
     const int64_t cols = isA ? (ta ? m : k) : (tb ? k : n);  // stored columns
-    const int64_t ld = isA ? lda : ldb;
-    if (cudaMalloc(&opcopy, size_t(ld) * size_t(cols) * sizeof(T)) != cudaSuccess) {
+    const int64_t ld = isA ? lda : ldb, stride = isA ? bt.sa : bt.sb;
+    // Only `srows` values of each stored column are the caller's: the copy holds the span from
+    // the first item's (or, with a negative stride, the last item's) first element to the end
+    // of the furthest item's last column, no further.
+    const int64_t srows = isA ? (ta ? k : m) : (tb ? n : k);
+    const Span sp = batch_span(items, stride, srows, cols, ld);
+    if (cudaMalloc(&opcopy, size_t(sp.hi - sp.lo) * sizeof(T)) != cudaSuccess) {
       cudaGetLastError();
       core::finish_injection(plan);
       rejoin();
       end_call(st, stream);
       return ABFT_STATUS_ALLOC_FAILED;
     }
-    // Only `rows` values of each stored column are the caller's: a 2-D copy (no read past the
-    // last column's end).
-    const int64_t srows = isA ? (ta ? k : m) : (tb ? n : k);
-    cudaMemcpy2DAsync(opcopy, size_t(ld) * sizeof(T), isA ? A : B, size_t(ld) * sizeof(T), size_t(srows) * sizeof(T),
-                      size_t(cols), cudaMemcpyDeviceToDevice, stream);
-    // op(X)(r, c) in the stored column-major matrix.
+    const T* src = isA ? A : B;
+    cudaMemcpyAsync(opcopy, src + sp.lo, size_t(sp.hi - sp.lo) * sizeof(T), cudaMemcpyDeviceToDevice, stream);
+    T* base = opcopy - sp.lo;  // where the caller's first item's first element is in the copy
+    // op(X)(r, c) of item y in the stored column-major matrices.
     const int64_t sr = tr ? x.c : x.r, sc = tr ? x.r : x.c;
     double* dv = ref;  // scratch for the values before / after (ref is written later)
-    output_fault_kernel<T><<<1, 1, 0, stream>>>(opcopy, ld, sr, sc, f.model, f.bit, f.value, dv);
+    output_fault_kernel<T><<<1, 1, 0, stream>>>(base + x.y * stride, ld, sr, sc, f.model, f.bit, f.value, dv);
     double vals[2] = {0, 0};
     cudaMemcpyAsync(vals, dv, sizeof vals, cudaMemcpyDeviceToHost, stream);
     cudaStreamSynchronize(stream);  // injection only: the fault-free path never gets here
     f.original = vals[0], f.corrupted = vals[1], f.applied = 1;
-    (isA ? Ause : Buse) = opcopy;
+    (isA ? Ause : Buse) = base;
     break;  // one operand copy per call
   }
 
   // 3. The product.
-  const cublasStatus_t bs = blas_gemm(st->blas, to_cublas(transa), to_cublas(transb), int(m), int(n), int(k),
-                                      &alpha, Ause, int(lda), Buse, int(ldb), &beta, C, int(ldc));
+  const cublasStatus_t bs = product(st->blas, transa, transb, m, n, k, &alpha, Ause, lda, Buse, ldb, &beta, C, ldc, bt);
   if (opcopy) {
     cudaStreamSynchronize(stream);
     cudaFree(opcopy);
@@ -417,7 +499,7 @@ abft_status run(abft_handle_t h, void* stream_ptr, abft_policy policy, abft_layo
     if (f.site != ABFT_SITE_OUTPUT) continue;
     const Internal x = internal(f);
     double* dv = X;  // scratch, written by the check kernel afterwards
-    output_fault_kernel<T><<<1, 1, 0, stream>>>(C, ldc, x.r, x.c, f.model, f.bit, f.value, dv);
+    output_fault_kernel<T><<<1, 1, 0, stream>>>(C + x.y * bt.sc, ldc, x.r, x.c, f.model, f.bit, f.value, dv);
     double vals[2] = {0, 0};
     cudaMemcpyAsync(vals, dv, sizeof vals, cudaMemcpyDeviceToHost, stream);
     cudaStreamSynchronize(stream);
@@ -433,7 +515,8 @@ abft_status run(abft_handle_t h, void* stream_ptr, abft_policy policy, abft_layo
   const double abs = ck::library_line_abs_term(prec, m, k, a < 0 ? -a : a, b < 0 ? -b : b);
   // op(B) = B^T: the reference's dot products over tiles of the stored B (the caller's, as the
   // encoding: a fault injected into the product's copy must not reach the reference).
-  if (tb && !overlap && !launch_strided_sums<T, true>(B, ldb, n, k, pairs, rr, rx, 1, part, st->tile_done, stream)) {
+  if (tb && !overlap &&
+      !launch_strided_sums<T, true>(B, ldb, n, k, pairs, rr, rx, 1, part, st->tile_done, stream, sb_b)) {
     rejoin();
     end_call(st, stream);
     return ABFT_STATUS_INTERNAL_ERROR;
@@ -449,9 +532,10 @@ abft_status run(abft_handle_t h, void* stream_ptr, abft_policy policy, abft_layo
   ca.C = C, ca.ldc = ldc, ca.m = m, ca.n = n, ca.k = k, ca.alpha = a, ca.beta = b, ca.c0s = c0s, ca.c0a = c0a;
   ca.coef = coef, ca.coef_out = coef_out, ca.abs = abs, ca.output = prec.output;
   ca.ref = ref, ca.X = X, ca.verdict = verdict, ca.counters = st->counters + kid;
-  const ColumnRepair<T> repair{A, lda, ta, B, ldb, tb, c0copy, cl.ld, C, ldc, m, k, a, b, ref, X, coef, coef_out, abs,
-                               prec.output, verdict, st->repair + kid, st->counters + kid,
-                               pol == ABFT_POLICY_CORRECT};
+  ca.items = items, ca.item_b = bt.sb, ca.item_c = bt.sc;
+  const ColumnRepair<T> repair{A, lda, ta, B, ldb, tb, keep_c0 ? c0copy : nullptr, cl.ld, C, ldc, m, k, a, b, ref, X,
+                               coef, coef_out, abs, prec.output, verdict, st->repair + kid, st->counters + kid,
+                               pol == ABFT_POLICY_CORRECT, bt.sa, bt.sb, item_c0, bt.sc, n};
   launch_column_check(ca, repair, stream);
   end_call(st, stream);
   core::record_call(h, kid, abft_report{});  // the call; its counts arrive at abft_cuda_sync
@@ -464,7 +548,7 @@ abft_status run(abft_handle_t h, void* stream_ptr, abft_policy policy, abft_layo
 abft_status protected_gemm(abft_handle_t h, void* stream, int math_mode, cudaDataType_t type, abft_layout layout,
                            abft_op transa, abft_op transb, int64_t m, int64_t n, int64_t k, const void* alpha,
                            const void* A, int64_t lda, const void* B, int64_t ldb, const void* beta, void* C,
-                           int64_t ldc) {
+                           int64_t ldc, const GemmBatch& batch) {
   if (!h || !alpha || !beta) return ABFT_STATUS_NULL_POINTER;
   const bool dbl = type == CUDA_R_64F;
   const float af = dbl ? 0.f : *static_cast<const float*>(alpha), bf = dbl ? 0.f : *static_cast<const float*>(beta);
@@ -472,20 +556,20 @@ abft_status protected_gemm(abft_handle_t h, void* stream, int math_mode, cudaDat
     case CUDA_R_32F:
       return run<float>(h, stream, ABFT_POLICY_DEFAULT, layout, transa, transb, m, n, k, af,
                         static_cast<const float*>(A), lda, static_cast<const float*>(B), ldb, bf,
-                        static_cast<float*>(C), ldc, math_mode);
+                        static_cast<float*>(C), ldc, math_mode, batch);
     case CUDA_R_64F:
       return run<double>(h, stream, ABFT_POLICY_DEFAULT, layout, transa, transb, m, n, k,
                          *static_cast<const double*>(alpha), static_cast<const double*>(A), lda,
                          static_cast<const double*>(B), ldb, *static_cast<const double*>(beta),
-                         static_cast<double*>(C), ldc, math_mode);
+                         static_cast<double*>(C), ldc, math_mode, batch);
     case CUDA_R_16F:
       return run<__half>(h, stream, ABFT_POLICY_DEFAULT, layout, transa, transb, m, n, k, af,
                          static_cast<const __half*>(A), lda, static_cast<const __half*>(B), ldb, bf,
-                         static_cast<__half*>(C), ldc, math_mode);
+                         static_cast<__half*>(C), ldc, math_mode, batch);
     case CUDA_R_16BF:
       return run<__nv_bfloat16>(h, stream, ABFT_POLICY_DEFAULT, layout, transa, transb, m, n, k, af,
                                 static_cast<const __nv_bfloat16*>(A), lda, static_cast<const __nv_bfloat16*>(B),
-                                ldb, bf, static_cast<__nv_bfloat16*>(C), ldc, math_mode);
+                                ldb, bf, static_cast<__nv_bfloat16*>(C), ldc, math_mode, batch);
     default: return ABFT_STATUS_NOT_SUPPORTED;
   }
 }
@@ -529,4 +613,53 @@ extern "C" abft_status abft_cuda_bf16gemm(abft_handle_t h, void* stream, abft_po
                                         static_cast<const __nv_bfloat16*>(A), lda,
                                         static_cast<const __nv_bfloat16*>(B), ldb, beta,
                                         static_cast<__nv_bfloat16*>(C), ldc);
+}
+
+// Strided batches: item i of `count` reads A + i strideA and B + i strideB, writes C + i strideC.
+extern "C" abft_status abft_cuda_sgemm_strided_batched(abft_handle_t h, void* stream, abft_policy policy,
+                                                       abft_layout layout, abft_op transa, abft_op transb, int64_t m,
+                                                       int64_t n, int64_t k, float alpha, const float* A, int64_t lda,
+                                                       int64_t strideA, const float* B, int64_t ldb, int64_t strideB,
+                                                       float beta, float* C, int64_t ldc, int64_t strideC,
+                                                       int64_t count) {
+  if (!h) return ABFT_STATUS_NULL_POINTER;
+  return abft::cuda::run<float>(h, stream, policy, layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C,
+                                ldc, -1, abft::cuda::GemmBatch{count, strideA, strideB, strideC});
+}
+
+extern "C" abft_status abft_cuda_dgemm_strided_batched(abft_handle_t h, void* stream, abft_policy policy,
+                                                       abft_layout layout, abft_op transa, abft_op transb, int64_t m,
+                                                       int64_t n, int64_t k, double alpha, const double* A,
+                                                       int64_t lda, int64_t strideA, const double* B, int64_t ldb,
+                                                       int64_t strideB, double beta, double* C, int64_t ldc,
+                                                       int64_t strideC, int64_t count) {
+  if (!h) return ABFT_STATUS_NULL_POINTER;
+  return abft::cuda::run<double>(h, stream, policy, layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C,
+                                 ldc, -1, abft::cuda::GemmBatch{count, strideA, strideB, strideC});
+}
+
+extern "C" abft_status abft_cuda_hgemm_strided_batched(abft_handle_t h, void* stream, abft_policy policy,
+                                                       abft_layout layout, abft_op transa, abft_op transb, int64_t m,
+                                                       int64_t n, int64_t k, float alpha, const void* A, int64_t lda,
+                                                       int64_t strideA, const void* B, int64_t ldb, int64_t strideB,
+                                                       float beta, void* C, int64_t ldc, int64_t strideC,
+                                                       int64_t count) {
+  if (!h) return ABFT_STATUS_NULL_POINTER;
+  return abft::cuda::run<__half>(h, stream, policy, layout, transa, transb, m, n, k, alpha,
+                                 static_cast<const __half*>(A), lda, static_cast<const __half*>(B), ldb, beta,
+                                 static_cast<__half*>(C), ldc, -1, abft::cuda::GemmBatch{count, strideA, strideB, strideC});
+}
+
+extern "C" abft_status abft_cuda_bf16gemm_strided_batched(abft_handle_t h, void* stream, abft_policy policy,
+                                                          abft_layout layout, abft_op transa, abft_op transb,
+                                                          int64_t m, int64_t n, int64_t k, float alpha, const void* A,
+                                                          int64_t lda, int64_t strideA, const void* B, int64_t ldb,
+                                                          int64_t strideB, float beta, void* C, int64_t ldc,
+                                                          int64_t strideC, int64_t count) {
+  if (!h) return ABFT_STATUS_NULL_POINTER;
+  return abft::cuda::run<__nv_bfloat16>(h, stream, policy, layout, transa, transb, m, n, k, alpha,
+                                        static_cast<const __nv_bfloat16*>(A), lda,
+                                        static_cast<const __nv_bfloat16*>(B), ldb, beta,
+                                        static_cast<__nv_bfloat16*>(C), ldc, -1,
+                                        abft::cuda::GemmBatch{count, strideA, strideB, strideC});
 }

@@ -11,13 +11,20 @@
 
 namespace abft::cuda {
 
+/** A strided batch: `count` products, item i's operands at A + i sa, B + i sb, C + i sc
+ *  (elements; any sign for A and B, C's items apart). count 1: one product, strides unused. */
+struct GemmBatch {
+  int64_t count = 1, sa = 0, sb = 0, sc = 0;
+};
+
 /** One protected column-major-or-row-major GEMM of storage type `type` (CUDA_R_32F, _64F, _16F,
  *  _16BF); alpha and beta point to host scalars (double for CUDA_R_64F, float otherwise);
  *  math_mode: the caller's cuBLAS math mode (cublasMath_t), or -1 for the handle's own.
- *  NOT_SUPPORTED for another type. */
+ *  NOT_SUPPORTED for another type. With `batch`, a strided batch in one set of launches (one
+ *  cuBLAS strided-batched product, one launch per check). */
 abft_status protected_gemm(abft_handle_t h, void* stream, int math_mode, cudaDataType_t type, abft_layout layout,
                            abft_op transa, abft_op transb, int64_t m, int64_t n, int64_t k, const void* alpha,
                            const void* A, int64_t lda, const void* B, int64_t ldb, const void* beta, void* C,
-                           int64_t ldc);
+                           int64_t ldc, const GemmBatch& batch = GemmBatch{});
 
 }  // namespace abft::cuda

@@ -16,11 +16,11 @@ import sys
 def gemm_row(name, r):
     """(cells, bar) of a GEMM row: >= 0.9x cuBLAS (0.85x bf16) for square n >= 4096."""
     ratio = 1.0 / r["vs_cublas"]
-    m = re.search(r"/(f32|f64|bf16)/m(\d+)n(\d+)k(\d+)", name)
+    m = re.search(r"/(f32|f64|bf16)/(?:b\d+)?m(\d+)n(\d+)k(\d+)", name)
     t, n = m.group(1), min(int(m.group(2)), int(m.group(3)), int(m.group(4)))
     need = 0.85 if t == "bf16" else 0.9
     square = m.group(2) == m.group(3) == m.group(4)
-    barred = square and n >= 4096 and "-overlap/" not in name  # (overlap rows: a comparison)
+    barred = square and n >= 4096 and "-overlap/" not in name and "-batched/" not in name  # (comparisons)
     bar = ("ok" if ratio >= need else f"**miss** (< {need}x)") if barred else ""
     return [f"{r['cublas_TFLOPs']:.1f}", f"{r['abft_TFLOPs']:.1f}", f"{ratio:.3f}x", burst(r, "vs_cublas_burst")], bar
 

@@ -70,48 +70,62 @@ Reason precheck(const GemmCall& c, cublasHandle_t h, EngineGemm* eg) {
   return stream_capturing(s) ? Reason::GraphCapture : Reason::None;
 }
 
-/** Items [0, items) through the engine; forward(i) runs items [i, batch) on the real cuBLAS. */
-template <class ItemFn, class Forward>
-cublasStatus_t protect_items(Entry e, cublasHandle_t h, const GemmCall& c, const EngineGemm& eg, const void* alpha,
-                             const void* beta, cublasGemmAlgo_t algo, ItemFn item, Forward forward) {
+/** Units [0, units) through the engine, unit u by engine(u) (a cuBLAS status); on a refusal,
+ *  forward(first(u)) runs the items from unit u's first on the real cuBLAS. */
+template <class Engine, class First, class Forward>
+cublasStatus_t protect_units(Entry e, int64_t units, Engine engine, First first, Forward forward) {
   engine_handle(Family::Cublas);
-  for (int64_t i = 0; i < eg.items; ++i) {
-    const Ptrs p = item(i);
-    const cublasStatus_t s = abft_cublasGemmEx(h, c.transa, c.transb, int(c.m), int(c.n), int(c.k), alpha, p.a,
-                                               eg.type, int(c.lda), p.b, eg.type, int(c.ldb), beta, p.c, eg.type,
-                                               int(c.ldc), eg.compute, algo);
+  for (int64_t u = 0; u < units; ++u) {
+    const cublasStatus_t s = engine(u);
     if (s == CUBLAS_STATUS_SUCCESS) continue;
     if (s == CUBLAS_STATUS_EXECUTION_FAILED) {  // the engine started: its error is the call's
       note_failed(e);
       return s;
     }
-    // Nothing of item i ran: the real cuBLAS runs items [i, batch). NOT_SUPPORTED / ALLOC_FAILED
-    // mean no usable GPU or memory; anything else is the engine refusing what the translation
-    // gave it (a bug of ours): forwarded too, so the program keeps working, but reported.
+    // Nothing of unit u ran: the real cuBLAS runs the items from its first on. NOT_SUPPORTED /
+    // ALLOC_FAILED mean no usable GPU or memory; anything else is the engine refusing what the
+    // translation gave it (a bug of ours): forwarded too, so the program keeps working, but
+    // reported.
     note_unprotected(e, (s == CUBLAS_STATUS_NOT_SUPPORTED || s == CUBLAS_STATUS_ALLOC_FAILED)
                             ? Reason::EngineUnavailable
                             : Reason::EngineRejected);
-    return forward(i);
+    return forward(first(u));
   }
   note_protected(e);
   return CUBLAS_STATUS_SUCCESS;
 }
 
-/** Strided operands (batch 1: one product). */
+/** Items [0, items) through the engine one product at a time (item(i): its pointers); forward(i)
+ *  runs items [i, batch) on the real cuBLAS. */
+template <class ItemFn, class Forward>
+cublasStatus_t protect_items(Entry e, cublasHandle_t h, const GemmCall& c, const EngineGemm& eg, const void* alpha,
+                             const void* beta, cublasGemmAlgo_t algo, ItemFn item, Forward forward) {
+  auto engine = [&](int64_t i) {
+    const Ptrs p = item(i);
+    return abft_cublasGemmEx(h, c.transa, c.transb, int(c.m), int(c.n), int(c.k), alpha, p.a, eg.type, int(c.lda), p.b,
+                             eg.type, int(c.ldb), beta, p.c, eg.type, int(c.ldc), eg.compute, algo);
+  };
+  return protect_units(e, eg.items, engine, [](int64_t i) { return i; }, forward);
+}
+
+/** Strided operands: one product, or a strided batch as one protected call (one strided-batched
+ *  product, one launch per check). */
 template <class Forward>
 cublasStatus_t strided_entry(Entry e, cublasHandle_t h, const GemmCall& c, const void* alpha, const void* A,
                              const void* B, const void* beta, void* C, cublasGemmAlgo_t algo, Forward forward) {
   note_call(e);
   EngineGemm eg;
-  const Reason r = precheck(c, h, &eg);
+  const Reason r = strided_outputs_overlap(c) ? Reason::Arguments : precheck(c, h, &eg);
   if (r != Reason::None) {
     note_unprotected(e, r);
     return forward(0);
   }
-  auto item = [&](int64_t i) {
-    return Ptrs{at(A, i * eg.byte_offset_a), at(B, i * eg.byte_offset_b), at(C, i * eg.byte_offset_c)};
+  auto engine = [&](int64_t) {
+    return abft_cublasGemmStridedBatchedEx(h, c.transa, c.transb, int(c.m), int(c.n), int(c.k), alpha, A, eg.type,
+                                           int(c.lda), c.stride_a, B, eg.type, int(c.ldb), c.stride_b, beta, C,
+                                           eg.type, int(c.ldc), c.stride_c, int(eg.items), eg.compute, algo);
   };
-  return protect_items(e, h, c, eg, alpha, beta, algo, item, forward);
+  return protect_units(e, 1, engine, [](int64_t) { return int64_t(0); }, forward);
 }
 
 }  // namespace

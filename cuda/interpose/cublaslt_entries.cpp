@@ -5,8 +5,8 @@
  *  engine's protected GEMM (abft::cuda::protected_gemm, on the stream the call names); everything
  *  else goes to the real cuBLASLt untouched and is counted as unprotected. Passed through as well:
  *  a triangular output (CUBLASLT_MATMUL_DESC_FILL_MODE other than FULL) and pointer-array batches
- *  (CUBLASLT_MATRIX_LAYOUT_BATCH_MODE). An engine refusal at batch item i > 0 forwards items
- *  [i, batch) as the cuBLAS path does.
+ *  (CUBLASLT_MATRIX_LAYOUT_BATCH_MODE). A strided batch is one protected call; an engine refusal
+ *  (before anything ran) forwards the whole call.
  */
 #include <cublasLt.h>
 #include <cuda_runtime_api.h>
@@ -108,22 +108,6 @@ bool host_scalars(const LtCall& lt, const void* alpha, const void* beta, cudaStr
   return true;
 }
 
-/** A copy of layout `x` (as read) holding `items` batch items; nullptr when it cannot be made. */
-cublasLtMatrixLayout_t layout_copy(const LtLayout& x, int32_t items) {
-  const auto create = ABFT_REAL(CublasLt, cublasLtMatrixLayoutCreate);
-  const auto set = ABFT_REAL(CublasLt, cublasLtMatrixLayoutSetAttribute);
-  const auto destroy = ABFT_REAL(CublasLt, cublasLtMatrixLayoutDestroy);
-  cublasLtMatrixLayout_t l = nullptr;
-  if (!create || !set || !destroy || create(&l, cudaDataType(x.type), x.rows, x.cols, x.ld) != CUBLAS_STATUS_SUCCESS)
-    return nullptr;
-  if (set(l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &items, sizeof items) != CUBLAS_STATUS_SUCCESS ||
-      set(l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &x.stride, sizeof x.stride) != CUBLAS_STATUS_SUCCESS) {
-    destroy(l);
-    return nullptr;
-  }
-  return l;
-}
-
 }  // namespace
 
 extern "C" cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t computeDesc,
@@ -167,41 +151,21 @@ extern "C" cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtM
     return forward();
   }
   abft_handle_t h = engine_handle(Family::CublasLt);
-  for (int64_t i = 0; i < eg.items; ++i) {
-    const abft_status st = abft::cuda::protected_gemm(
-        h, stream, eg.math_mode, eg.type, ABFT_COL_MAJOR, eg.opa, eg.opb, g.m, g.n, g.k, a,
-        static_cast<const char*>(A) + i * eg.byte_offset_a, g.lda, static_cast<const char*>(B) + i * eg.byte_offset_b,
-        g.ldb, b, static_cast<char*>(D) + i * eg.byte_offset_c, g.ldc);
-    if (st == ABFT_STATUS_SUCCESS || st == ABFT_STATUS_FAULT_DETECTED || st == ABFT_STATUS_FAULT_UNCORRECTABLE)
-      continue;
+  // A strided batch is one protected call (one strided-batched product, one launch per check).
+  const int64_t esz = int64_t(eg.elem_bytes);
+  const abft::cuda::GemmBatch batch{eg.items, eg.byte_offset_a / esz, eg.byte_offset_b / esz, eg.byte_offset_c / esz};
+  const abft_status st = abft::cuda::protected_gemm(h, stream, eg.math_mode, eg.type, ABFT_COL_MAJOR, eg.opa, eg.opb,
+                                                    g.m, g.n, g.k, a, A, g.lda, B, g.ldb, b, D, g.ldc, batch);
+  if (st != ABFT_STATUS_SUCCESS && st != ABFT_STATUS_FAULT_DETECTED && st != ABFT_STATUS_FAULT_UNCORRECTABLE) {
     if (st == ABFT_STATUS_INTERNAL_ERROR) {  // the engine started: its error is the call's
       note_failed(e);
       return CUBLAS_STATUS_EXECUTION_FAILED;
     }
-    // Nothing of item i ran (as on the cuBLAS path): NOT_SUPPORTED / ALLOC_FAILED mean no usable
-    // GPU or memory, anything else is the engine refusing the translation (a bug of ours, reported).
+    // Nothing ran: NOT_SUPPORTED / ALLOC_FAILED mean no usable GPU or memory, anything else is
+    // the engine refusing the translation (a bug of ours, reported); cuBLASLt runs the call.
     note_unprotected(e, (st == ABFT_STATUS_NOT_SUPPORTED || st == ABFT_STATUS_ALLOC_FAILED) ? Reason::EngineUnavailable
                                                                                             : Reason::EngineRejected);
-    if (i == 0) return forward();  // cuBLASLt runs the whole call
-    // Items [i, batch) on the real cuBLASLt, through copies of the layouts with batch - i items
-    // (the caller's own layouts are never modified) and the operands offset to item i; the
-    // caller's algo was chosen for the whole batch: cuBLASLt's heuristic picks one instead.
-    const int32_t rest = int32_t(eg.items - i);
-    cublasLtMatrixLayout_t l[4] = {layout_copy(lt.a, rest), layout_copy(lt.b, rest), layout_copy(lt.c, rest),
-                                   layout_copy(lt.d, rest)};
-    cublasStatus_t res = CUBLAS_STATUS_EXECUTION_FAILED;
-    if (l[0] && l[1] && l[2] && l[3]) {
-      const int64_t esz = int64_t(eg.elem_bytes);
-      const char* c_item = C ? static_cast<const char*>(C) + i * lt.c.stride * esz : nullptr;
-      res = real(lightHandle, computeDesc, alpha, static_cast<const char*>(A) + i * eg.byte_offset_a, l[0],
-                 static_cast<const char*>(B) + i * eg.byte_offset_b, l[1], beta, c_item, l[2],
-                 static_cast<char*>(D) + i * eg.byte_offset_c, l[3], nullptr, workspace, workspaceSizeInBytes, stream);
-    }
-    if (const auto destroy = ABFT_REAL(CublasLt, cublasLtMatrixLayoutDestroy))
-      for (cublasLtMatrixLayout_t x : l)
-        if (x) destroy(x);
-    if (res != CUBLAS_STATUS_SUCCESS) note_failed(e);
-    return res;
+    return forward();
   }
   note_protected(e);
   return CUBLAS_STATUS_SUCCESS;

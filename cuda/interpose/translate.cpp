@@ -89,6 +89,10 @@ EngineGemm translate_gemm(const GemmCall& c) {
   return e;
 }
 
+bool strided_outputs_overlap(const GemmCall& c) {
+  return c.batch > 1 && c.m > 0 && c.n > 0 && (c.stride_c < 0 ? -c.stride_c : c.stride_c) < (c.n - 1) * c.ldc + c.m;
+}
+
 EngineGemm translate_lt(const LtCall& lt, GemmCall* g) {
   EngineGemm e;
   auto pass = [&e](Reason r) {
@@ -137,6 +141,7 @@ EngineGemm translate_lt(const LtCall& lt, GemmCall* g) {
   c.stride_a = lt.a.stride, c.stride_b = lt.b.stride, c.stride_c = lt.d.stride;
   c.batch = lt.d.batch;
   if (g) *g = c;
+  if (strided_outputs_overlap(c)) return pass(Reason::Arguments);
   return translate_gemm(c);
 }
 

@@ -68,6 +68,11 @@ struct EngineGemm {
  *  Sgemm 32F/COMPUTE_32F, Dgemm 64F/COMPUTE_64F, Hgemm 16F/COMPUTE_16F). */
 EngineGemm translate_gemm(const GemmCall& c);
 
+/** A strided batch (batch > 1, c.stride_c between items) whose outputs overlap: cuBLAS leaves it
+ *  undefined, the engine refuses it (ABFT_STATUS_INVALID_VALUE), the preload passes it through
+ *  (Reason::Arguments). Pointer-array batches have no strides: not for them. */
+bool strided_outputs_overlap(const GemmCall& c);
+
 /** Byte offset of operand X of item i: i * stride (elements) * element size. */
 inline int64_t item_offset(int64_t i, int64_t per_item_bytes) { return i * per_item_bytes; }
 

@@ -157,7 +157,9 @@ typedef struct abft_call_info {
   abft_kernel kernel;
   int64_t m, n, k;
   uint64_t call_index;   /**< calls seen by this handle's injector so far */
-  int64_t batch;         /**< attention: batch*heads independent problems; 0 or 1 elsewhere */
+  int64_t batch;         /**< attention: batch*heads independent problems; a strided batch of
+                              GEMMs (GPU engine): its items, stacked along the rows of the output
+                              and op(A) and the columns of op(B); 0 or 1 elsewhere */
 } abft_call_info;
 
 /** Custom injection hook: fill up to `cap` concrete faults (no -1 fields) for

@@ -49,6 +49,14 @@ ABFT_API cublasStatus_t abft_cublasGemmEx(cublasHandle_t handle, cublasOperation
                                           cudaDataType_t Atype, int lda, const void* B, cudaDataType_t Btype,
                                           int ldb, const void* beta, void* C, cudaDataType_t Ctype, int ldc,
                                           cublasComputeType_t computeType, cublasGemmAlgo_t algo);
+/** A strided batch, as cublasGemmStridedBatchedEx: the types and compute types of
+ *  abft_cublasGemmEx. Every strided-batched entry point runs the batch as one protected call
+ *  (one strided-batched product, one launch per check; abft_cuda_sgemm_strided_batched). */
+ABFT_API cublasStatus_t abft_cublasGemmStridedBatchedEx(
+    cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void* alpha,
+    const void* A, cudaDataType_t Atype, int lda, long long strideA, const void* B, cudaDataType_t Btype, int ldb,
+    long long strideB, const void* beta, void* C, cudaDataType_t Ctype, int ldc, long long strideC, int batchCount,
+    cublasComputeType_t computeType, cublasGemmAlgo_t algo);
 
 #ifdef __cplusplus
 }

@@ -60,6 +60,39 @@ ABFT_API abft_status abft_cuda_bf16gemm(abft_handle_t h, void* stream, abft_poli
                                         abft_op transa, abft_op transb, int64_t m, int64_t n, int64_t k,
                                         float alpha, const void* A, int64_t lda, const void* B, int64_t ldb,
                                         float beta, void* C, int64_t ldc);
+/** Strided batches: `count` products in one call, item i reading op(A) at A + i strideA and op(B)
+ *  at B + i strideB and writing C + i strideC (strides in elements; A's and B's of any sign, 0 for
+ *  an operand all items share; C's items must not overlap, |strideC| >= the extent of one C,
+ *  else INVALID_VALUE). One cuBLAS strided-batched product and one launch per check for the
+ *  whole batch; the verdicts, repairs and counters are per column of each item, as for single
+ *  products. Injected faults address the stacked items: an output or op(A) fault's row is
+ *  item * m + row, an op(B) fault's column item * n + col (abft_call_info.batch = count).
+ *  count 0 does nothing; count 1 is the single product (the strides unused). */
+ABFT_API abft_status abft_cuda_sgemm_strided_batched(abft_handle_t h, void* stream, abft_policy policy,
+                                                     abft_layout layout, abft_op transa, abft_op transb, int64_t m,
+                                                     int64_t n, int64_t k, float alpha, const float* A, int64_t lda,
+                                                     int64_t strideA, const float* B, int64_t ldb, int64_t strideB,
+                                                     float beta, float* C, int64_t ldc, int64_t strideC,
+                                                     int64_t count);
+ABFT_API abft_status abft_cuda_dgemm_strided_batched(abft_handle_t h, void* stream, abft_policy policy,
+                                                     abft_layout layout, abft_op transa, abft_op transb, int64_t m,
+                                                     int64_t n, int64_t k, double alpha, const double* A, int64_t lda,
+                                                     int64_t strideA, const double* B, int64_t ldb, int64_t strideB,
+                                                     double beta, double* C, int64_t ldc, int64_t strideC,
+                                                     int64_t count);
+ABFT_API abft_status abft_cuda_hgemm_strided_batched(abft_handle_t h, void* stream, abft_policy policy,
+                                                     abft_layout layout, abft_op transa, abft_op transb, int64_t m,
+                                                     int64_t n, int64_t k, float alpha, const void* A, int64_t lda,
+                                                     int64_t strideA, const void* B, int64_t ldb, int64_t strideB,
+                                                     float beta, void* C, int64_t ldc, int64_t strideC,
+                                                     int64_t count);
+ABFT_API abft_status abft_cuda_bf16gemm_strided_batched(abft_handle_t h, void* stream, abft_policy policy,
+                                                        abft_layout layout, abft_op transa, abft_op transb, int64_t m,
+                                                        int64_t n, int64_t k, float alpha, const void* A,
+                                                        int64_t lda, int64_t strideA, const void* B, int64_t ldb,
+                                                        int64_t strideB, float beta, void* C, int64_t ldc,
+                                                        int64_t strideC, int64_t count);
+
 /* -------------------------------------------------------------- protected FFT (device) */
 
 /** A protected cuFFT plan (opaque). */

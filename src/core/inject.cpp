@@ -35,14 +35,17 @@ SiteExtent site_extent(const abft_call_info& c, abft_site site) {
   if (!is_attention(c.kernel)) {
     // GEMM kernels have the output, accumulator and packed-operand sites; the FFT its output,
     // stage and twiddle sites.
+    // A strided batch of GEMMs (batch > 1, the GPU engine's) stacks its items along the rows of
+    // the output and of op(A), along the columns of op(B): row = item m + i, col = item n + j.
     const bool fft = c.kernel == ABFT_KERNEL_SFFT || c.kernel == ABFT_KERNEL_DFFT;
+    const int64_t items = !fft && c.batch > 1 ? c.batch : 1;
     switch (site) {
-      case ABFT_SITE_OUTPUT: return {c.m, c.n, 0};
-      case ABFT_SITE_ACCUMULATOR: return fft ? SiteExtent{} : SiteExtent{c.m, c.n, c.k};
+      case ABFT_SITE_OUTPUT: return {items * c.m, c.n, 0};
+      case ABFT_SITE_ACCUMULATOR: return fft ? SiteExtent{} : SiteExtent{items * c.m, c.n, c.k};
       case ABFT_SITE_FFT_STAGE:
       case ABFT_SITE_FFT_TWIDDLE: return fft ? SiteExtent{c.m, c.n, c.k} : SiteExtent{};
-      case ABFT_SITE_PACKED_A: return fft ? SiteExtent{} : SiteExtent{c.m, 0, c.k};
-      case ABFT_SITE_PACKED_B: return fft ? SiteExtent{} : SiteExtent{0, c.n, c.k};
+      case ABFT_SITE_PACKED_A: return fft ? SiteExtent{} : SiteExtent{items * c.m, 0, c.k};
+      case ABFT_SITE_PACKED_B: return fft ? SiteExtent{} : SiteExtent{0, items * c.n, c.k};
       default: return {};
     }
   }
@@ -147,7 +150,7 @@ extern "C" double abft_call_flops(const abft_call_info* c) {
   const double b = c->batch > 0 ? double(c->batch) : 1.0;
   switch (c->kernel) {
     case ABFT_KERNEL_SGEMM:
-    case ABFT_KERNEL_DGEMM: return 2.0 * mnk;
+    case ABFT_KERNEL_DGEMM: return 2.0 * b * mnk;  // (b > 1: a strided batch)
     case ABFT_KERNEL_CGEMM:
     case ABFT_KERNEL_ZGEMM: return 8.0 * mnk;
     case ABFT_KERNEL_ATTN_FWD: return 4.0 * b * mnk;

@@ -1,7 +1,8 @@
 /** \file cublas_emu.cpp
  *  \brief The cuBLAS calls the GPU GEMM makes, on the CUDA emulator's host memory: handles that
  *  keep a stream, math and pointer mode, and the products (cublasSgemm, cublasDgemm, cublasGemmEx
- *  with float, double, binary16 and bfloat16 storage) as a plain column-major loop in the compute
+ *  with float, double, binary16 and bfloat16 storage, and their strided-batched forms: the items
+ *  one after another) as a plain column-major loop in the compute
  *  type, fused multiply-adds in k order, 16-bit results rounded to nearest. Math modes are kept
  *  but change nothing (no TF32, no reduced-precision inputs): the emulator checks the engine's
  *  checks, verdicts and repairs, which must hold for any correct product, not cuBLAS's speed.
@@ -100,6 +101,42 @@ cublasStatus_t cublasDgemm_v2(cublasHandle_t h, cublasOperation_t ta, cublasOper
                               const double* beta, double* C, int ldc) {
   if (!alpha || !beta) return CUBLAS_STATUS_INVALID_VALUE;
   return gemm<double, double>(h, ta, tb, m, n, k, *alpha, A, lda, B, ldb, *beta, C, ldc);
+}
+cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n,
+                                         int k, const float* alpha, const float* A, int lda, long long sa,
+                                         const float* B, int ldb, long long sb, const float* beta, float* C, int ldc,
+                                         long long sc, int batch) {
+  if (!alpha || !beta || batch < 0) return CUBLAS_STATUS_INVALID_VALUE;
+  for (int i = 0; i < batch; ++i)
+    if (const cublasStatus_t s = gemm<float, float>(h, ta, tb, m, n, k, *alpha, A + i * sa, lda, B + i * sb, ldb,
+                                                    *beta, C + i * sc, ldc))
+      return s;
+  return CUBLAS_STATUS_SUCCESS;
+}
+cublasStatus_t cublasDgemmStridedBatched(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n,
+                                         int k, const double* alpha, const double* A, int lda, long long sa,
+                                         const double* B, int ldb, long long sb, const double* beta, double* C,
+                                         int ldc, long long sc, int batch) {
+  if (!alpha || !beta || batch < 0) return CUBLAS_STATUS_INVALID_VALUE;
+  for (int i = 0; i < batch; ++i)
+    if (const cublasStatus_t s = gemm<double, double>(h, ta, tb, m, n, k, *alpha, A + i * sa, lda, B + i * sb, ldb,
+                                                      *beta, C + i * sc, ldc))
+      return s;
+  return CUBLAS_STATUS_SUCCESS;
+}
+cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n,
+                                          int k, const void* alpha, const void* A, cudaDataType Atype, int lda,
+                                          long long sa, const void* B, cudaDataType Btype, int ldb, long long sb,
+                                          const void* beta, void* C, cudaDataType Ctype, int ldc, long long sc,
+                                          int batch, cublasComputeType_t compute, cublasGemmAlgo_t algo) {
+  if (batch < 0) return CUBLAS_STATUS_INVALID_VALUE;
+  const size_t e = Atype == CUDA_R_64F ? 8 : Atype == CUDA_R_32F ? 4 : 2;
+  for (int i = 0; i < batch; ++i)
+    if (const cublasStatus_t s = cublasGemmEx(h, ta, tb, m, n, k, alpha, static_cast<const char*>(A) + i * sa * e,
+                                              Atype, lda, static_cast<const char*>(B) + i * sb * e, Btype, ldb, beta,
+                                              static_cast<char*>(C) + i * sc * e, Ctype, ldc, compute, algo))
+      return s;
+  return CUBLAS_STATUS_SUCCESS;
 }
 cublasStatus_t cublasGemmEx(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
                             const void* alpha, const void* A, cudaDataType Atype, int lda, const void* B,

@@ -99,6 +99,21 @@ TEST(PreloadTranslate, StridedBatchOffsetsAreElementStridesTimesElementSize) {
   EXPECT_EQ(e.opb, ABFT_TRANS);
 }
 
+TEST(PreloadTranslate, StridedBatchesWithOverlappingOutputsAreNotTheEngines) {
+  GemmCall g = call(CUBLAS_OP_N, CUBLAS_OP_N, 64, 32, 16, 64, 16, 70);
+  g.batch = 3;
+  g.stride_c = 70 * 31 + 64;  // one C's extent: the items touch, do not overlap
+  EXPECT_FALSE(strided_outputs_overlap(g));
+  g.stride_c = -(70 * 31 + 64);
+  EXPECT_FALSE(strided_outputs_overlap(g));
+  for (int64_t sc : {int64_t(70 * 31 + 63), int64_t(0), int64_t(-1)}) {
+    g.stride_c = sc;
+    EXPECT_TRUE(strided_outputs_overlap(g)) << sc;
+  }
+  g.batch = 1;  // one product: no items to overlap
+  EXPECT_FALSE(strided_outputs_overlap(g));
+}
+
 TEST(PreloadTranslate, TypesTheEngineDoesNotProtectPassThrough) {
   GemmCall mixed = call(CUBLAS_OP_N, CUBLAS_OP_N, 4, 4, 4, 4, 4, 4, CUDA_R_16BF);
   mixed.ctype = CUDA_R_32F;  // bf16 inputs, float output
