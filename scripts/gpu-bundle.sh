@@ -17,7 +17,7 @@ build=${1:-$root/build-cuda}
 dest=$root/.devbundle
 grep -qx '/.devbundle/' "$root/.git/info/exclude" 2>/dev/null || echo '/.devbundle/' >>"$root/.git/info/exclude"
 
-targets=(gemm_cuda_test gemm_batched_cuda_test fft_cuda_test library_check_test fft_library_check_test abft_cli
+targets=(gemm_cuda_test gemm_batched_cuda_test cuda_cpp_api_test fft_cuda_test library_check_test fft_library_check_test abft_cli
          attention_cuda_test attention_backward_cuda_test attention_row_check_test attention_sdpa_tool
          gpu_engine_test abft_preload abft_bench_cuda_gemm abft_bench_cuda_fft abft_bench_cuda_attention
          fft_callback_sums_test fft_callback_link_test attention_key_sums_test)
@@ -28,7 +28,7 @@ if [ ! -f "$build/CMakeCache.txt" ]; then  # a fresh checkout: configure the CUD
 fi
 cmake --build "$build" -j"$(nproc)" --target "${targets[@]}"
 
-files=(tests/cuda/gemm_cuda_test tests/cuda/gemm_batched_cuda_test tests/cuda/fft_cuda_test tests/checksum/library_check_test
+files=(tests/cuda/gemm_cuda_test tests/cuda/gemm_batched_cuda_test tests/cuda/cuda_cpp_api_test tests/cuda/fft_cuda_test tests/checksum/library_check_test
        tests/checksum/fft_library_check_test src/cli/abft tests/cuda/attention_cuda_test
        tests/cuda/attention_backward_cuda_test tests/checksum/attention_row_check_test
        tests/cuda/attention_sdpa_tool tests/runtime/gpu_engine_test lib/libabft_preload.so

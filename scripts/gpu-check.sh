@@ -63,7 +63,7 @@ want() { [ -z "$only" ] || [[ ",$only," == *",$1,"* ]]; }  # want STEP: whether 
 if [ $build_first = 1 ]; then
   abft_gpu_configure "$build" >"$build.configure.log" 2>&1 \
     || { log "configure failed (see $build.configure.log)"; tail -20 "$build.configure.log"; exit 1; }
-  cmake --build "$build" -j"$(nproc)" --target gemm_cuda_test gemm_batched_cuda_test fft_cuda_test library_check_test fft_library_check_test abft_cli \
+  cmake --build "$build" -j"$(nproc)" --target gemm_cuda_test gemm_batched_cuda_test cuda_cpp_api_test fft_cuda_test library_check_test fft_library_check_test abft_cli \
         fft_callback_sums_test fft_callback_link_test \
         attention_cuda_test attention_backward_cuda_test attention_key_sums_test attention_row_check_test attention_sdpa_tool \
         gpu_engine_test abft_preload \
@@ -82,7 +82,7 @@ rows=() status=0
 # Phase 1, correctness, all at once (one GPU, 16 cores: each job is small; a hung kernel or a
 # crash costs its own row only, through timeout). Every job's whole output lands in $logs.
 jobs_t=${ABFT_GPU_JOB_TIMEOUT:-150}
-gtests=(gemm_cuda_test:tests/cuda gemm_batched_cuda_test:tests/cuda fft_cuda_test:tests/cuda library_check_test:tests/checksum
+gtests=(gemm_cuda_test:tests/cuda gemm_batched_cuda_test:tests/cuda cuda_cpp_api_test:tests/cuda fft_cuda_test:tests/cuda library_check_test:tests/checksum
         fft_library_check_test:tests/checksum attention_cuda_test:tests/cuda
         attention_row_check_test:tests/checksum attention_backward_cuda_test:tests/cuda
         gpu_engine_test:tests/runtime fft_callback_sums_test:tests/checksum fft_callback_link_test:tests/cuda

@@ -100,6 +100,20 @@ inline Status gemm_c(abft_handle_t h, abft_policy p, abft_layout l, abft_op ta, 
                      const double* B, int64_t ldb, double be, double* C, int64_t ldc, Report* r) {
   return abft_dgemm(h, p, l, ta, tb, m, n, k, al, A, lda, B, ldb, be, C, ldc, r);
 }
+/** m, n, k of C = op(A) op(B) from views: INVALID_VALUE when the layouts differ,
+ *  INVALID_SIZE when the shapes disagree (shared by the CPU and CUDA view forms). */
+template <class TA, class TB, class TC>
+Status view_shape(Op ta, const MatrixView<TA>& A, Op tb, const MatrixView<TB>& B, const MatrixView<TC>& C,
+                  int64_t* m, int64_t* n, int64_t* k) {
+  if (A.layout != C.layout || B.layout != C.layout) return ABFT_STATUS_INVALID_VALUE;
+  *k = (ta == Op::N) ? A.cols : A.rows;
+  const int64_t kb = (tb == Op::N) ? B.rows : B.cols;
+  const int64_t ma = (ta == Op::N) ? A.rows : A.cols;
+  const int64_t nb = (tb == Op::N) ? B.cols : B.rows;
+  if (*k != kb || ma != C.rows || nb != C.cols) return ABFT_STATUS_INVALID_SIZE;
+  *m = C.rows, *n = C.cols;
+  return ABFT_STATUS_SUCCESS;
+}
 }  // namespace detail
 
 namespace gemm {
@@ -119,14 +133,11 @@ template <class T>
 Status run(Handle* h, Op ta, MatrixView<const T> A, Op tb, MatrixView<const T> B,
            MatrixView<T> C, T alpha = T(1), T beta = T(0), Report* report = nullptr,
            Policy policy = Policy::Default) {
-  if (A.layout != C.layout || B.layout != C.layout) return ABFT_STATUS_INVALID_VALUE;
-  const int64_t k = (ta == Op::N) ? A.cols : A.rows;
-  const int64_t kb = (tb == Op::N) ? B.rows : B.cols;
-  const int64_t ma = (ta == Op::N) ? A.rows : A.cols;
-  const int64_t nb = (tb == Op::N) ? B.cols : B.rows;
-  if (k != kb || ma != C.rows || nb != C.cols) return ABFT_STATUS_INVALID_SIZE;
-  return run<T>(h, C.layout, ta, tb, C.rows, C.cols, k, alpha, A.data, A.ld, B.data, B.ld,
-                beta, C.data, C.ld, report, policy);
+  int64_t m = 0, n = 0, k = 0;
+  const Status s = detail::view_shape(ta, A, tb, B, C, &m, &n, &k);
+  if (s != ABFT_STATUS_SUCCESS) return s;
+  return run<T>(h, C.layout, ta, tb, m, n, k, alpha, A.data, A.ld, B.data, B.ld, beta, C.data, C.ld, report,
+                policy);
 }
 }  // namespace gemm
 

@@ -48,11 +48,11 @@ inline void copy_strides(const int64_t* from, int64_t* to) {
 }
 
 /** The descriptor of Q [b, h, q, d], K/V [b, hk, k, d], O like Q; a mask may have size-1
- *  batch/head dimensions (broadcast). INVALID_SIZE when the shapes disagree. */
-template <class TQ, class TO>
-Status describe(const Tensor4<TQ>& Q, const Tensor4<const float>& K, const Tensor4<const float>& V,
-                const Tensor4<TO>& O, const Tensor4<const float>* mask, const Options& opt,
-                abft_attention_desc& d) {
+ *  batch/head dimensions (broadcast). INVALID_SIZE when the shapes disagree. (Any element
+ *  types: the CUDA engine's views, abft/cuda.hpp, are 16-bit too.) */
+template <class TQ, class TK, class TO, class TM>
+Status describe(const Tensor4<TQ>& Q, const Tensor4<TK>& K, const Tensor4<TK>& V, const Tensor4<TO>& O,
+                const Tensor4<TM>* mask, const Options& opt, abft_attention_desc& d) {
   for (int i = 0; i < 4; ++i)
     if (O.dim[i] != Q.dim[i] || V.dim[i] != K.dim[i]) return ABFT_STATUS_INVALID_SIZE;
   if (K.dim[0] != Q.dim[0] || K.dim[3] != Q.dim[3]) return ABFT_STATUS_INVALID_SIZE;
@@ -71,6 +71,20 @@ Status describe(const Tensor4<TQ>& Q, const Tensor4<const float>& K, const Tenso
       else if (mask->dim[i] == 1 && i < 3) d.mask_strides[i] = 0;
       else return ABFT_STATUS_INVALID_SIZE;
     }
+  }
+  return ABFT_STATUS_SUCCESS;
+}
+
+/** The backward's gradients and dO share the shapes and strides of what they differentiate
+ *  (Q, K, V; O): INVALID_LD when one does not. */
+template <class T, class G>
+Status same_layouts(const Tensor4<T>& O, const Tensor4<T>& dO, const Tensor4<T>& Q, const Tensor4<G>& dQ,
+                    const Tensor4<T>& K, const Tensor4<G>& dK, const Tensor4<T>& V, const Tensor4<G>& dV) {
+  for (int i = 0; i < 4; ++i) {
+    if (dO.dim[i] != O.dim[i] || dO.stride[i] != O.stride[i]) return ABFT_STATUS_INVALID_LD;
+    if (dQ.dim[i] != Q.dim[i] || dQ.stride[i] != Q.stride[i]) return ABFT_STATUS_INVALID_LD;
+    if (dK.dim[i] != K.dim[i] || dK.stride[i] != K.stride[i]) return ABFT_STATUS_INVALID_LD;
+    if (dV.dim[i] != V.dim[i] || dV.stride[i] != V.stride[i]) return ABFT_STATUS_INVALID_LD;
   }
   return ABFT_STATUS_SUCCESS;
 }
@@ -98,14 +112,9 @@ inline Status backward(Handle* h, Tensor4<const float> Q, Tensor4<const float> K
                        const Tensor4<const float>* mask = nullptr, const Options& opt = {},
                        Report* report = nullptr) {
   abft_attention_desc d;
-  const Status s = detail::describe(Q, K, V, O, mask, opt, d);
+  Status s = detail::describe(Q, K, V, O, mask, opt, d);
+  if (s == ABFT_STATUS_SUCCESS) s = detail::same_layouts(O, dO, Q, dQ, K, dK, V, dV);
   if (s != ABFT_STATUS_SUCCESS) return s;
-  for (int i = 0; i < 4; ++i) {
-    if (dO.dim[i] != O.dim[i] || dO.stride[i] != O.stride[i]) return ABFT_STATUS_INVALID_LD;
-    if (dQ.dim[i] != Q.dim[i] || dQ.stride[i] != Q.stride[i]) return ABFT_STATUS_INVALID_LD;
-    if (dK.dim[i] != K.dim[i] || dK.stride[i] != K.stride[i]) return ABFT_STATUS_INVALID_LD;
-    if (dV.dim[i] != V.dim[i] || dV.stride[i] != V.stride[i]) return ABFT_STATUS_INVALID_LD;
-  }
   return abft_attention_backward(h ? h->get() : nullptr, static_cast<abft_policy>(opt.policy),
                                  &d, Q.data, K.data, V.data, mask ? mask->data : nullptr, O.data,
                                  dO.data, lse, dQ.data, dK.data, dV.data, report);

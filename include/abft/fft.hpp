@@ -213,6 +213,17 @@ P make_dft(const Dims& n, int sign, Handle* h, unsigned flags) {
   return P(p);
 }
 
+/** A Side's distance between signals: its own, or the packed one — stride times the side's
+ *  logical shape (the embed, else n; the complex side of a real transform has n/2+1 along the
+ *  last dimension). Shared with the CUDA engine's plans (abft/cuda.hpp). */
+inline int64_t side_dist(abft_fft_kind kind, const Dims& n, const Side& s, bool complex_side) {
+  if (s.dist) return *s.dist;
+  Dims shape = s.embed.empty() ? n : s.embed;
+  if (s.embed.empty() && kind != ABFT_FFT_C2C && complex_side && !shape.empty() && shape.back() > 0)
+    shape.back() = shape.back() / 2 + 1;
+  return s.stride * product(shape);
+}
+
 /** Batched transform (abft_fft_plan_many) with the Sides' strides, distances and embeds. */
 template <class P>
 P make_many(const Dims& n, int64_t howmany, const Side& in, const Side& out, int sign,
@@ -221,22 +232,13 @@ P make_many(const Dims& n, int64_t howmany, const Side& in, const Side& out, int
   if (rank < 1) throw Error(ABFT_STATUS_INVALID_SIZE);
   for (const Side* s : {&in, &out})
     if (!s->embed.empty() && s->embed.size() != n.size()) throw Error(ABFT_STATUS_INVALID_VALUE);
-  // Logical shape of each side: the complex side of a real transform has n/2+1
-  // along the last dimension.
-  auto packed_dist = [&](const Side& s, bool complex_side) {
-    if (s.dist) return *s.dist;
-    Dims shape = s.embed.empty() ? n : s.embed;
-    if (s.embed.empty() && P::kind != ABFT_FFT_C2C && complex_side && shape.back() > 0)
-      shape.back() = shape.back() / 2 + 1;
-    return s.stride * product(shape);
-  };
   const bool in_complex = P::kind != ABFT_FFT_R2C, out_complex = P::kind != ABFT_FFT_C2R;
   abft_fft_plan_t p = nullptr;
   check(abft_fft_plan_many(&p, h ? h->get() : nullptr, P::precision, P::kind, rank, n.data(),
                            howmany, in.embed.empty() ? nullptr : in.embed.data(), in.stride,
-                           packed_dist(in, in_complex),
+                           side_dist(P::kind, n, in, in_complex),
                            out.embed.empty() ? nullptr : out.embed.data(), out.stride,
-                           packed_dist(out, out_complex), sign, flags));
+                           side_dist(P::kind, n, out, out_complex), sign, flags));
   return P(p);
 }
 
