@@ -33,6 +33,40 @@ inline void check(Status s) {
   if (s < 0) throw Error(s);
 }
 
+namespace detail {
+/** Sole owner of a C API object P (a plan), destroyed with Destroy: move-only, empty when
+ *  default-made or moved from. The C++ plans (abft/fft.hpp, abft/cuda.hpp) derive from it. */
+template <class P, abft_status (*Destroy)(P)>
+class Owner {
+ public:
+  Owner() noexcept = default;
+  /** Takes ownership of p. */
+  explicit Owner(P p) noexcept : p_(p) {}
+  ~Owner() { reset(); }
+  Owner(const Owner&) = delete;
+  Owner& operator=(const Owner&) = delete;
+  Owner(Owner&& o) noexcept : p_(std::exchange(o.p_, nullptr)) {}
+  Owner& operator=(Owner&& o) noexcept {
+    if (this != &o) {
+      reset();
+      p_ = std::exchange(o.p_, nullptr);
+    }
+    return *this;
+  }
+  P get() const noexcept { return p_; }
+  explicit operator bool() const noexcept { return p_ != nullptr; }
+  /** Gives up ownership: the caller destroys the returned object. */
+  P release() noexcept { return std::exchange(p_, nullptr); }
+  void reset() noexcept {
+    if (p_) Destroy(p_);
+    p_ = nullptr;
+  }
+
+ protected:
+  P p_ = nullptr;
+};
+}  // namespace detail
+
 /** Non-owning strided view of a matrix in the given layout. */
 template <class T>
 struct MatrixView {

@@ -136,7 +136,7 @@ enum class Sums : int { Passes = ABFT_CUDA_FFT_SUMS_PASSES, Callbacks = ABFT_CUD
  *  `Out` are the element types of the input and output arrays: std::complex<float|double> for
  *  a complex side, float|double for a real one (abft/fft.hpp's rules). */
 template <class In, class Out>
-class Plan {
+class Plan : public abft::detail::Owner<abft_cuda_fft_plan_t, abft_cuda_fft_destroy> {
  public:
   using input_type = In;
   using output_type = Out;
@@ -144,30 +144,10 @@ class Plan {
   static constexpr abft_fft_kind kind = abft::fft::detail::kind_of<In, Out>();
   static constexpr abft_precision precision = abft::fft::detail::precision_of<real_type>();
 
-  /** An empty plan (every call on it throws Error(ABFT_STATUS_NULL_POINTER)). */
-  Plan() noexcept = default;
-  /** Takes ownership of a plan made through the C API with this kind and precision. */
-  explicit Plan(abft_cuda_fft_plan_t p) noexcept : p_(p) {}
-  ~Plan() { reset(); }
-  Plan(const Plan&) = delete;
-  Plan& operator=(const Plan&) = delete;
-  Plan(Plan&& o) noexcept : p_(std::exchange(o.p_, nullptr)) {}
-  Plan& operator=(Plan&& o) noexcept {
-    if (this != &o) {
-      reset();
-      p_ = std::exchange(o.p_, nullptr);
-    }
-    return *this;
-  }
-
-  abft_cuda_fft_plan_t get() const noexcept { return p_; }
-  explicit operator bool() const noexcept { return p_ != nullptr; }
-  /** Gives up ownership: the caller destroys the returned plan. */
-  abft_cuda_fft_plan_t release() noexcept { return std::exchange(p_, nullptr); }
-  void reset() noexcept {
-    if (p_) abft_cuda_fft_destroy(p_);
-    p_ = nullptr;
-  }
+  /** An empty plan (every call on it throws Error(ABFT_STATUS_NULL_POINTER)); or one made
+   *  through the C API with this kind and precision, owned from here on (get, release, reset
+   *  and the moves: abft::detail::Owner). */
+  using Owner::Owner;
 
   /** Executes on device arrays, stream-ordered (in == out: in place, cuFFT's rules). The status
    *  is the arguments' and the launch's: the counts arrive with sync() on the plan's handle. */
@@ -192,9 +172,6 @@ class Plan {
     check(abft_cuda_fft_get_callback_refusal(p_, &where, &result));
     return {where ? where : "", result};
   }
-
- private:
-  abft_cuda_fft_plan_t p_ = nullptr;
 };
 
 template <class T>

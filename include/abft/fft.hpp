@@ -97,7 +97,7 @@ constexpr int64_t scalars_per() { return is_complex<T>::value ? 2 : 1; }
 /** A protected FFT plan (RAII over abft_fft_plan_t, move-only). `In` and `Out`
  *  are the element types of the input and output arrays (see the file comment). */
 template <class In, class Out>
-class Plan {
+class Plan : public abft::detail::Owner<abft_fft_plan_t, abft_fft_destroy> {
  public:
   using input_type = In;
   using output_type = Out;
@@ -105,30 +105,10 @@ class Plan {
   static constexpr abft_fft_kind kind = detail::kind_of<In, Out>();
   static constexpr abft_precision precision = detail::precision_of<real_type>();
 
-  /** An empty plan (every call on it throws Error(ABFT_STATUS_NULL_POINTER)). */
-  Plan() noexcept = default;
-  /** Takes ownership of a plan made through the C API with this kind and precision. */
-  explicit Plan(abft_fft_plan_t p) noexcept : p_(p) {}
-  ~Plan() { reset(); }
-  Plan(const Plan&) = delete;
-  Plan& operator=(const Plan&) = delete;
-  Plan(Plan&& o) noexcept : p_(std::exchange(o.p_, nullptr)) {}
-  Plan& operator=(Plan&& o) noexcept {
-    if (this != &o) {
-      reset();
-      p_ = std::exchange(o.p_, nullptr);
-    }
-    return *this;
-  }
-
-  abft_fft_plan_t get() const noexcept { return p_; }
-  explicit operator bool() const noexcept { return p_ != nullptr; }
-  /** Gives up ownership: the caller destroys the returned plan. */
-  abft_fft_plan_t release() noexcept { return std::exchange(p_, nullptr); }
-  void reset() noexcept {
-    if (p_) abft_fft_destroy(p_);
-    p_ = nullptr;
-  }
+  /** An empty plan (every call on it throws Error(ABFT_STATUS_NULL_POINTER)); or one made
+   *  through the C API with this kind and precision, owned from here on (get, release, reset
+   *  and the moves: abft::detail::Owner). */
+  using Owner::Owner;
 
   /** Executes on the given arrays (in == out: in place, with FFTW's layout rules).
    *  The sizes are the caller's to get right: see in_size()/out_size(). */
@@ -188,8 +168,6 @@ class Plan {
     const int64_t s = input ? in : out;
     return (s + detail::scalars_per<E>() - 1) / detail::scalars_per<E>();
   }
-
-  abft_fft_plan_t p_ = nullptr;
 };
 
 template <class T> using C2CPlan = Plan<std::complex<detail::real_t<T>>, std::complex<detail::real_t<T>>>;

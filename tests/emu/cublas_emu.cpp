@@ -69,6 +69,19 @@ cublasStatus_t gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb
   return CUBLAS_STATUS_SUCCESS;
 }
 
+/** A strided batch: the items one after another (alpha, beta: host memory either way). */
+template <class T, class Acc>
+cublasStatus_t batched(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
+                       const Acc* alpha, const T* A, int lda, long long sa, const T* B, int ldb, long long sb,
+                       const Acc* beta, T* C, int ldc, long long sc, int batch) {
+  if (!alpha || !beta || batch < 0) return CUBLAS_STATUS_INVALID_VALUE;
+  for (int i = 0; i < batch; ++i)
+    if (const cublasStatus_t s = gemm<T, Acc>(h, ta, tb, m, n, k, *alpha, A + i * sa, lda, B + i * sb, ldb, *beta,
+                                              C + i * sc, ldc))
+      return s;
+  return CUBLAS_STATUS_SUCCESS;
+}
+
 }  // namespace
 
 extern "C" {
@@ -106,23 +119,13 @@ cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t h, cublasOperation_t ta,
                                          int k, const float* alpha, const float* A, int lda, long long sa,
                                          const float* B, int ldb, long long sb, const float* beta, float* C, int ldc,
                                          long long sc, int batch) {
-  if (!alpha || !beta || batch < 0) return CUBLAS_STATUS_INVALID_VALUE;
-  for (int i = 0; i < batch; ++i)
-    if (const cublasStatus_t s = gemm<float, float>(h, ta, tb, m, n, k, *alpha, A + i * sa, lda, B + i * sb, ldb,
-                                                    *beta, C + i * sc, ldc))
-      return s;
-  return CUBLAS_STATUS_SUCCESS;
+  return batched<float, float>(h, ta, tb, m, n, k, alpha, A, lda, sa, B, ldb, sb, beta, C, ldc, sc, batch);
 }
 cublasStatus_t cublasDgemmStridedBatched(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n,
                                          int k, const double* alpha, const double* A, int lda, long long sa,
                                          const double* B, int ldb, long long sb, const double* beta, double* C,
                                          int ldc, long long sc, int batch) {
-  if (!alpha || !beta || batch < 0) return CUBLAS_STATUS_INVALID_VALUE;
-  for (int i = 0; i < batch; ++i)
-    if (const cublasStatus_t s = gemm<double, double>(h, ta, tb, m, n, k, *alpha, A + i * sa, lda, B + i * sb, ldb,
-                                                      *beta, C + i * sc, ldc))
-      return s;
-  return CUBLAS_STATUS_SUCCESS;
+  return batched<double, double>(h, ta, tb, m, n, k, alpha, A, lda, sa, B, ldb, sb, beta, C, ldc, sc, batch);
 }
 cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n,
                                           int k, const void* alpha, const void* A, cudaDataType Atype, int lda,
