@@ -450,6 +450,9 @@ struct CheckArgs {
   /// A strided batch: `items` products, item y's B at B + y item_b and C at C + y item_c; its
   /// pairs at vw + y k and its per-column values (rr, rx, c0s, c0a, ref, X, verdict) n further.
   int64_t items = 1, item_b = 0, item_c = 0;
+  /// A bias added to every column (GemmExtras): the sums of it and of its magnitudes, one pair
+  /// for every item and column; null without one.
+  const double* bias_sums = nullptr;
 };
 
 /** This thread's share (t of nt) of the reference's dot products of columns j0 .. j0 + nc - 1
@@ -562,6 +565,7 @@ __global__ void __launch_bounds__(256) column_check_kernel(CheckArgs<T> g, Repai
       double ref = 0.0, X = 0.0;
       ck::library_line_reference(1, rx, xx, [one](int64_t) { return one; }, g.alpha, g.beta,
                                  g.beta != 0.0 ? g.c0s[j] : 0.0, g.beta != 0.0 ? g.c0a[j] : 0.0, &ref, &X);
+      if (g.bias_sums) ref += g.bias_sums[0], X += g.bias_sums[1];  // + bias 1^T: its sum in every column
       const ck::LineVerdict vd = ck::library_line_verdict(obs, W, ref, X, g.coef, g.coef_out, g.abs, g.output);
       g.ref[j] = ref;
       g.X[j] = X;

@@ -117,6 +117,7 @@ struct ColumnRepair {
   // A strided batch: item y's A, B, C0 copy and C this many elements further, its ref, X and
   // verdict n further.
   int64_t item_a, item_b, item_c0, item_c, n;
+  const T* bias;  // added to every column (GemmExtras), or null
 
   /** Column j of batch item y. */
   __device__ void operator()(int64_t y, int64_t j) const {
@@ -132,6 +133,7 @@ struct ColumnRepair {
       for (int64_t p = 0; p < k; ++p) s += op_at(A, lda, ta, i, p) * op_at(B, ldb, tb, p, j);
       double e = alpha * s;
       if (beta != 0.0) e += beta * to_double(C0[i + j * ldc0]);
+      if (bias) e += to_double(bias[i]);
       return from_double<T>(e);
     };
     if (verdict[j] == int(ck::LineVerdict::Skipped)) {
@@ -257,13 +259,16 @@ template <class T>
 abft_status run(abft_handle_t h, void* stream_ptr, abft_policy policy, abft_layout layout, abft_op transa,
                 abft_op transb, int64_t m, int64_t n, int64_t k, typename Traits<T>::Scalar alpha, const T* A,
                 int64_t lda, const T* B, int64_t ldb, typename Traits<T>::Scalar beta, T* C, int64_t ldc,
-                int math_mode = -1, GemmBatch bt = GemmBatch{}) {
+                int math_mode = -1, GemmBatch bt = GemmBatch{}, const GemmExtras* ex = nullptr) {
   using S = typename Traits<T>::Scalar;
   if (layout != ABFT_ROW_MAJOR && layout != ABFT_COL_MAJOR) return ABFT_STATUS_INVALID_VALUE;
   for (abft_op op : {transa, transb})
     if (op != ABFT_NO_TRANS && op != ABFT_TRANS && op != ABFT_CONJ_TRANS) return ABFT_STATUS_INVALID_VALUE;
   if (policy < ABFT_POLICY_DEFAULT || policy > ABFT_POLICY_CORRECT) return ABFT_STATUS_INVALID_VALUE;
   if (m < 0 || n < 0 || k < 0 || bt.count < 0) return ABFT_STATUS_INVALID_SIZE;
+  // The caller's product and bias: column-major calls, and a bias only with the product that adds it.
+  if (ex && (layout != ABFT_COL_MAJOR || (ex->bias && !ex->product))) return ABFT_STATUS_INVALID_VALUE;
+  const T* bias = ex ? static_cast<const T*>(ex->bias) : nullptr;
   if (m > INT32_MAX || n > INT32_MAX || k > INT32_MAX || lda > INT32_MAX || ldb > INT32_MAX || ldc > INT32_MAX ||
       bt.count > INT32_MAX)
     return ABFT_STATUS_NOT_SUPPORTED;  // cuBLAS's 32-bit interface
@@ -317,8 +322,13 @@ abft_status run(abft_handle_t h, void* stream_ptr, abft_policy policy, abft_layo
   const abft_kernel kid = Traits<T>::kKernel;
 
   // OFF, and the products with nothing to check (k = 0 or alpha = 0: C = beta C0, A and B unread).
+  // The product: the caller's (GemmExtras), or cuBLAS's.
+  auto multiply = [&](const T* a_use, const T* b_use) {
+    if (ex && ex->product) return ex->product(a_use, b_use) ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_EXECUTION_FAILED;
+    return product(st->blas, transa, transb, m, n, k, &alpha, a_use, lda, b_use, ldb, &beta, C, ldc, bt);
+  };
   if (pol == ABFT_POLICY_OFF || k == 0 || alpha == S(0)) {
-    const cublasStatus_t bs = product(st->blas, transa, transb, m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc, bt);
+    const cublasStatus_t bs = multiply(A, B);
     end_call(st, stream);
     core::record_call(h, kid, abft_report{});
     return bs == CUBLAS_STATUS_SUCCESS ? ABFT_STATUS_SUCCESS : ABFT_STATUS_INTERNAL_ERROR;
@@ -346,7 +356,7 @@ abft_status run(abft_handle_t h, void* stream_ptr, abft_policy policy, abft_layo
   const CopyLayout cl = copy_layout(C, elem, m, ldc);
   const int64_t c0_one = cl.offset + (n - 1) * cl.ld + m, kV = 16 / elem;
   const int64_t item_c0 = c0_one + (((bt.sc - c0_one) % kV) + kV) % kV;
-  const size_t nd = size_t((2 * k + 6 * n + scratch) * items);
+  const size_t nd = size_t((2 * k + 6 * n + scratch) * items) + 2;  // (+ the bias sums)
   const size_t c0_elems = keep_c0 ? size_t(item_c0 * (items - 1) + c0_one) : 0;
   const size_t bytes = nd * sizeof(double) + size_t(n * items) * sizeof(int) + c0_elems * sizeof(T) + 64;
   if (!grow_device_buffer(&st->work, &st->work_bytes, bytes)) return ABFT_STATUS_ALLOC_FAILED;
@@ -354,7 +364,8 @@ abft_status run(abft_handle_t h, void* stream_ptr, abft_policy policy, abft_layo
   const int64_t nn = n * items;
   double *rr = vw + 2 * k * items, *rx = rr + nn, *c0s = rx + nn, *c0a = c0s + nn, *ref = c0a + nn, *X = ref + nn;
   double* part = X + nn;
-  int* verdict = reinterpret_cast<int*>(part + scratch * items);
+  double* bias_sums = part + scratch * items;
+  int* verdict = reinterpret_cast<int*>(bias_sums + 2);
   char* c0base = reinterpret_cast<char*>(verdict + nn);
   c0base += 32 - reinterpret_cast<uintptr_t>(c0base) % 32;
   T* c0copy = reinterpret_cast<T*>(c0base) + cl.offset;
@@ -397,6 +408,7 @@ abft_status run(abft_handle_t h, void* stream_ptr, abft_policy policy, abft_layo
   const StridedBatch sb_a{items, bt.sa, 0, 2 * k}, sb_b{items, bt.sb, k, n};
   if (ta)
     launched &= launch_strided_sums<T, false>(A, lda, k, m, nullptr, vw, vw + 1, 2, part, st->tile_done, enc, sb_a);
+  if (bias) line_sums(LineSet<T>{bias, m, m, 1, bias_sums, bias_sums + 1, 1}, LineSet<T>{}, stream);
   if (overlap) {
     // Step 5's reference, early: the check after the product then reads C alone.
     if (tb) launched &= launch_strided_sums<T, true>(B, ldb, n, k, pairs, rr, rx, 1, part, st->tile_done, enc, sb_b);
@@ -483,7 +495,7 @@ abft_status run(abft_handle_t h, void* stream_ptr, abft_policy policy, abft_layo
   }
 
   // 3. The product.
-  const cublasStatus_t bs = product(st->blas, transa, transb, m, n, k, &alpha, Ause, lda, Buse, ldb, &beta, C, ldc, bt);
+  const cublasStatus_t bs = multiply(Ause, Buse);
   if (opcopy) {
     cudaStreamSynchronize(stream);
     cudaFree(opcopy);
@@ -510,7 +522,9 @@ abft_status run(abft_handle_t h, void* stream_ptr, abft_policy policy, abft_layo
   // 5. Verification.
   const ck::LibraryGemmPrecision prec =
       ck::library_precision(Traits<T>::kFormat, tf32);
-  const double coef = ck::library_line_coefficient(prec, m, k);
+  // (A bias is one more addend of every element and of the reference: its rounding in double
+  // counted as one more term of the line.)
+  const double coef = ck::library_line_coefficient(prec, bias ? m + 1 : m, k);
   const double coef_out = ck::library_line_output_coefficient(prec, m);
   const double abs = ck::library_line_abs_term(prec, m, k, a < 0 ? -a : a, b < 0 ? -b : b);
   // op(B) = B^T: the reference's dot products over tiles of the stored B (the caller's, as the
@@ -533,9 +547,10 @@ abft_status run(abft_handle_t h, void* stream_ptr, abft_policy policy, abft_layo
   ca.coef = coef, ca.coef_out = coef_out, ca.abs = abs, ca.output = prec.output;
   ca.ref = ref, ca.X = X, ca.verdict = verdict, ca.counters = st->counters + kid;
   ca.items = items, ca.item_b = bt.sb, ca.item_c = bt.sc;
+  ca.bias_sums = bias ? bias_sums : nullptr;
   const ColumnRepair<T> repair{A, lda, ta, B, ldb, tb, keep_c0 ? c0copy : nullptr, cl.ld, C, ldc, m, k, a, b, ref, X,
                                coef, coef_out, abs, prec.output, verdict, st->repair + kid, st->counters + kid,
-                               pol == ABFT_POLICY_CORRECT, bt.sa, bt.sb, item_c0, bt.sc, n};
+                               pol == ABFT_POLICY_CORRECT, bt.sa, bt.sb, item_c0, bt.sc, n, bias};
   launch_column_check(ca, repair, stream);
   end_call(st, stream);
   core::record_call(h, kid, abft_report{});  // the call; its counts arrive at abft_cuda_sync
@@ -548,7 +563,7 @@ abft_status run(abft_handle_t h, void* stream_ptr, abft_policy policy, abft_layo
 abft_status protected_gemm(abft_handle_t h, void* stream, int math_mode, cudaDataType_t type, abft_layout layout,
                            abft_op transa, abft_op transb, int64_t m, int64_t n, int64_t k, const void* alpha,
                            const void* A, int64_t lda, const void* B, int64_t ldb, const void* beta, void* C,
-                           int64_t ldc, const GemmBatch& batch) {
+                           int64_t ldc, const GemmBatch& batch, const GemmExtras* extras) {
   if (!h || !alpha || !beta) return ABFT_STATUS_NULL_POINTER;
   const bool dbl = type == CUDA_R_64F;
   const float af = dbl ? 0.f : *static_cast<const float*>(alpha), bf = dbl ? 0.f : *static_cast<const float*>(beta);
@@ -556,20 +571,20 @@ abft_status protected_gemm(abft_handle_t h, void* stream, int math_mode, cudaDat
     case CUDA_R_32F:
       return run<float>(h, stream, ABFT_POLICY_DEFAULT, layout, transa, transb, m, n, k, af,
                         static_cast<const float*>(A), lda, static_cast<const float*>(B), ldb, bf,
-                        static_cast<float*>(C), ldc, math_mode, batch);
+                        static_cast<float*>(C), ldc, math_mode, batch, extras);
     case CUDA_R_64F:
       return run<double>(h, stream, ABFT_POLICY_DEFAULT, layout, transa, transb, m, n, k,
                          *static_cast<const double*>(alpha), static_cast<const double*>(A), lda,
                          static_cast<const double*>(B), ldb, *static_cast<const double*>(beta),
-                         static_cast<double*>(C), ldc, math_mode, batch);
+                         static_cast<double*>(C), ldc, math_mode, batch, extras);
     case CUDA_R_16F:
       return run<__half>(h, stream, ABFT_POLICY_DEFAULT, layout, transa, transb, m, n, k, af,
                          static_cast<const __half*>(A), lda, static_cast<const __half*>(B), ldb, bf,
-                         static_cast<__half*>(C), ldc, math_mode, batch);
+                         static_cast<__half*>(C), ldc, math_mode, batch, extras);
     case CUDA_R_16BF:
       return run<__nv_bfloat16>(h, stream, ABFT_POLICY_DEFAULT, layout, transa, transb, m, n, k, af,
                                 static_cast<const __nv_bfloat16*>(A), lda, static_cast<const __nv_bfloat16*>(B),
-                                ldb, bf, static_cast<__nv_bfloat16*>(C), ldc, math_mode, batch);
+                                ldb, bf, static_cast<__nv_bfloat16*>(C), ldc, math_mode, batch, extras);
     default: return ABFT_STATUS_NOT_SUPPORTED;
   }
 }

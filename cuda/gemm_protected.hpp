@@ -6,6 +6,7 @@
 #include <library_types.h>
 
 #include <cstdint>
+#include <functional>
 
 #include "abft/abft.h"
 
@@ -17,14 +18,30 @@ struct GemmBatch {
   int64_t count = 1, sa = 0, sb = 0, sc = 0;
 };
 
+/** What a caller may add to a protected GEMM (column-major calls only):
+ *  - `product`: its own product in place of the engine's cuBLAS call — the preload's cuBLASLt
+ *    call with the caller's descriptors, algorithm and workspace, so that the result is the
+ *    unprotected call's bit for bit. It reads the operands at the pointers it is given (the
+ *    caller's, or the engine's copies under operand injection), in the caller's layouts, and
+ *    writes C; false when it failed.
+ *  - `bias`: a column vector of m elements of the storage type the product adds to every
+ *    column, C = alpha op(A) op(B) + beta C0 + bias 1^T rounded once (cuBLASLt's bias
+ *    epilogue); the checks' references and the repair include it. */
+struct GemmExtras {
+  std::function<bool(const void* A, const void* B)> product;
+  const void* bias = nullptr;
+};
+
 /** One protected column-major-or-row-major GEMM of storage type `type` (CUDA_R_32F, _64F, _16F,
  *  _16BF); alpha and beta point to host scalars (double for CUDA_R_64F, float otherwise);
  *  math_mode: the caller's cuBLAS math mode (cublasMath_t), or -1 for the handle's own.
  *  NOT_SUPPORTED for another type. With `batch`, a strided batch in one set of launches (one
- *  cuBLAS strided-batched product, one launch per check). */
+ *  cuBLAS strided-batched product, one launch per check); with `extras`, the caller's product
+ *  and bias (a strided batch: one product call for all items, one bias for every item;
+ *  INVALID_VALUE on a row-major call). */
 abft_status protected_gemm(abft_handle_t h, void* stream, int math_mode, cudaDataType_t type, abft_layout layout,
                            abft_op transa, abft_op transb, int64_t m, int64_t n, int64_t k, const void* alpha,
                            const void* A, int64_t lda, const void* B, int64_t ldb, const void* beta, void* C,
-                           int64_t ldc, const GemmBatch& batch = GemmBatch{});
+                           int64_t ldc, const GemmBatch& batch = GemmBatch{}, const GemmExtras* extras = nullptr);
 
 }  // namespace abft::cuda

@@ -25,9 +25,10 @@
 #   overhead          a GPT-2-small-shaped training step (scripts/preload/overhead.py; bf16
 #                     autocast, batch 8 x 512), median step time without / with the preload in
 #                     one run; bar: ratio <= 1.10. PyTorch's addmm goes through cuBLASLt's bias
-#                     epilogue by default, which the interposer passes through; this row sets
-#                     DISABLE_ADDMM_CUDA_LT=1 in both runs so every Linear reaches a protected
-#                     entry point (its coverage is printed).
+#                     epilogue by default, which the interposer protects since 2026-12-07 (until
+#                     then this row set DISABLE_ADDMM_CUDA_LT=1 to reach a protected entry point);
+#                     ABFT_PRELOAD_OVH_ENV adds variables to both runs (e.g. that one); the
+#                     coverage is printed.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${ABFT_GPU_BUILD_DIR:-$root/build-gpu}
@@ -163,8 +164,10 @@ if workload det PRELOAD=1 ABFT_POLICY=detect ABFT_PRELOAD_INJECT=bitflip,bit=30,
 else row "detect only" FAIL "run failed"; fi
 
 # 5. Overhead: GPT-2-small-shaped training step, without and with the preload, one run each.
-t_clean=$(bounded 60 env DISABLE_ADDMM_CUDA_LT=1 "$py" "$ovh" 2>"$out/ovh_clean.err" | sed -n 's/.*median_ms=\([0-9.]*\).*/\1/p')
-t_pre=$(bounded 60 env DISABLE_ADDMM_CUDA_LT=1 LD_PRELOAD="$lib" ABFT_PRELOAD_REPORT="$out/ovh.report" "$py" "$ovh" \
+# shellcheck disable=SC2086  # (ABFT_PRELOAD_OVH_ENV: words of NAME=VALUE)
+t_clean=$(bounded 60 env ${ABFT_PRELOAD_OVH_ENV:-} "$py" "$ovh" 2>"$out/ovh_clean.err" | sed -n 's/.*median_ms=\([0-9.]*\).*/\1/p')
+# shellcheck disable=SC2086
+t_pre=$(bounded 60 env ${ABFT_PRELOAD_OVH_ENV:-} LD_PRELOAD="$lib" ABFT_PRELOAD_REPORT="$out/ovh.report" "$py" "$ovh" \
         2>"$out/ovh_pre.err" | sed -n 's/.*median_ms=\([0-9.]*\).*/\1/p')
 if [ -n "$t_clean" ] && [ -n "$t_pre" ]; then
   ratio=$(awk -v a="$t_pre" -v b="$t_clean" 'BEGIN { printf "%.3f", a / b }')

@@ -1,9 +1,11 @@
 /** \file cublaslt_entries.cpp
  *  \brief cublasLtMatmul in the preload library. PyTorch reaches cuBLASLt for bf16 / fp16 and for
- *  addmm with a bias epilogue. The plain product (no epilogue, no fp8 scaling, column order,
- *  alpha and beta on the host or the device, C = D or beta = 0, equal types) runs on the
- *  engine's protected GEMM (abft::cuda::protected_gemm, on the stream the call names); everything
- *  else goes to the real cuBLASLt untouched and is counted as unprotected. Passed through as well:
+ *  addmm with a bias epilogue. The plain product and the bias epilogue (no other epilogue, no fp8
+ *  scaling, column order, alpha and beta on the host or the device, C = D or beta = 0, equal
+ *  types, a bias of D's type shared by a batch's items) run protected (abft::cuda::protected_gemm,
+ *  on the stream the call names), the product being the caller's own cuBLASLt call, the checks
+ *  and repair the engine's; everything else goes to the real cuBLASLt untouched and is counted as
+ *  unprotected. Passed through as well:
  *  a triangular output (CUBLASLT_MATMUL_DESC_FILL_MODE other than FULL) and pointer-array batches
  *  (CUBLASLT_MATRIX_LAYOUT_BATCH_MODE). A strided batch is one protected call; an engine refusal
  *  (before anything ran) forwards the whole call.
@@ -75,6 +77,12 @@ LtCall read_call(cublasLtMatmulDesc_t desc, cublasLtMatrixLayout_t a, cublasLtMa
                desc_attr(desc, CUBLASLT_MATMUL_DESC_C_SCALE_POINTER, &pc) &&
                desc_attr(desc, CUBLASLT_MATMUL_DESC_D_SCALE_POINTER, &pd) &&
                desc_attr(desc, CUBLASLT_MATMUL_DESC_AMAX_D_POINTER, &amax);
+  // The bias: its pointer, type and batch stride (the type is newer than some versions: unknown =
+  // D's type, -1; the batch stride likewise 0).
+  if (lt.read_ok) lt.read_ok = desc_attr(desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &lt.bias);
+  if (lt.read_ok && !desc_attr(desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &lt.bias_type)) lt.bias_type = -1;
+  if (lt.read_ok && !desc_attr(desc, CUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE, &lt.bias_batch_stride))
+    lt.bias_batch_stride = 0;
   // D_OUT_SCALE_POINTER (block-scaled outputs) is newer than some cuBLASLt versions: unknown = unset.
   void* pdo = nullptr;
   if (lt.read_ok && !desc_attr(desc, CUBLASLT_MATMUL_DESC_D_OUT_SCALE_POINTER, &pdo)) pdo = nullptr;
@@ -152,10 +160,19 @@ extern "C" cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtM
   }
   abft_handle_t h = engine_handle(Family::CublasLt);
   // A strided batch is one protected call (one strided-batched product, one launch per check).
+  // The product is the caller's own cuBLASLt call — its descriptors, algorithm, workspace and
+  // epilogue: the result is the unprotected call's bit for bit — on the operands the engine
+  // gives it (its copies under operand injection); the checks include the bias epilogue's bias.
   const int64_t esz = int64_t(eg.elem_bytes);
   const abft::cuda::GemmBatch batch{eg.items, eg.byte_offset_a / esz, eg.byte_offset_b / esz, eg.byte_offset_c / esz};
+  abft::cuda::GemmExtras extras;
+  extras.product = [&](const void* a_use, const void* b_use) {
+    return real(lightHandle, computeDesc, alpha, a_use, Adesc, b_use, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace,
+                workspaceSizeInBytes, stream) == CUBLAS_STATUS_SUCCESS;
+  };
+  if (lt.epilogue == CUBLASLT_EPILOGUE_BIAS) extras.bias = lt.bias;
   const abft_status st = abft::cuda::protected_gemm(h, stream, eg.math_mode, eg.type, ABFT_COL_MAJOR, eg.opa, eg.opb,
-                                                    g.m, g.n, g.k, a, A, g.lda, B, g.ldb, b, D, g.ldc, batch);
+                                                    g.m, g.n, g.k, a, A, g.lda, B, g.ldb, b, D, g.ldc, batch, &extras);
   if (st != ABFT_STATUS_SUCCESS && st != ABFT_STATUS_FAULT_DETECTED && st != ABFT_STATUS_FAULT_UNCORRECTABLE) {
     if (st == ABFT_STATUS_INTERNAL_ERROR) {  // the engine started: its error is the call's
       note_failed(e);

@@ -108,8 +108,16 @@ EngineGemm translate_lt(const LtCall& lt, GemmCall* g) {
   // Only the plain product: no epilogue (bias, activation, aux outputs), no fp8 scaling, C not
   // transposed, the full output (not a triangle), scalars on the host or the device (not per-row
   // vectors).
-  if (lt.epilogue != 1u /* CUBLASLT_EPILOGUE_DEFAULT */ || lt.scale_pointers || lt.transc != CUBLAS_OP_N ||
-      lt.fill_mode != CUBLAS_FILL_MODE_FULL || (lt.pointer_mode != 0 && lt.pointer_mode != 1))
+  // The bias epilogue (BIAS: D = alpha op(A) op(B) + beta C + bias 1^T, rounded once) is the
+  // engine's too: its checks and repair include the bias (GemmExtras), when the bias is of D's
+  // type and the same for every item of a batch.
+  const bool bias = lt.epilogue == 4u /* CUBLASLT_EPILOGUE_BIAS */;
+  if ((lt.epilogue != 1u /* CUBLASLT_EPILOGUE_DEFAULT */ && !bias) || lt.scale_pointers ||
+      lt.transc != CUBLAS_OP_N || lt.fill_mode != CUBLAS_FILL_MODE_FULL ||
+      (lt.pointer_mode != 0 && lt.pointer_mode != 1))
+    return pass(Reason::LtAttributes);
+  if (bias && (!lt.bias || (lt.bias_type != -1 && lt.bias_type != lt.d.type) ||
+               (lt.d.batch > 1 && lt.bias_batch_stride != 0)))
     return pass(Reason::LtAttributes);
   // D is written in place by the engine: C must be D (same layout), or unread (beta = 0).
   if (lt.c_is_d) {

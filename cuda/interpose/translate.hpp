@@ -96,6 +96,9 @@ struct LtCall {
   int32_t transa = 0, transb = 0, transc = 0;
   int32_t fill_mode = 2;  ///< CUBLASLT_MATMUL_DESC_FILL_MODE (CUBLAS_FILL_MODE_FULL)
   uint32_t epilogue = 1;  ///< CUBLASLT_EPILOGUE_DEFAULT
+  const void* bias = nullptr;      ///< CUBLASLT_MATMUL_DESC_BIAS_POINTER
+  int32_t bias_type = -1;          ///< CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE (-1: D's type)
+  int64_t bias_batch_stride = 0;   ///< CUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE
   bool scale_pointers = false;  ///< any of the A/B/C/D scale or amax pointers set (fp8 scaling)
   bool read_ok = true;          ///< every attribute could be read
   LtLayout a, b, c, d;
@@ -103,8 +106,10 @@ struct LtCall {
   bool beta_known_zero = false;  ///< host pointer mode and *beta == 0
 };
 
-/** The engine's calls for a cuBLASLt matmul (D = alpha op(A) op(B) + beta C), or the reason it
- *  passes through. `gemm` receives the call as a GemmCall for the report and the executor. */
+/** The engine's calls for a cuBLASLt matmul (D = alpha op(A) op(B) + beta C, + bias 1^T with
+ *  the bias epilogue), or the reason it passes through. `gemm` receives the call as a GemmCall
+ *  for the report and the executor. The bias epilogue is the engine's when the bias is of D's
+ *  type and every item of a strided batch adds the same one (batch stride 0). */
 EngineGemm translate_lt(const LtCall& lt, GemmCall* gemm);
 
 /** A cuFFT plan as the program made it. */

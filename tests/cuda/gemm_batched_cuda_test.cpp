@@ -1,6 +1,8 @@
 /** \file gemm_batched_cuda_test.cpp
  *  \brief Strided batches of protected GEMMs (abft_cuda_*gemm_strided_batched, and the cuBLAS
- *  signatures' strided-batched entry points, which run the batch as one protected call).
+ *  signatures' strided-batched entry points, which run the batch as one protected call); and the
+ *  engine's door for the preload's cuBLASLt calls, a product of the caller's with a bias
+ *  (abft::cuda::GemmExtras: cuBLASLt's bias epilogue).
  *
  *  Argument checks run everywhere. The rest needs a device (or the CUDA emulator, tests/emu) and
  *  skips without one: every layout and transpose pair against a double reference per item, with
@@ -25,6 +27,7 @@
 #include "abft/abft_cublas.h"
 #include "abft/abft_cuda.h"
 #include "cuda_test_util.hpp"
+#include "gemm_protected.hpp"  // (cuda/: the engine's internal door, GemmExtras)
 
 namespace {
 
@@ -315,6 +318,94 @@ TEST(CudaGemmBatched, CublasStridedBatchedSignaturesMatchTheEngine) {
   abft_cuda_release(h);
   abft_handle_destroy(h);
   cublasDestroy(cb);
+}
+
+/** The caller's product with a bias (GemmExtras, cuBLASLt's bias epilogue as the preload hands it
+ *  over): here the bias is copied into every column of C and cuBLAS adds the product with beta
+ *  = 1, one rounding, as the epilogue does. Clean: no detection, the reference plus the bias;
+ *  a fault at the output or in an operand copy (which the caller's product reads): repaired to
+ *  the reference plus the bias; argument errors. */
+template <class T>
+void check_extras(abft_site site) {
+  const int64_t m = 40, n = 36, k = 70;
+  Batch<T> P(1, m, n, k, ABFT_COL_MAJOR, ABFT_NO_TRANS, ABFT_TRANS, 0, 0, 0, false, 12);
+  P.beta = 0.0;
+  std::vector<T> hbias(static_cast<size_t>(m));
+  for (int64_t i = 0; i < m; ++i) hbias[size_t(i)] = narrow<T>(0.25 * double(i % 7) - 0.75);
+  DeviceBuffer<T> A(P.A), B(P.B), C(P.C0), bias(hbias);
+  cublasHandle_t cb = nullptr;
+  ASSERT_EQ(cublasCreate(&cb), CUBLAS_STATUS_SUCCESS);
+  const cudaDataType_t type = std::is_same<T, float>::value ? CUDA_R_32F : CUDA_R_16BF;
+  int products = 0;
+  abft::cuda::GemmExtras ex;
+  ex.bias = bias.p;
+  ex.product = [&](const void* a, const void* b) {
+    ++products;
+    for (int64_t j = 0; j < n; ++j)
+      if (cudaMemcpy(C.p + j * P.ldc, bias.p, size_t(m) * sizeof(T), cudaMemcpyDeviceToDevice) != cudaSuccess)
+        return false;
+    const float one = 1.0f, alpha = float(P.alpha);
+    return cublasGemmEx(cb, CUBLAS_OP_N, CUBLAS_OP_T, int(m), int(n), int(k), &alpha, a, type, int(P.lda), b, type,
+                        int(P.ldb), &one, C.p, type, int(P.ldc), CUBLAS_COMPUTE_32F,
+                        CUBLAS_GEMM_DEFAULT) == CUBLAS_STATUS_SUCCESS;
+  };
+  abft_handle_t h = nullptr;
+  abft_injector_t inj = nullptr;
+  ASSERT_EQ(abft_handle_create(&h), ABFT_STATUS_SUCCESS);
+  ASSERT_EQ(abft_injector_create(5, &inj), ABFT_STATUS_SUCCESS);
+  if (site != ABFT_SITE_COUNT_) {
+    abft_fault f{};
+    f.site = site, f.model = ABFT_FAULT_BITFLIP, f.bit = std::is_same<T, float>::value ? 30 : 14;
+    f.row = 5, f.col = 7, f.kpos = 3;
+    ASSERT_EQ(abft_injector_add(inj, &f), ABFT_STATUS_SUCCESS);
+    abft_handle_set_injector(h, inj);
+  }
+  const float al = float(P.alpha), be = 0.0f;
+  const double ad = P.alpha, bd = 0.0;
+  const void* alpha = std::is_same<T, double>::value ? static_cast<const void*>(&ad) : &al;
+  const void* beta = std::is_same<T, double>::value ? static_cast<const void*>(&bd) : &be;
+  ASSERT_EQ(abft::cuda::protected_gemm(h, nullptr, -1, type, ABFT_COL_MAJOR, ABFT_NO_TRANS, ABFT_TRANS, m, n, k, alpha,
+                                       A.p, P.lda, B.p, P.ldb, beta, C.p, P.ldc, abft::cuda::GemmBatch{}, &ex),
+            ABFT_STATUS_SUCCESS);
+  abft_report r{};
+  ASSERT_EQ(abft_cuda_sync(h, nullptr, &r), ABFT_STATUS_SUCCESS);
+  EXPECT_EQ(products, 1);
+  EXPECT_EQ(r.checks, uint64_t(n));
+  if (site == ABFT_SITE_COUNT_) {
+    EXPECT_EQ(r.detected, 0u);
+  } else {
+    EXPECT_GE(r.detected, 1u) << "site " << site;
+    EXPECT_GE(r.corrected, 1u);
+    EXPECT_EQ(r.uncorrectable, 0u);
+  }
+  // C against alpha op(A) op(B) + bias: the reference's C0 term stands for the bias (beta 1).
+  Batch<T> R = P;
+  R.beta = 1.0;
+  for (int64_t j = 0; j < n; ++j)
+    for (int64_t i = 0; i < m; ++i) R.C0[size_t(i + j * m)] = hbias[size_t(i)];
+  EXPECT_LE(R.error(C.get(P.C0.size())), tolerance<T>(k)) << "site " << site;
+  // Without the caller's product a bias cannot be added; a row-major call has no such door.
+  abft::cuda::GemmExtras bias_only;
+  bias_only.bias = bias.p;
+  EXPECT_EQ(abft::cuda::protected_gemm(h, nullptr, -1, type, ABFT_COL_MAJOR, ABFT_NO_TRANS, ABFT_TRANS, m, n, k, alpha,
+                                       A.p, P.lda, B.p, P.ldb, beta, C.p, P.ldc, abft::cuda::GemmBatch{}, &bias_only),
+            ABFT_STATUS_INVALID_VALUE);
+  EXPECT_EQ(abft::cuda::protected_gemm(h, nullptr, -1, type, ABFT_ROW_MAJOR, ABFT_NO_TRANS, ABFT_TRANS, m, n, k, alpha,
+                                       A.p, P.lda, B.p, P.ldb, beta, C.p, P.ldc, abft::cuda::GemmBatch{}, &ex),
+            ABFT_STATUS_INVALID_VALUE);
+  abft_handle_set_injector(h, nullptr);
+  abft_injector_destroy(inj);
+  abft_cuda_release(h);
+  abft_handle_destroy(h);
+  cublasDestroy(cb);
+}
+
+TEST(CudaGemmExtras, CallersProductWithABiasIsCheckedAndRepaired) {
+  REQUIRE_DEVICE();
+  for (abft_site site : {ABFT_SITE_COUNT_, ABFT_SITE_OUTPUT, ABFT_SITE_PACKED_A, ABFT_SITE_PACKED_B}) {
+    check_extras<float>(site);
+    check_extras<__nv_bfloat16>(site);
+  }
 }
 
 }  // namespace

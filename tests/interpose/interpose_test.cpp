@@ -336,12 +336,27 @@ TEST_F(PreloadNoGpu, LtPlainMatmulDegradesAndEpiloguesPassThrough) {
   EXPECT_EQ(pre.reason("cublasLtMatmul", "engine_unavailable"), 1u);
   EXPECT_EQ(pre.reason("cublasLtMatmul", "engine_rejected"), 0u) << "a valid call the engine refused: translation bug";
   EXPECT_EQ(pre.reason("cublasLtMatmul", "lt_attributes"), 0u) << "every attribute must have been read";
+  // The bias epilogue reaches the engine (no GPU here: unavailable, forwarded) when it names a
+  // bias of D's type; without a bias pointer, or with another type, it passes through.
   const uint32_t bias = CUBLASLT_EPILOGUE_BIAS;
   ASSERT_EQ(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &bias, sizeof bias),
             CUBLAS_STATUS_SUCCESS);
   ASSERT_EQ(call(), CUBLAS_STATUS_SUCCESS);
   EXPECT_EQ(lt.last(), expected);
+  EXPECT_EQ(pre.reason("cublasLtMatmul", "lt_attributes"), 1u);  // no bias pointer
+  const void* bias_ptr = fake(0x5);
+  ASSERT_EQ(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias_ptr, sizeof bias_ptr),
+            CUBLAS_STATUS_SUCCESS);
+  ASSERT_EQ(call(), CUBLAS_STATUS_SUCCESS);
+  EXPECT_EQ(lt.last(), expected);
   EXPECT_EQ(pre.reason("cublasLtMatmul", "lt_attributes"), 1u);
+  EXPECT_EQ(pre.reason("cublasLtMatmul", "engine_unavailable"), 2u);
+  const int32_t f32 = CUDA_R_32F;  // a float bias on a bfloat16 output
+  ASSERT_EQ(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &f32, sizeof f32),
+            CUBLAS_STATUS_SUCCESS);
+  ASSERT_EQ(call(), CUBLAS_STATUS_SUCCESS);
+  EXPECT_EQ(lt.last(), expected);
+  EXPECT_EQ(pre.reason("cublasLtMatmul", "lt_attributes"), 2u);
   const uint32_t plain = CUBLASLT_EPILOGUE_DEFAULT;
   ASSERT_EQ(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &plain, sizeof plain),
             CUBLAS_STATUS_SUCCESS);
@@ -351,7 +366,7 @@ TEST_F(PreloadNoGpu, LtPlainMatmulDegradesAndEpiloguesPassThrough) {
             CUBLAS_STATUS_SUCCESS);
   ASSERT_EQ(call(), CUBLAS_STATUS_SUCCESS);
   EXPECT_EQ(lt.last(), expected);
-  EXPECT_EQ(pre.reason("cublasLtMatmul", "lt_attributes"), 2u);
+  EXPECT_EQ(pre.reason("cublasLtMatmul", "lt_attributes"), 3u);
   ASSERT_EQ(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_FILL_MODE, &full, sizeof full),
             CUBLAS_STATUS_SUCCESS);
   // Pointer-array batches (CUDA 13's CUBLASLT_MATRIX_LAYOUT_BATCH_MODE): passed through.
@@ -360,9 +375,9 @@ TEST_F(PreloadNoGpu, LtPlainMatmulDegradesAndEpiloguesPassThrough) {
             CUBLAS_STATUS_SUCCESS);
   ASSERT_EQ(call(), CUBLAS_STATUS_SUCCESS);
   EXPECT_EQ(lt.last(), expected);
-  EXPECT_EQ(pre.reason("cublasLtMatmul", "lt_attributes"), 3u);
-  EXPECT_EQ(lt.count(), 4u);
-  expect_counts("cublasLtMatmul", 4, 0, 4);
+  EXPECT_EQ(pre.reason("cublasLtMatmul", "lt_attributes"), 4u);
+  EXPECT_EQ(lt.count(), 6u);
+  expect_counts("cublasLtMatmul", 6, 0, 6);
   EXPECT_EQ(pre.reason("cublasLtMatmul", "engine_rejected"), 0u);
   cublasLtMatrixLayoutDestroy(la);
   cublasLtMatmulDescDestroy(desc);

@@ -104,6 +104,7 @@ extern "C" cublasStatus_t cublasLtMatmulDescCreate(cublasLtMatmulDesc_t* desc, c
   d->data[CUBLASLT_MATMUL_DESC_SCALE_TYPE] = uint64_t(scaleType);
   d->data[CUBLASLT_MATMUL_DESC_EPILOGUE] = CUBLASLT_EPILOGUE_DEFAULT;
   d->data[CUBLASLT_MATMUL_DESC_FILL_MODE] = CUBLAS_FILL_MODE_FULL;
+  d->data[CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE] = uint32_t(-1);  // (-1: D's type)
   *desc = reinterpret_cast<cublasLtMatmulDesc_t>(d);
   return CUBLAS_STATUS_SUCCESS;
 }

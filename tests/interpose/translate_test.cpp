@@ -194,11 +194,37 @@ TEST(PreloadTranslate, LtBatchedStridesBecomeByteOffsets) {
   EXPECT_EQ(translate_lt(lt, &g).reason, Reason::Arguments);
 }
 
-TEST(PreloadTranslate, LtEpiloguesScalingOrderAndPointerVectorsPassThrough) {
+TEST(PreloadTranslate, LtBiasEpilogueIsTheEnginesWithABiasOfTheOutputsType) {
   GemmCall g;
   LtCall bias = plain_lt(8, 8, 8);
   bias.epilogue = CUBLASLT_EPILOGUE_BIAS;
+  EXPECT_EQ(translate_lt(bias, &g).reason, Reason::LtAttributes);  // no bias pointer
+  int dummy = 0;
+  bias.bias = &dummy;
+  EXPECT_EQ(translate_lt(bias, &g).reason, Reason::None);  // type -1: D's
+  bias.bias_type = bias.d.type;
+  EXPECT_EQ(translate_lt(bias, &g).reason, Reason::None);
+  bias.bias_type = CUDA_R_32F == bias.d.type ? CUDA_R_16BF : CUDA_R_32F;
   EXPECT_EQ(translate_lt(bias, &g).reason, Reason::LtAttributes);
+  bias.bias_type = -1;
+  // A strided batch: one bias for every item, not one per item.
+  bias.a.batch = bias.b.batch = bias.c.batch = bias.d.batch = 3;
+  bias.a.stride = bias.b.stride = 64, bias.c.stride = bias.d.stride = 64;
+  EXPECT_EQ(translate_lt(bias, &g).reason, Reason::None);
+  bias.bias_batch_stride = 8;
+  EXPECT_EQ(translate_lt(bias, &g).reason, Reason::LtAttributes);
+  // Other epilogues (activations, gradients) pass through.
+  for (uint32_t e : {uint32_t(CUBLASLT_EPILOGUE_RELU_BIAS), uint32_t(CUBLASLT_EPILOGUE_GELU_BIAS),
+                     uint32_t(CUBLASLT_EPILOGUE_BGRADB), uint32_t(CUBLASLT_EPILOGUE_RELU)}) {
+    LtCall x = plain_lt(8, 8, 8);
+    x.epilogue = e;
+    x.bias = &dummy;
+    EXPECT_EQ(translate_lt(x, &g).reason, Reason::LtAttributes) << e;
+  }
+}
+
+TEST(PreloadTranslate, LtEpiloguesScalingOrderAndPointerVectorsPassThrough) {
+  GemmCall g;
   LtCall scaled = plain_lt(8, 8, 8);
   scaled.scale_pointers = true;
   EXPECT_EQ(translate_lt(scaled, &g).reason, Reason::LtAttributes);
