@@ -312,7 +312,9 @@ struct StridedItems {
   int64_t m = 0, vw = 0, out = 0, part = 0;
 };
 
-template <class T, bool kVec, bool kWeighted>
+// (kBatched: a strided batch, item = block / per_item; false: one matrix, none of the items'
+// arithmetic, so a single product's kernel keeps its registers.)
+template <class T, bool kVec, bool kWeighted, bool kBatched>
 __global__ void __launch_bounds__(256) strided_sums_kernel(const T* M, int64_t ld, int64_t L, int64_t R,
                                                            int64_t tiles, int64_t chunks, int64_t rows_per_block,
                                                            const double2* vw, double* out_s, double* out_a,
@@ -321,13 +323,17 @@ __global__ void __launch_bounds__(256) strided_sums_kernel(const T* M, int64_t l
   using Shape = StridedShape<T, kVec>;
   constexpr int kV = Shape::kV, kTile = Shape::kTile, kRows = Shape::kRows;
   const int lane = threadIdx.x & 31, ty = threadIdx.x >> 5;
-  const int64_t per_item = tiles * chunks, y = int64_t(blockIdx.x) / per_item, b = int64_t(blockIdx.x) % per_item;
+  const int64_t per_item = tiles * chunks;
+  const int64_t y = kBatched ? int64_t(blockIdx.x) / per_item : 0;
+  const int64_t b = kBatched ? int64_t(blockIdx.x) % per_item : int64_t(blockIdx.x);
   const int64_t tile = b % tiles, chunk = b / tiles, P = tiles * kTile;
-  M += y * items.m;
-  if (kWeighted) vw += y * items.vw;
-  out_s += y * items.out;
-  out_a += y * items.out;
-  if (part) part += y * items.part, done += y * tiles;
+  if (kBatched) {
+    M += y * items.m;
+    if (kWeighted) vw += y * items.vw;
+    out_s += y * items.out;
+    out_a += y * items.out;
+    if (part) part += y * items.part, done += y * tiles;
+  }
   double s[kV], a[kV];
 #pragma unroll
   for (int e = 0; e < kV; ++e) s[e] = a[e] = 0.0;
@@ -418,12 +424,14 @@ bool launch_strided_sums(const T* M, int64_t ld, int64_t L, int64_t R, const dou
   if (sg.chunks <= 1) part = nullptr, done = nullptr;
   else if (!part || !done || sg.tiles * bt.items > kStridedMaxSplitTiles) return false;  // (the caller sizes them)
   const StridedItems it{bt.m, bt.vw, bt.out, sg.scratch()};
-  if (sg.vec)
-    strided_sums_kernel<T, true, kWeighted><<<grid, 256, 0, stream>>>(M, ld, L, R, sg.tiles, sg.chunks, sg.rows, vw,
-                                                                      out_s, out_a, os, part, done, it);
-  else
-    strided_sums_kernel<T, false, kWeighted><<<grid, 256, 0, stream>>>(M, ld, L, R, sg.tiles, sg.chunks, sg.rows, vw,
-                                                                       out_s, out_a, os, part, done, it);
+  auto launch = [&](auto vec, auto batched) {
+    strided_sums_kernel<T, decltype(vec)::value, kWeighted, decltype(batched)::value>
+        <<<grid, 256, 0, stream>>>(M, ld, L, R, sg.tiles, sg.chunks, sg.rows, vw, out_s, out_a, os, part, done, it);
+  };
+  using Yes = std::true_type;
+  using No = std::false_type;
+  if (bt.items > 1) sg.vec ? launch(Yes{}, Yes{}) : launch(No{}, Yes{});
+  else sg.vec ? launch(Yes{}, No{}) : launch(No{}, No{});
   return true;
 }
 
@@ -525,13 +533,14 @@ ABFT_UNROLL
  *  shared combination (library_line_reference over the one-term line of the reduced dot
  *  products) and verdict of column j0 + c, its counters, and repair(j) when it is not Ok (the
  *  repair reads ref, X and verdict of its column, written just before by the same thread). */
-template <class T, int kCols, class Repair>
+template <class T, int kCols, class Repair, bool kBatched>
 __global__ void __launch_bounds__(256) column_check_kernel(CheckArgs<T> g, Repair repair) {
   const int t = threadIdx.x, nt = blockDim.x;
   const int64_t groups = (g.n + kCols - 1) / kCols;
   unsigned long long checked = 0;
-  for (int64_t gi = blockIdx.x; gi < groups * g.items; gi += gridDim.x) {
-    const int64_t y = gi / groups, grp = gi - y * groups;  // batch item, column group
+  for (int64_t gi = blockIdx.x; gi < groups * (kBatched ? g.items : 1); gi += gridDim.x) {
+    // The batch item and the column group (one product, !kBatched: item 0, the offsets gone).
+    const int64_t y = kBatched ? gi / groups : 0, grp = kBatched ? gi - y * groups : gi;
     const int64_t j0 = grp * kCols;
     const int nc = g.n - j0 < kCols ? int(g.n - j0) : kCols;
     double v[4 * kCols];  // r[c], x[c], obs[c], W[c]
@@ -583,27 +592,31 @@ __global__ void __launch_bounds__(256) column_check_kernel(CheckArgs<T> g, Repai
  *  alignment (op(B) = B^T, or ldb even), else one. */
 template <class T, class Repair>
 void launch_column_check(const CheckArgs<T>& g, Repair repair, cudaStream_t stream) {
-  if (g.rr || g.ldb % 2 == 0) {  // (each item's columns among themselves: item_b may be odd)
-    const int64_t groups = (g.n + 3) / 4 * g.items;
-    column_check_kernel<T, 4, Repair><<<grid_of(groups), line_block_threads(groups), 0, stream>>>(g, repair);
-  } else {
-    const int64_t groups = g.n * g.items;
-    column_check_kernel<T, 1, Repair><<<grid_of(groups), line_block_threads(groups), 0, stream>>>(g, repair);
-  }
+  auto launch = [&](auto cols, auto batched) {
+    constexpr int kCols = decltype(cols)::value;
+    const int64_t groups = (g.n + kCols - 1) / kCols * g.items;
+    column_check_kernel<T, kCols, Repair, decltype(batched)::value>
+        <<<grid_of(groups), line_block_threads(groups), 0, stream>>>(g, repair);
+  };
+  using Four = std::integral_constant<int, 4>;
+  using One = std::integral_constant<int, 1>;
+  const bool four = g.rr || g.ldb % 2 == 0;  // (each item's columns among themselves: item_b may be odd)
+  if (g.items > 1) four ? launch(Four{}, std::true_type{}) : launch(One{}, std::true_type{});
+  else four ? launch(Four{}, std::false_type{}) : launch(One{}, std::false_type{});
 }
 
 /** The reference alone, for kCols consecutive columns of op(B) = B per block: rr[j] =
  *  sum_p v_p B_pj and rx[j] = sum_p w_p |B_pj| (the same partition and order as the fused
  *  check's, column_reference_partial). Run on the side stream after an overlapped encoding,
  *  while the product runs, so that the check after the product reads C alone (g.rr). */
-template <class T, int kCols>
+template <class T, int kCols, bool kBatched>
 __global__ void __launch_bounds__(256) column_reference_kernel(const T* B, int64_t ldb, int64_t k, int64_t n,
                                                                const double2* vw, double* rr, double* rx,
                                                                int64_t items, int64_t item_b) {
   const int t = threadIdx.x, nt = blockDim.x;
   const int64_t groups = (n + kCols - 1) / kCols;
-  for (int64_t gi = blockIdx.x; gi < groups * items; gi += gridDim.x) {
-    const int64_t y = gi / groups, grp = gi - y * groups;  // batch item, column group
+  for (int64_t gi = blockIdx.x; gi < groups * (kBatched ? items : 1); gi += gridDim.x) {
+    const int64_t y = kBatched ? gi / groups : 0, grp = kBatched ? gi - y * groups : gi;  // batch item, column group
     const int64_t j0 = grp * kCols;
     const int nc = n - j0 < kCols ? int(n - j0) : kCols;
     double v[2 * kCols];  // r[c], x[c]
@@ -627,15 +640,16 @@ __global__ void __launch_bounds__(256) column_reference_kernel(const T* B, int64
 template <class T>
 void launch_column_reference(const T* B, int64_t ldb, int64_t k, int64_t n, const double2* vw, double* rr,
                              double* rx, cudaStream_t stream, int64_t items = 1, int64_t item_b = 0) {
-  if (ldb % 2 == 0) {
-    const int64_t groups = (n + 3) / 4 * items;
-    column_reference_kernel<T, 4>
+  auto launch = [&](auto cols, auto batched) {
+    constexpr int kCols = decltype(cols)::value;
+    const int64_t groups = (n + kCols - 1) / kCols * items;
+    column_reference_kernel<T, kCols, decltype(batched)::value>
         <<<grid_of(groups), line_block_threads(groups), 0, stream>>>(B, ldb, k, n, vw, rr, rx, items, item_b);
-  } else {
-    const int64_t groups = n * items;
-    column_reference_kernel<T, 1>
-        <<<grid_of(groups), line_block_threads(groups), 0, stream>>>(B, ldb, k, n, vw, rr, rx, items, item_b);
-  }
+  };
+  using Four = std::integral_constant<int, 4>;
+  using One = std::integral_constant<int, 1>;
+  if (items > 1) ldb % 2 == 0 ? launch(Four{}, std::true_type{}) : launch(One{}, std::true_type{});
+  else ldb % 2 == 0 ? launch(Four{}, std::false_type{}) : launch(One{}, std::false_type{});
 }
 
 }  // namespace abft::cuda
