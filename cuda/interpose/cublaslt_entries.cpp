@@ -158,11 +158,32 @@ extern "C" cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtM
     note_unprotected(e, r);
     return forward();
   }
+  // The product: the program's own cuBLASLt call — its descriptors, algorithm, workspace and
+  // epilogue, so the result is the unprotected call's bit for bit — on the operands the engine
+  // gives it (its copies under operand injection), when that algorithm rounds as the bound
+  // allows (lt_algo_rounds_once: 16-bit outputs whose split-K partials are reduced in 16 bits do
+  // not); otherwise the engine's own product, and a bias epilogue, which only the program's call
+  // adds, passes through.
+  bool own = true;
+  if (eg.type == CUDA_R_16F || eg.type == CUDA_R_16BF) {
+    int32_t splitk = 1;
+    uint32_t reduction = 0;
+    size_t written = 0;
+    const auto get = ABFT_REAL(CublasLt, cublasLtMatmulAlgoConfigGetAttribute);
+    const bool read = algo && get &&
+                      get(algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &splitk, sizeof splitk, &written) ==
+                          CUBLAS_STATUS_SUCCESS &&
+                      get(algo, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, &reduction, sizeof reduction, &written) ==
+                          CUBLAS_STATUS_SUCCESS;
+    own = lt_algo_rounds_once(int32_t(eg.type), read, splitk, reduction);
+  }
+  if (!own && lt.epilogue == CUBLASLT_EPILOGUE_BIAS) {
+    note_unprotected(e, Reason::LtAttributes);
+    return forward();
+  }
   abft_handle_t h = engine_handle(Family::CublasLt);
-  // A strided batch is one protected call (one strided-batched product, one launch per check).
-  // The product is the caller's own cuBLASLt call — its descriptors, algorithm, workspace and
-  // epilogue: the result is the unprotected call's bit for bit — on the operands the engine
-  // gives it (its copies under operand injection); the checks include the bias epilogue's bias.
+  // A strided batch is one protected call (one strided-batched product, one launch per check);
+  // the checks include the bias epilogue's bias.
   const int64_t esz = int64_t(eg.elem_bytes);
   const abft::cuda::GemmBatch batch{eg.items, eg.byte_offset_a / esz, eg.byte_offset_b / esz, eg.byte_offset_c / esz};
   abft::cuda::GemmExtras extras;
@@ -172,7 +193,8 @@ extern "C" cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtM
   };
   if (lt.epilogue == CUBLASLT_EPILOGUE_BIAS) extras.bias = lt.bias;
   const abft_status st = abft::cuda::protected_gemm(h, stream, eg.math_mode, eg.type, ABFT_COL_MAJOR, eg.opa, eg.opb,
-                                                    g.m, g.n, g.k, a, A, g.lda, B, g.ldb, b, D, g.ldc, batch, &extras);
+                                                    g.m, g.n, g.k, a, A, g.lda, B, g.ldb, b, D, g.ldc, batch,
+                                                    own ? &extras : nullptr);
   if (st != ABFT_STATUS_SUCCESS && st != ABFT_STATUS_FAULT_DETECTED && st != ABFT_STATUS_FAULT_UNCORRECTABLE) {
     if (st == ABFT_STATUS_INTERNAL_ERROR) {  // the engine started: its error is the call's
       note_failed(e);

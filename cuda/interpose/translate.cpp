@@ -93,6 +93,12 @@ bool strided_outputs_overlap(const GemmCall& c) {
   return c.batch > 1 && c.m > 0 && c.n > 0 && (c.stride_c < 0 ? -c.stride_c : c.stride_c) < (c.n - 1) * c.ldc + c.m;
 }
 
+bool lt_algo_rounds_once(int32_t d_type, bool algo_given, int32_t splitk, uint32_t reduction) {
+  if (d_type == CUDA_R_32F || d_type == CUDA_R_64F) return true;
+  if (!algo_given) return false;
+  return splitk <= 1 || reduction == 2u /* CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE */;
+}
+
 EngineGemm translate_lt(const LtCall& lt, GemmCall* g) {
   EngineGemm e;
   auto pass = [&e](Reason r) {

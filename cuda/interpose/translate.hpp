@@ -112,6 +112,16 @@ struct LtCall {
  *  type and every item of a strided batch adds the same one (batch stride 0). */
 EngineGemm translate_lt(const LtCall& lt, GemmCall* gemm);
 
+/** Whether the program's own cuBLASLt algorithm can be the protected product (GemmExtras): its
+ *  result must be rounded as the engine's bound allows, one output rounding of a sum formed in
+ *  the compute precision. Float and double outputs: always (split-K partials kept in the output
+ *  type are then in the compute precision: another summation order, which the bound covers).
+ *  16-bit outputs: only an algorithm the program named (`algo_given`) that does not split k
+ *  (`splitk` <= 1) or reduces its partials in the compute type
+ *  (CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE) — in-place and output-type reductions round every
+ *  partial to 16 bits, and a null algorithm lets cuBLASLt pick either. */
+bool lt_algo_rounds_once(int32_t d_type, bool algo_given, int32_t splitk, uint32_t reduction);
+
 /** A cuFFT plan as the program made it. */
 struct FftShape {
   int rank = 1;

@@ -324,9 +324,15 @@ TEST_F(PreloadNoGpu, LtPlainMatmulDegradesAndEpiloguesPassThrough) {
   ASSERT_EQ(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F), CUBLAS_STATUS_SUCCESS);
   ASSERT_EQ(cublasLtMatrixLayoutCreate(&la, CUDA_R_16BF, 16, 16, 16), CUBLAS_STATUS_SUCCESS);
   const auto lh = fake<cublasLtContext>(0x77);
+  const cublasLtMatmulAlgo_t* algo = nullptr;
   const auto call = [&] {
-    return cublasLtMatmul(lh, desc, &alpha, fake(0x1), la, fake(0x2), la, &beta, fake(0x3), la, fake(0x3), la,
-                          nullptr, fake(0x4), 64, nullptr);
+    return cublasLtMatmul(lh, desc, &alpha, fake(0x1), la, fake(0x2), la, &beta, fake(0x3), la, fake(0x3), la, algo,
+                          fake(0x4), 64, nullptr);
+  };
+  const auto expect_forwarded = [&] {
+    EXPECT_EQ(lt.last(), describe("cublasLtMatmul", lh, desc, &alpha, fake(0x1), la, fake(0x2), la, &beta, fake(0x3),
+                                  la, fake(0x3), la, static_cast<const void*>(algo), fake(0x4), size_t(64),
+                                  static_cast<void*>(nullptr)));
   };
   const std::string expected = describe("cublasLtMatmul", lh, desc, &alpha, fake(0x1), la, fake(0x2), la, &beta,
                                         fake(0x3), la, fake(0x3), la, static_cast<void*>(nullptr), fake(0x4),
@@ -344,19 +350,33 @@ TEST_F(PreloadNoGpu, LtPlainMatmulDegradesAndEpiloguesPassThrough) {
   ASSERT_EQ(call(), CUBLAS_STATUS_SUCCESS);
   EXPECT_EQ(lt.last(), expected);
   EXPECT_EQ(pre.reason("cublasLtMatmul", "lt_attributes"), 1u);  // no bias pointer
+  // With a bias: the program's own call is the product, so its algorithm must round a 16-bit
+  // output once — named, and not reducing split-K partials in 16 bits (lt_algo_rounds_once).
   const void* bias_ptr = fake(0x5);
   ASSERT_EQ(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias_ptr, sizeof bias_ptr),
             CUBLAS_STATUS_SUCCESS);
-  ASSERT_EQ(call(), CUBLAS_STATUS_SUCCESS);
-  EXPECT_EQ(lt.last(), expected);
-  EXPECT_EQ(pre.reason("cublasLtMatmul", "lt_attributes"), 1u);
+  ASSERT_EQ(call(), CUBLAS_STATUS_SUCCESS);  // no algorithm named: cuBLASLt may pick any reduction
+  expect_forwarded();
+  EXPECT_EQ(pre.reason("cublasLtMatmul", "lt_attributes"), 2u);
+  cublasLtMatmulAlgo_t split{};
+  split.data[CUBLASLT_ALGO_CONFIG_SPLITK_NUM] = 4;
+  split.data[CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME] = CUBLASLT_REDUCTION_SCHEME_INPLACE;
+  algo = &split;
+  ASSERT_EQ(call(), CUBLAS_STATUS_SUCCESS);  // split-K reduced in the output's 16 bits
+  expect_forwarded();
+  EXPECT_EQ(pre.reason("cublasLtMatmul", "lt_attributes"), 3u);
+  split.data[CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME] = CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE;
+  ASSERT_EQ(call(), CUBLAS_STATUS_SUCCESS);  // reduced in float: the engine's (unavailable here)
+  expect_forwarded();
+  EXPECT_EQ(pre.reason("cublasLtMatmul", "lt_attributes"), 3u);
   EXPECT_EQ(pre.reason("cublasLtMatmul", "engine_unavailable"), 2u);
   const int32_t f32 = CUDA_R_32F;  // a float bias on a bfloat16 output
   ASSERT_EQ(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &f32, sizeof f32),
             CUBLAS_STATUS_SUCCESS);
   ASSERT_EQ(call(), CUBLAS_STATUS_SUCCESS);
-  EXPECT_EQ(lt.last(), expected);
-  EXPECT_EQ(pre.reason("cublasLtMatmul", "lt_attributes"), 2u);
+  expect_forwarded();
+  EXPECT_EQ(pre.reason("cublasLtMatmul", "lt_attributes"), 4u);
+  algo = nullptr;
   const uint32_t plain = CUBLASLT_EPILOGUE_DEFAULT;
   ASSERT_EQ(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &plain, sizeof plain),
             CUBLAS_STATUS_SUCCESS);
@@ -366,7 +386,7 @@ TEST_F(PreloadNoGpu, LtPlainMatmulDegradesAndEpiloguesPassThrough) {
             CUBLAS_STATUS_SUCCESS);
   ASSERT_EQ(call(), CUBLAS_STATUS_SUCCESS);
   EXPECT_EQ(lt.last(), expected);
-  EXPECT_EQ(pre.reason("cublasLtMatmul", "lt_attributes"), 3u);
+  EXPECT_EQ(pre.reason("cublasLtMatmul", "lt_attributes"), 5u);
   ASSERT_EQ(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_FILL_MODE, &full, sizeof full),
             CUBLAS_STATUS_SUCCESS);
   // Pointer-array batches (CUDA 13's CUBLASLT_MATRIX_LAYOUT_BATCH_MODE): passed through.
@@ -375,9 +395,9 @@ TEST_F(PreloadNoGpu, LtPlainMatmulDegradesAndEpiloguesPassThrough) {
             CUBLAS_STATUS_SUCCESS);
   ASSERT_EQ(call(), CUBLAS_STATUS_SUCCESS);
   EXPECT_EQ(lt.last(), expected);
-  EXPECT_EQ(pre.reason("cublasLtMatmul", "lt_attributes"), 4u);
-  EXPECT_EQ(lt.count(), 6u);
-  expect_counts("cublasLtMatmul", 6, 0, 6);
+  EXPECT_EQ(pre.reason("cublasLtMatmul", "lt_attributes"), 6u);
+  EXPECT_EQ(lt.count(), 8u);
+  expect_counts("cublasLtMatmul", 8, 0, 8);
   EXPECT_EQ(pre.reason("cublasLtMatmul", "engine_rejected"), 0u);
   cublasLtMatrixLayoutDestroy(la);
   cublasLtMatmulDescDestroy(desc);

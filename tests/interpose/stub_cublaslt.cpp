@@ -120,6 +120,17 @@ extern "C" cublasStatus_t cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t de
                                                          void* buf, size_t size, size_t* written) {
   return get_word(of(desc), desc_attr_size(int(attr)), int(attr), buf, size, written);
 }
+// An algorithm's configuration: word i of its data is attribute i (4 bytes read: SPLITK_NUM,
+// REDUCTION_SCHEME, ...), as the tests fill it.
+extern "C" cublasStatus_t cublasLtMatmulAlgoConfigGetAttribute(const cublasLtMatmulAlgo_t* algo,
+                                                              cublasLtMatmulAlgoConfigAttributes_t attr, void* buf,
+                                                              size_t size, size_t* written) {
+  if (!algo || int(attr) < 0 || int(attr) >= 8 || size != 4 || !buf) return CUBLAS_STATUS_INVALID_VALUE;
+  const uint32_t w = uint32_t(algo->data[int(attr)]);
+  std::memcpy(buf, &w, 4);
+  if (written) *written = 4;
+  return CUBLAS_STATUS_SUCCESS;
+}
 extern "C" cublasStatus_t cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t* layout, cudaDataType type, uint64_t rows,
                                                      uint64_t cols, int64_t ld) {
   auto* l = new Layout{};

@@ -223,6 +223,20 @@ TEST(PreloadTranslate, LtBiasEpilogueIsTheEnginesWithABiasOfTheOutputsType) {
   }
 }
 
+TEST(PreloadTranslate, OnlyAnAlgorithmThatRoundsA16BitOutputOnceIsTheProduct) {
+  // Float and double outputs: any algorithm (split-K partials are then in the compute precision).
+  EXPECT_TRUE(lt_algo_rounds_once(CUDA_R_32F, false, 8, CUBLASLT_REDUCTION_SCHEME_INPLACE));
+  EXPECT_TRUE(lt_algo_rounds_once(CUDA_R_64F, true, 4, CUBLASLT_REDUCTION_SCHEME_OUTPUT_TYPE));
+  for (int32_t t : {int32_t(CUDA_R_16BF), int32_t(CUDA_R_16F)}) {
+    EXPECT_FALSE(lt_algo_rounds_once(t, false, 1, CUBLASLT_REDUCTION_SCHEME_NONE)) << "no algorithm named";
+    EXPECT_TRUE(lt_algo_rounds_once(t, true, 1, CUBLASLT_REDUCTION_SCHEME_NONE));
+    EXPECT_TRUE(lt_algo_rounds_once(t, true, 0, CUBLASLT_REDUCTION_SCHEME_INPLACE));
+    EXPECT_TRUE(lt_algo_rounds_once(t, true, 4, CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE));
+    EXPECT_FALSE(lt_algo_rounds_once(t, true, 4, CUBLASLT_REDUCTION_SCHEME_INPLACE));
+    EXPECT_FALSE(lt_algo_rounds_once(t, true, 2, CUBLASLT_REDUCTION_SCHEME_OUTPUT_TYPE));
+  }
+}
+
 TEST(PreloadTranslate, LtEpiloguesScalingOrderAndPointerVectorsPassThrough) {
   GemmCall g;
   LtCall scaled = plain_lt(8, 8, 8);
