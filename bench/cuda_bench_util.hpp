@@ -38,8 +38,10 @@ struct PairedTimes {
   double burst_plain = 0, burst_protected = 0;
 };
 
-/** Calls per burst, and bursts of each kind timed (their median is kept). */
+/** Calls per burst, and bursts of each kind timed (their median is kept); no bursts for calls
+ *  longer than kBurstLongestCall seconds. */
 constexpr int kBurst = 8, kBurstRounds = 5;
+constexpr double kBurstLongestCall = 2e-3;
 
 /** Times `plain` and `prot` (callables that enqueue work on the default stream) with CUDA events:
  *  one untimed warm-up of each, then per iteration both, in alternating order, so the ratio is
@@ -48,7 +50,8 @@ constexpr int kBurst = 8, kBurstRounds = 5;
  *  protected call, its extra launches): a call's latency. Then kBurstRounds bursts of kBurst
  *  calls of each, alternating, events around each burst: with the host ahead of the device, the
  *  device's time per call (what a pipelined program, a training step, sees); `bursts` false
- *  skips them (calls of milliseconds, where the host's share is lost in the device's). */
+ *  skips them, as do calls longer than kBurstLongestCall (where the host's share is lost in
+ *  the device's): their burst times stay 0. */
 template <class Plain, class Prot>
 PairedTimes time_paired(benchmark::State& state, Plain&& plain, Prot&& prot, bool bursts = true) {
   cudaEvent_t e0, e1;
@@ -75,6 +78,9 @@ PairedTimes time_paired(benchmark::State& state, Plain&& plain, Prot&& prot, boo
     t.protected_ += tq;
     ++t.iterations;
   }
+  // Calls of milliseconds: the host's share is lost in the device's, and bursts of them would
+  // only lengthen the run (a 16384^3 float product takes 0.17 s): no bursts.
+  if (t.iterations > 0 && t.plain / double(t.iterations) > kBurstLongestCall) bursts = false;
   std::vector<double> bp, bq;
   for (int r = 0; bursts && r < kBurstRounds; ++r) {
     if (r % 2 == 0) bp.push_back(timed(plain, kBurst)), bq.push_back(timed(prot, kBurst));

@@ -94,7 +94,7 @@ void BM_fft(benchmark::State& state, bool dbl, bool real, int64_t n, bool passes
   state.counters["cufft_GFLOPs"] = flops * double(it) / sum_plain * 1e-9;
   state.counters["abft_GFLOPs"] = flops * double(it) / sum_prot * 1e-9;
   state.counters["vs_cufft"] = sum_prot / sum_plain;
-  state.counters["vs_cufft_burst"] = times.burst_protected / times.burst_plain;
+  if (times.burst_plain > 0) state.counters["vs_cufft_burst"] = times.burst_protected / times.burst_plain;
   state.counters["detected"] = double(r.detected);
   state.counters["batch"] = double(batch);
   abft_cuda_fft_sums sums = ABFT_CUDA_FFT_SUMS_PASSES;

@@ -148,7 +148,7 @@ void BM_gemm(benchmark::State& state, Type t, int64_t m, int64_t n, int64_t k, b
   state.counters["cublas_TFLOPs"] = flops * double(it) / sum_plain * 1e-12;
   state.counters["abft_TFLOPs"] = flops * double(it) / sum_prot * 1e-12;
   state.counters["vs_cublas"] = sum_prot / sum_plain;
-  state.counters["vs_cublas_burst"] = times.burst_protected / times.burst_plain;
+  if (times.burst_plain > 0) state.counters["vs_cublas_burst"] = times.burst_protected / times.burst_plain;
   state.counters["detected"] = double(r.detected);
   if (ss != ABFT_STATUS_SUCCESS || r.detected) state.SkipWithError("a clean run was flagged (false positive)");
   abft_cuda_release(h);
