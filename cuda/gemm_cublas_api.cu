@@ -10,6 +10,7 @@
 #include <mutex>
 
 #include "abft/abft_cublas.h"
+#include "gemm_cublas_api.hpp"
 #include "gemm_protected.hpp"
 
 namespace {
@@ -63,18 +64,25 @@ CallerState caller_state(cublasHandle_t handle, const void* alpha, const void* b
   return c;
 }
 
+/** The protected call: a strided batch is one (one strided-batched product, one launch per
+ *  check); `math` overrides the handle's math mode when >= 0 (FAST_TF32 compute); the caller's
+ *  product when it rounds as the bound assumes. */
 template <class S>
 cublasStatus_t gemm(cublasHandle_t handle, cudaDataType_t type, cublasOperation_t ta, cublasOperation_t tb, int m,
                     int n, int k, const void* alpha, const void* A, int lda, long long sa, const void* B, int ldb,
-                    long long sb, const void* beta, void* C, int ldc, long long sc, int batch) {
+                    long long sb, const void* beta, void* C, int ldc, long long sc, int batch,
+                    const abft::cuda::CallerProduct* product = nullptr, int math = -1) {
   S a{}, b{};
   const CallerState cs = caller_state<S>(handle, alpha, beta, &a, &b);
   if (!cs.ok) return handle ? CUBLAS_STATUS_INVALID_VALUE : CUBLAS_STATUS_NOT_INITIALIZED;
   if (batch < 0) return CUBLAS_STATUS_INVALID_VALUE;
-  // A strided batch is one protected call: one strided-batched product, one launch per check.
-  return to_cublas_status(abft::cuda::protected_gemm(abft_cublas_handle(), cs.stream, cs.math, type, ABFT_COL_MAJOR,
+  const int mode = math >= 0 ? math : cs.math;
+  abft::cuda::GemmExtras ex;
+  const bool own = product && *product && abft::cuda::caller_product_rounds_as_bound(type, cs.math);
+  if (own) ex.product = *product;
+  return to_cublas_status(abft::cuda::protected_gemm(abft_cublas_handle(), cs.stream, mode, type, ABFT_COL_MAJOR,
                                                      to_op(ta), to_op(tb), m, n, k, &a, A, lda, B, ldb, &b, C, ldc,
-                                                     abft::cuda::GemmBatch{batch, sa, sb, sc}));
+                                                     abft::cuda::GemmBatch{batch, sa, sb, sc}, own ? &ex : nullptr));
 }
 
 }  // namespace
@@ -122,36 +130,39 @@ extern "C" cublasStatus_t abft_cublasDgemmStridedBatched(cublasHandle_t handle, 
 
 namespace {
 
-/** abft_cublasGemmEx and abft_cublasGemmStridedBatchedEx: the types and compute types the engine
- *  protects, a strided batch of `batch` items (1: one product). */
-cublasStatus_t gemm_ex(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k,
-                       const void* alpha, const void* A, cudaDataType_t Atype, int lda, long long sa, const void* B,
-                       cudaDataType_t Btype, int ldb, long long sb, const void* beta, void* C, cudaDataType_t Ctype,
-                       int ldc, long long sc, int batch, cublasComputeType_t computeType) {
+}  // namespace
+
+namespace abft::cuda {
+
+bool caller_product_rounds_as_bound(cudaDataType_t type, int math) {
+  const int base = math & 0xF;
+  if (base != CUBLAS_DEFAULT_MATH && base != CUBLAS_PEDANTIC_MATH && base != CUBLAS_TF32_TENSOR_OP_MATH) return false;
+  if (type == CUDA_R_16F || type == CUDA_R_16BF) return (math & CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION) != 0;
+  return true;
+}
+
+cublasStatus_t cublas_gemm_ex(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n,
+                              int k, const void* alpha, const void* A, cudaDataType_t Atype, int lda, long long sa,
+                              const void* B, cudaDataType_t Btype, int ldb, long long sb, const void* beta, void* C,
+                              cudaDataType_t Ctype, int ldc, long long sc, int batch, cublasComputeType_t computeType,
+                              const CallerProduct* product) {
   if (Atype != Btype || Atype != Ctype) return CUBLAS_STATUS_NOT_SUPPORTED;
   const bool c64 = computeType == CUBLAS_COMPUTE_64F || computeType == CUBLAS_COMPUTE_64F_PEDANTIC;
   const bool c32 = computeType == CUBLAS_COMPUTE_32F || computeType == CUBLAS_COMPUTE_32F_PEDANTIC ||
                    computeType == CUBLAS_COMPUTE_32F_FAST_TF32;
   if (Atype == CUDA_R_64F && c64)
-    return gemm<double>(handle, Atype, transa, transb, m, n, k, alpha, A, lda, sa, B, ldb, sb, beta, C, ldc, sc, batch);
+    return gemm<double>(handle, Atype, transa, transb, m, n, k, alpha, A, lda, sa, B, ldb, sb, beta, C, ldc, sc, batch,
+                        product);
   if ((Atype == CUDA_R_32F || Atype == CUDA_R_16F || Atype == CUDA_R_16BF) && c32) {
     // FAST_TF32 on float data: the bound must know (the handle's math mode may not say it).
-    if (computeType == CUBLAS_COMPUTE_32F_FAST_TF32 && Atype == CUDA_R_32F) {
-      float a{}, b{};
-      CallerState cs = caller_state<float>(handle, alpha, beta, &a, &b);
-      if (!cs.ok) return CUBLAS_STATUS_INVALID_VALUE;
-      if (batch < 0) return CUBLAS_STATUS_INVALID_VALUE;
-      return to_cublas_status(abft::cuda::protected_gemm(abft_cublas_handle(), cs.stream, int(CUBLAS_TF32_TENSOR_OP_MATH),
-                                                         Atype, ABFT_COL_MAJOR, to_op(transa), to_op(transb), m, n,
-                                                         k, &a, A, lda, B, ldb, &b, C, ldc,
-                                                         abft::cuda::GemmBatch{batch, sa, sb, sc}));
-    }
-    return gemm<float>(handle, Atype, transa, transb, m, n, k, alpha, A, lda, sa, B, ldb, sb, beta, C, ldc, sc, batch);
+    const bool tf32 = computeType == CUBLAS_COMPUTE_32F_FAST_TF32 && Atype == CUDA_R_32F;
+    return gemm<float>(handle, Atype, transa, transb, m, n, k, alpha, A, lda, sa, B, ldb, sb, beta, C, ldc, sc, batch,
+                       product, tf32 ? int(CUBLAS_TF32_TENSOR_OP_MATH) : -1);
   }
   return CUBLAS_STATUS_NOT_SUPPORTED;
 }
 
-}  // namespace
+}  // namespace abft::cuda
 
 extern "C" cublasStatus_t abft_cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,
                                             int m, int n, int k, const void* alpha, const void* A,
@@ -159,8 +170,8 @@ extern "C" cublasStatus_t abft_cublasGemmEx(cublasHandle_t handle, cublasOperati
                                             int ldb, const void* beta, void* C, cudaDataType_t Ctype, int ldc,
                                             cublasComputeType_t computeType, cublasGemmAlgo_t algo) {
   (void)algo;  // the library picks; the checks do not depend on it
-  return gemm_ex(handle, transa, transb, m, n, k, alpha, A, Atype, lda, 0, B, Btype, ldb, 0, beta, C, Ctype, ldc, 0, 1,
-                 computeType);
+  return abft::cuda::cublas_gemm_ex(handle, transa, transb, m, n, k, alpha, A, Atype, lda, 0, B, Btype, ldb, 0, beta, C,
+                                    Ctype, ldc, 0, 1, computeType, nullptr);
 }
 
 extern "C" cublasStatus_t abft_cublasGemmStridedBatchedEx(
@@ -169,6 +180,6 @@ extern "C" cublasStatus_t abft_cublasGemmStridedBatchedEx(
     long long strideB, const void* beta, void* C, cudaDataType_t Ctype, int ldc, long long strideC, int batchCount,
     cublasComputeType_t computeType, cublasGemmAlgo_t algo) {
   (void)algo;
-  return gemm_ex(handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB, beta, C, Ctype,
-                 ldc, strideC, batchCount, computeType);
+  return abft::cuda::cublas_gemm_ex(handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb,
+                                    strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, nullptr);
 }

@@ -1,8 +1,11 @@
 /** \file cublas_entries.cpp
  *  \brief The cuBLAS GEMM entry points the preload library defines: each call is translated
- *  (translate.hpp) and run by the engine's cuBLAS-signature door abft_cublasGemmEx (which honors
- *  the caller's handle: stream, math mode, pointer mode), one engine call per batch item — or
- *  forwarded to the real cuBLAS untouched, and counted.
+ *  (translate.hpp) and run by the engine's cuBLAS-signature door (which honors the caller's
+ *  handle: stream, math mode, pointer mode) — a strided batch as one call, with the program's
+ *  own cuBLAS call as the product where it rounds as the engine's bound assumes
+ *  (abft::cuda::cublas_gemm_ex: the protected result is then the unprotected one bit for bit);
+ *  pointer-array batches one engine call per item — or forwarded to the real cuBLAS untouched,
+ *  and counted.
  *
  *  A call the engine refuses before running anything is forwarded too, from the first item the
  *  engine did not run, counted as engine_unavailable (no usable GPU, no memory) or
@@ -17,6 +20,7 @@
 #include <vector>
 
 #include "abft/abft_cublas.h"
+#include "gemm_cublas_api.hpp"
 #include "preload_runtime.hpp"
 #include "real_symbols.hpp"
 #include "reentry_guard.hpp"
@@ -45,8 +49,6 @@ struct Ptrs {
   void* c;
 };
 
-const char* at(const void* p, int64_t bytes) { return static_cast<const char*>(p) + bytes; }
-char* at(void* p, int64_t bytes) { return static_cast<char*>(p) + bytes; }
 
 GemmCall make_call(cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k, cudaDataType_t at_,
                    cudaDataType_t bt, cudaDataType_t ct, cublasComputeType_t compute, int lda, int ldb, int ldc,
@@ -109,21 +111,28 @@ cublasStatus_t protect_items(Entry e, cublasHandle_t h, const GemmCall& c, const
 }
 
 /** Strided operands: one product, or a strided batch as one protected call (one strided-batched
- *  product, one launch per check). */
-template <class Forward>
+ *  product, one launch per check). call(a, b) is the program's call with operands a and b in
+ *  place of its A and B: forwarded as call(A, B), and the protected product where it rounds as
+ *  the engine's bound assumes (abft::cuda::cublas_gemm_ex: then the protected result is the
+ *  unprotected one bit for bit). */
+template <class Call>
 cublasStatus_t strided_entry(Entry e, cublasHandle_t h, const GemmCall& c, const void* alpha, const void* A,
-                             const void* B, const void* beta, void* C, cublasGemmAlgo_t algo, Forward forward) {
+                             const void* B, const void* beta, void* C, Call call) {
   note_call(e);
   EngineGemm eg;
   const Reason r = strided_outputs_overlap(c) ? Reason::Arguments : precheck(c, h, &eg);
+  auto forward = [&](int64_t) { return call(A, B); };
   if (r != Reason::None) {
     note_unprotected(e, r);
     return forward(0);
   }
+  const abft::cuda::CallerProduct product = [&](const void* a, const void* b) {
+    return call(a, b) == CUBLAS_STATUS_SUCCESS;
+  };
   auto engine = [&](int64_t) {
-    return abft_cublasGemmStridedBatchedEx(h, c.transa, c.transb, int(c.m), int(c.n), int(c.k), alpha, A, eg.type,
-                                           int(c.lda), c.stride_a, B, eg.type, int(c.ldb), c.stride_b, beta, C,
-                                           eg.type, int(c.ldc), c.stride_c, int(eg.items), eg.compute, algo);
+    return abft::cuda::cublas_gemm_ex(h, c.transa, c.transb, int(c.m), int(c.n), int(c.k), alpha, A, eg.type,
+                                      int(c.lda), c.stride_a, B, eg.type, int(c.ldb), c.stride_b, beta, C, eg.type,
+                                      int(c.ldc), c.stride_c, int(eg.items), eg.compute, &product);
   };
   return protect_units(e, 1, engine, [](int64_t) { return int64_t(0); }, forward);
 }
@@ -149,8 +158,9 @@ extern "C" cublasStatus_t cublasSgemm_v2(cublasHandle_t handle, cublasOperation_
   ABFT_NESTED_OR_MISSING(Entry::Sgemm, real, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
   const GemmCall c = make_call(transa, transb, m, n, k, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F, lda,
                                ldb, ldc);
-  return strided_entry(Entry::Sgemm, handle, c, alpha, A, B, beta, C, CUBLAS_GEMM_DEFAULT, [&](int64_t) {
-    return real(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  return strided_entry(Entry::Sgemm, handle, c, alpha, A, B, beta, C, [&](const void* a, const void* b) {
+    return real(handle, transa, transb, m, n, k, alpha, static_cast<const float*>(a), lda, static_cast<const float*>(b),
+                ldb, beta, C, ldc);
   });
 }
 
@@ -161,8 +171,9 @@ extern "C" cublasStatus_t cublasDgemm_v2(cublasHandle_t handle, cublasOperation_
   ABFT_NESTED_OR_MISSING(Entry::Dgemm, real, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
   const GemmCall c = make_call(transa, transb, m, n, k, CUDA_R_64F, CUDA_R_64F, CUDA_R_64F, CUBLAS_COMPUTE_64F, lda,
                                ldb, ldc);
-  return strided_entry(Entry::Dgemm, handle, c, alpha, A, B, beta, C, CUBLAS_GEMM_DEFAULT, [&](int64_t) {
-    return real(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  return strided_entry(Entry::Dgemm, handle, c, alpha, A, B, beta, C, [&](const void* a, const void* b) {
+    return real(handle, transa, transb, m, n, k, alpha, static_cast<const double*>(a), lda,
+                static_cast<const double*>(b), ldb, beta, C, ldc);
   });
 }
 
@@ -173,8 +184,9 @@ extern "C" cublasStatus_t cublasHgemm(cublasHandle_t handle, cublasOperation_t t
   ABFT_NESTED_OR_MISSING(Entry::Hgemm, real, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
   const GemmCall c = make_call(transa, transb, m, n, k, CUDA_R_16F, CUDA_R_16F, CUDA_R_16F, CUBLAS_COMPUTE_16F, lda,
                                ldb, ldc);
-  return strided_entry(Entry::Hgemm, handle, c, alpha, A, B, beta, C, CUBLAS_GEMM_DEFAULT, [&](int64_t) {
-    return real(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  return strided_entry(Entry::Hgemm, handle, c, alpha, A, B, beta, C, [&](const void* a, const void* b) {
+    return real(handle, transa, transb, m, n, k, alpha, static_cast<const __half*>(a), lda,
+                static_cast<const __half*>(b), ldb, beta, C, ldc);
   });
 }
 
@@ -187,8 +199,8 @@ extern "C" cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t 
   ABFT_NESTED_OR_MISSING(Entry::GemmEx, real, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb,
                          beta, C, Ctype, ldc, computeType, algo);
   const GemmCall c = make_call(transa, transb, m, n, k, Atype, Btype, Ctype, computeType, lda, ldb, ldc);
-  return strided_entry(Entry::GemmEx, handle, c, alpha, A, B, beta, C, algo, [&](int64_t) {
-    return real(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc, computeType,
+  return strided_entry(Entry::GemmEx, handle, c, alpha, A, B, beta, C, [&](const void* a, const void* b) {
+    return real(handle, transa, transb, m, n, k, alpha, a, Atype, lda, b, Btype, ldb, beta, C, Ctype, ldc, computeType,
                 algo);
   });
 }
@@ -203,12 +215,10 @@ extern "C" cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t handle, cubla
                          ldb, strideB, beta, C, ldc, strideC, batchCount);
   const GemmCall c = make_call(transa, transb, m, n, k, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F, lda,
                                ldb, ldc, strideA, strideB, strideC, batchCount);
-  return strided_entry(Entry::SgemmStridedBatched, handle, c, alpha, A, B, beta, C, CUBLAS_GEMM_DEFAULT,
-                       [&](int64_t i) {
-                         return real(handle, transa, transb, m, n, k, alpha, A + i * strideA, lda, strideA,
-                                     B + i * strideB, ldb, strideB, beta, C + i * strideC, ldc, strideC,
-                                     int(batchCount - i));
-                       });
+  return strided_entry(Entry::SgemmStridedBatched, handle, c, alpha, A, B, beta, C, [&](const void* a, const void* b) {
+    return real(handle, transa, transb, m, n, k, alpha, static_cast<const float*>(a), lda, strideA,
+                static_cast<const float*>(b), ldb, strideB, beta, C, ldc, strideC, batchCount);
+  });
 }
 
 extern "C" cublasStatus_t cublasDgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa,
@@ -221,12 +231,10 @@ extern "C" cublasStatus_t cublasDgemmStridedBatched(cublasHandle_t handle, cubla
                          ldb, strideB, beta, C, ldc, strideC, batchCount);
   const GemmCall c = make_call(transa, transb, m, n, k, CUDA_R_64F, CUDA_R_64F, CUDA_R_64F, CUBLAS_COMPUTE_64F, lda,
                                ldb, ldc, strideA, strideB, strideC, batchCount);
-  return strided_entry(Entry::DgemmStridedBatched, handle, c, alpha, A, B, beta, C, CUBLAS_GEMM_DEFAULT,
-                       [&](int64_t i) {
-                         return real(handle, transa, transb, m, n, k, alpha, A + i * strideA, lda, strideA,
-                                     B + i * strideB, ldb, strideB, beta, C + i * strideC, ldc, strideC,
-                                     int(batchCount - i));
-                       });
+  return strided_entry(Entry::DgemmStridedBatched, handle, c, alpha, A, B, beta, C, [&](const void* a, const void* b) {
+    return real(handle, transa, transb, m, n, k, alpha, static_cast<const double*>(a), lda, strideA,
+                static_cast<const double*>(b), ldb, strideB, beta, C, ldc, strideC, batchCount);
+  });
 }
 
 extern "C" cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation_t transa,
@@ -242,12 +250,9 @@ extern "C" cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cubl
   const GemmCall c =
       make_call(transa, transb, m, n, k, Atype, Btype, Ctype, computeType, lda, ldb, ldc, strideA, strideB, strideC,
                 batchCount);
-  return strided_entry(Entry::GemmStridedBatchedEx, handle, c, alpha, A, B, beta, C, algo, [&](int64_t i) {
-    // Only reached with a translated call (or i = 0): the element size is the engine's.
-    const int64_t esz = i ? translate_gemm(c).elem_bytes : 0;
-    return real(handle, transa, transb, m, n, k, alpha, at(A, i * strideA * esz), Atype, lda, strideA,
-                at(B, i * strideB * esz), Btype, ldb, strideB, beta, at(C, i * strideC * esz), Ctype, ldc, strideC,
-                int(batchCount - i), computeType, algo);
+  return strided_entry(Entry::GemmStridedBatchedEx, handle, c, alpha, A, B, beta, C, [&](const void* a, const void* b) {
+    return real(handle, transa, transb, m, n, k, alpha, a, Atype, lda, strideA, b, Btype, ldb, strideB, beta, C, Ctype,
+                ldc, strideC, batchCount, computeType, algo);
   });
 }
 

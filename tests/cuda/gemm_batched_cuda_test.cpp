@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -27,6 +28,7 @@
 #include "abft/abft_cublas.h"
 #include "abft/abft_cuda.h"
 #include "cuda_test_util.hpp"
+#include "gemm_cublas_api.hpp"  // (cuda/: the cuBLAS-signature door with the caller's product)
 #include "gemm_protected.hpp"  // (cuda/: the engine's internal door, GemmExtras)
 
 namespace {
@@ -406,6 +408,86 @@ TEST(CudaGemmExtras, CallersProductWithABiasIsCheckedAndRepaired) {
     check_extras<float>(site);
     check_extras<__nv_bfloat16>(site);
   }
+}
+
+/** The cuBLAS-signature door with the program's own product (the preload's cuBLAS entry points):
+ *  taken where it rounds as the bound assumes — float under the default math mode, 16-bit data
+ *  only when the handle forbids reduced-precision reductions — and then the protected result is
+ *  the program's own bit for bit; otherwise the engine's product, still right. A fault in an
+ *  operand copy reaches the program's product and is repaired. */
+TEST(CudaGemmExtras, CublasDoorTakesTheCallersProductWhereItRoundsOnce) {
+  REQUIRE_DEVICE();
+  using abft::cuda::caller_product_rounds_as_bound;
+  EXPECT_TRUE(caller_product_rounds_as_bound(CUDA_R_32F, CUBLAS_DEFAULT_MATH));
+  EXPECT_TRUE(caller_product_rounds_as_bound(CUDA_R_32F, CUBLAS_TF32_TENSOR_OP_MATH));
+  EXPECT_FALSE(caller_product_rounds_as_bound(CUDA_R_32F, CUBLAS_TENSOR_OP_MATH));
+  EXPECT_FALSE(caller_product_rounds_as_bound(CUDA_R_16BF, CUBLAS_DEFAULT_MATH));
+  EXPECT_TRUE(caller_product_rounds_as_bound(CUDA_R_16BF,
+                                             CUBLAS_DEFAULT_MATH | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION));
+  cublasHandle_t cb = nullptr;
+  ASSERT_EQ(cublasCreate(&cb), CUBLAS_STATUS_SUCCESS);
+  auto run = [&](auto tag, int math, bool expect_own, abft_site site) {
+    using T = decltype(tag);
+    const cudaDataType_t type = std::is_same<T, float>::value ? CUDA_R_32F : CUDA_R_16BF;
+    Batch<T> P(2, 24, 20, 33, ABFT_COL_MAJOR, ABFT_TRANS, ABFT_NO_TRANS, 1, 2, 3, false, 21);
+    DeviceBuffer<T> A(P.A), B(P.B), C(P.C0), Cref(P.C0);
+    ASSERT_EQ(cublasSetMathMode(cb, cublasMath_t(math)), CUBLAS_STATUS_SUCCESS);
+    const float al = float(P.alpha), be = float(P.beta);
+    int products = 0;
+    const abft::cuda::CallerProduct product = [&](const void* a, const void* b) {
+      ++products;
+      return cublasGemmStridedBatchedEx(cb, CUBLAS_OP_T, CUBLAS_OP_N, int(P.m), int(P.n), int(P.k), &al, a, type,
+                                        int(P.lda), P.sa, b, type, int(P.ldb), P.sb, &be, C.p, type, int(P.ldc), P.sc,
+                                        int(P.count), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT) == CUBLAS_STATUS_SUCCESS;
+    };
+    abft_handle_t h = abft_cublas_handle();
+    abft_injector_t inj = nullptr;
+    ASSERT_EQ(abft_injector_create(3, &inj), ABFT_STATUS_SUCCESS);
+    if (site != ABFT_SITE_COUNT_) {
+      abft_fault f{};
+      f.site = site, f.model = ABFT_FAULT_BITFLIP, f.bit = std::is_same<T, float>::value ? 30 : 14;
+      f.row = P.m + 4, f.col = 6, f.kpos = 2;  // item 1
+      ASSERT_EQ(abft_injector_add(inj, &f), ABFT_STATUS_SUCCESS);
+      abft_handle_set_injector(h, inj);
+    }
+    abft_report before{};
+    abft_cuda_sync(h, nullptr, &before);
+    ASSERT_EQ(abft::cuda::cublas_gemm_ex(cb, CUBLAS_OP_T, CUBLAS_OP_N, int(P.m), int(P.n), int(P.k), &al, A.p, type,
+                                         int(P.lda), P.sa, B.p, type, int(P.ldb), P.sb, &be, C.p, type, int(P.ldc),
+                                         P.sc, int(P.count), CUBLAS_COMPUTE_32F, &product),
+              CUBLAS_STATUS_SUCCESS);
+    abft_report r{};
+    ASSERT_EQ(abft_cuda_sync(h, nullptr, &r), ABFT_STATUS_SUCCESS);
+    abft_handle_set_injector(h, nullptr);
+    abft_injector_destroy(inj);
+    EXPECT_EQ(products, expect_own ? 1 : 0) << "math " << math;
+    EXPECT_EQ(r.checks, uint64_t(P.count * P.n));
+    if (site == ABFT_SITE_COUNT_) {
+      EXPECT_EQ(r.detected, 0u);
+    } else {
+      EXPECT_GE(r.detected, 1u);
+      EXPECT_GE(r.corrected, 1u);
+      EXPECT_EQ(r.uncorrectable, 0u);
+    }
+    const std::vector<T> got = C.get(P.C0.size());
+    EXPECT_LE(P.error(got), tolerance<T>(P.k));
+    if (expect_own && site == ABFT_SITE_COUNT_) {  // the program's own product, bit for bit
+      ASSERT_EQ(cublasGemmStridedBatchedEx(cb, CUBLAS_OP_T, CUBLAS_OP_N, int(P.m), int(P.n), int(P.k), &al, A.p, type,
+                                           int(P.lda), P.sa, B.p, type, int(P.ldb), P.sb, &be, Cref.p, type,
+                                           int(P.ldc), P.sc, int(P.count), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+                CUBLAS_STATUS_SUCCESS);
+      const std::vector<T> want = Cref.get(P.C0.size());
+      EXPECT_EQ(std::memcmp(got.data(), want.data(), got.size() * sizeof(T)), 0);
+    }
+  };
+  const int disallow = CUBLAS_DEFAULT_MATH | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION;
+  for (abft_site site : {ABFT_SITE_COUNT_, ABFT_SITE_OUTPUT, ABFT_SITE_PACKED_A}) {
+    run(float{}, CUBLAS_DEFAULT_MATH, true, site);
+    run(float{}, CUBLAS_TENSOR_OP_MATH, false, site);  // a mode the bound does not know
+    run(__nv_bfloat16{}, CUBLAS_DEFAULT_MATH, false, site);  // split-k partials may be rounded to 16 bits
+    run(__nv_bfloat16{}, disallow, true, site);
+  }
+  cublasDestroy(cb);
 }
 
 }  // namespace
