@@ -71,14 +71,15 @@ template <class S>
 cublasStatus_t gemm(cublasHandle_t handle, cudaDataType_t type, cublasOperation_t ta, cublasOperation_t tb, int m,
                     int n, int k, const void* alpha, const void* A, int lda, long long sa, const void* B, int ldb,
                     long long sb, const void* beta, void* C, int ldc, long long sc, int batch,
-                    const abft::cuda::CallerProduct* product = nullptr, int math = -1) {
+                    const abft::cuda::CallerProduct* product = nullptr, int math = -1,
+                    cublasGemmAlgo_t algo = CUBLAS_GEMM_DEFAULT) {
   S a{}, b{};
   const CallerState cs = caller_state<S>(handle, alpha, beta, &a, &b);
   if (!cs.ok) return handle ? CUBLAS_STATUS_INVALID_VALUE : CUBLAS_STATUS_NOT_INITIALIZED;
   if (batch < 0) return CUBLAS_STATUS_INVALID_VALUE;
   const int mode = math >= 0 ? math : cs.math;
   abft::cuda::GemmExtras ex;
-  const bool own = product && *product && abft::cuda::caller_product_rounds_as_bound(type, cs.math);
+  const bool own = product && *product && abft::cuda::caller_product_rounds_as_bound(type, cs.math, int(algo));
   if (own) ex.product = *product;
   return to_cublas_status(abft::cuda::protected_gemm(abft_cublas_handle(), cs.stream, mode, type, ABFT_COL_MAJOR,
                                                      to_op(ta), to_op(tb), m, n, k, &a, A, lda, B, ldb, &b, C, ldc,
@@ -134,9 +135,11 @@ namespace {
 
 namespace abft::cuda {
 
-bool caller_product_rounds_as_bound(cudaDataType_t type, int math) {
+bool caller_product_rounds_as_bound(cudaDataType_t type, int math, int algo) {
   const int base = math & 0xF;
   if (base != CUBLAS_DEFAULT_MATH && base != CUBLAS_PEDANTIC_MATH && base != CUBLAS_TF32_TENSOR_OP_MATH) return false;
+  if (type == CUDA_R_32F && algo >= int(CUBLAS_GEMM_DEFAULT_TENSOR_OP) && algo <= int(CUBLAS_GEMM_ALGO15_TENSOR_OP))
+    return false;
   if (type == CUDA_R_16F || type == CUDA_R_16BF) return (math & CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION) != 0;
   return true;
 }
@@ -145,19 +148,19 @@ cublasStatus_t cublas_gemm_ex(cublasHandle_t handle, cublasOperation_t transa, c
                               int k, const void* alpha, const void* A, cudaDataType_t Atype, int lda, long long sa,
                               const void* B, cudaDataType_t Btype, int ldb, long long sb, const void* beta, void* C,
                               cudaDataType_t Ctype, int ldc, long long sc, int batch, cublasComputeType_t computeType,
-                              const CallerProduct* product) {
+                              cublasGemmAlgo_t algo, const CallerProduct* product) {
   if (Atype != Btype || Atype != Ctype) return CUBLAS_STATUS_NOT_SUPPORTED;
   const bool c64 = computeType == CUBLAS_COMPUTE_64F || computeType == CUBLAS_COMPUTE_64F_PEDANTIC;
   const bool c32 = computeType == CUBLAS_COMPUTE_32F || computeType == CUBLAS_COMPUTE_32F_PEDANTIC ||
                    computeType == CUBLAS_COMPUTE_32F_FAST_TF32;
   if (Atype == CUDA_R_64F && c64)
     return gemm<double>(handle, Atype, transa, transb, m, n, k, alpha, A, lda, sa, B, ldb, sb, beta, C, ldc, sc, batch,
-                        product);
+                        product, -1, algo);
   if ((Atype == CUDA_R_32F || Atype == CUDA_R_16F || Atype == CUDA_R_16BF) && c32) {
     // FAST_TF32 on float data: the bound must know (the handle's math mode may not say it).
     const bool tf32 = computeType == CUBLAS_COMPUTE_32F_FAST_TF32 && Atype == CUDA_R_32F;
     return gemm<float>(handle, Atype, transa, transb, m, n, k, alpha, A, lda, sa, B, ldb, sb, beta, C, ldc, sc, batch,
-                       product, tf32 ? int(CUBLAS_TF32_TENSOR_OP_MATH) : -1);
+                       product, tf32 ? int(CUBLAS_TF32_TENSOR_OP_MATH) : -1, algo);
   }
   return CUBLAS_STATUS_NOT_SUPPORTED;
 }
@@ -169,9 +172,8 @@ extern "C" cublasStatus_t abft_cublasGemmEx(cublasHandle_t handle, cublasOperati
                                             cudaDataType_t Atype, int lda, const void* B, cudaDataType_t Btype,
                                             int ldb, const void* beta, void* C, cudaDataType_t Ctype, int ldc,
                                             cublasComputeType_t computeType, cublasGemmAlgo_t algo) {
-  (void)algo;  // the library picks; the checks do not depend on it
   return abft::cuda::cublas_gemm_ex(handle, transa, transb, m, n, k, alpha, A, Atype, lda, 0, B, Btype, ldb, 0, beta, C,
-                                    Ctype, ldc, 0, 1, computeType, nullptr);
+                                    Ctype, ldc, 0, 1, computeType, algo, nullptr);
 }
 
 extern "C" cublasStatus_t abft_cublasGemmStridedBatchedEx(
@@ -179,7 +181,6 @@ extern "C" cublasStatus_t abft_cublasGemmStridedBatchedEx(
     const void* A, cudaDataType_t Atype, int lda, long long strideA, const void* B, cudaDataType_t Btype, int ldb,
     long long strideB, const void* beta, void* C, cudaDataType_t Ctype, int ldc, long long strideC, int batchCount,
     cublasComputeType_t computeType, cublasGemmAlgo_t algo) {
-  (void)algo;
   return abft::cuda::cublas_gemm_ex(handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb,
-                                    strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, nullptr);
+                                    strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, algo, nullptr);
 }

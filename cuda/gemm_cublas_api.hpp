@@ -16,18 +16,20 @@ namespace abft::cuda {
 using CallerProduct = std::function<bool(const void* A, const void* B)>;
 
 /** As abft_cublasGemmStridedBatchedEx (batch 1: one product), with `product` as the product
- *  when it rounds as the engine's bound assumes under the handle's math mode (a base mode the
- *  bound knows — default, pedantic, TF32 — and, for 16-bit data, reduced-precision reductions
- *  forbidden: cuBLAS may otherwise reduce split-k partials in 16 bits); otherwise, or with a
- *  null product, the engine's own. */
+ *  when it rounds as the engine's bound assumes under the handle's math mode and the program's
+ *  algorithm (caller_product_rounds_as_bound); otherwise, or with a null product, the engine's
+ *  own. */
 cublasStatus_t cublas_gemm_ex(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n,
                               int k, const void* alpha, const void* A, cudaDataType_t Atype, int lda, long long sa,
                               const void* B, cudaDataType_t Btype, int ldb, long long sb, const void* beta, void* C,
                               cudaDataType_t Ctype, int ldc, long long sc, int batch, cublasComputeType_t computeType,
-                              const CallerProduct* product);
+                              cublasGemmAlgo_t algo, const CallerProduct* product);
 
-/** Whether a caller's cuBLAS product under math mode `math` rounds as the bound assumes (see
- *  cublas_gemm_ex). */
-bool caller_product_rounds_as_bound(cudaDataType_t type, int math);
+/** Whether a caller's cuBLAS product under math mode `math` with algorithm `algo` rounds as the
+ *  bound assumes: a base mode the bound knows (default, pedantic, TF32); for 16-bit data,
+ *  reduced-precision reductions forbidden (cuBLAS may otherwise reduce split-k partials in 16
+ *  bits); for float data, not one of the deprecated *_TENSOR_OP algorithms (99-115), which may
+ *  round float inputs to 16 bits. */
+bool caller_product_rounds_as_bound(cudaDataType_t type, int math, int algo = CUBLAS_GEMM_DEFAULT);
 
 }  // namespace abft::cuda

@@ -288,8 +288,7 @@ abft_status run(abft_handle_t h, void* stream_ptr, abft_policy policy, abft_layo
   if (lda < (arows > 1 ? arows : 1) || ldb < (brows > 1 ? brows : 1) || ldc < (m > 1 ? m : 1))
     return ABFT_STATUS_INVALID_LD;
   // A strided batch's outputs must not overlap (each item's C is written and repaired alone).
-  if (bt.count > 1 && m > 0 && n > 0 && (bt.sc < 0 ? -bt.sc : bt.sc) < (n - 1) * ldc + m)
-    return ABFT_STATUS_INVALID_VALUE;
+  if (!outputs_disjoint(bt.count, bt.sc, m, n, ldc)) return ABFT_STATUS_INVALID_VALUE;
   if (m == 0 || n == 0 || bt.count == 0) return ABFT_STATUS_SUCCESS;
   if (!C || (k > 0 && alpha != S(0) && (!A || !B))) return ABFT_STATUS_NULL_POINTER;
 
@@ -360,12 +359,15 @@ abft_status run(abft_handle_t h, void* stream_ptr, abft_policy policy, abft_layo
   const size_t c0_elems = keep_c0 ? size_t(item_c0 * (items - 1) + c0_one) : 0;
   const size_t bytes = nd * sizeof(double) + size_t(n * items) * sizeof(int) + c0_elems * sizeof(T) + 64;
   if (!grow_device_buffer(&st->work, &st->work_bytes, bytes)) return ABFT_STATUS_ALLOC_FAILED;
-  double* vw = static_cast<double*>(st->work);  // cudaMalloc: 256-byte aligned, so the pairs are 16
+  double* vw = nullptr;  // cudaMalloc: 256-byte aligned, so the pairs below are 16
+  // (The bias sums first: the injection's scratch values, written into ref and X, must not
+  // reach them.)
+  double* bias_sums = static_cast<double*>(st->work);
+  vw = bias_sums + 2;  // (still 16-byte aligned)
   const int64_t nn = n * items;
   double *rr = vw + 2 * k * items, *rx = rr + nn, *c0s = rx + nn, *c0a = c0s + nn, *ref = c0a + nn, *X = ref + nn;
   double* part = X + nn;
-  double* bias_sums = part + scratch * items;
-  int* verdict = reinterpret_cast<int*>(bias_sums + 2);
+  int* verdict = reinterpret_cast<int*>(part + scratch * items);
   char* c0base = reinterpret_cast<char*>(verdict + nn);
   c0base += 32 - reinterpret_cast<uintptr_t>(c0base) % 32;
   T* c0copy = reinterpret_cast<T*>(c0base) + cl.offset;

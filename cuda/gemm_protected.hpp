@@ -9,14 +9,10 @@
 #include <functional>
 
 #include "abft/abft.h"
+#include "gemm_batch.hpp"
 
 namespace abft::cuda {
 
-/** A strided batch: `count` products, item i's operands at A + i sa, B + i sb, C + i sc
- *  (elements; any sign for A and B, C's items apart). count 1: one product, strides unused. */
-struct GemmBatch {
-  int64_t count = 1, sa = 0, sb = 0, sc = 0;
-};
 
 /** What a caller may add to a protected GEMM (column-major calls only):
  *  - `product`: its own product in place of the engine's cuBLAS call — the preload's cuBLASLt

@@ -73,16 +73,19 @@ Reason precheck(const GemmCall& c, cublasHandle_t h, EngineGemm* eg) {
 }
 
 /** Units [0, units) through the engine, unit u by engine(u) (a cuBLAS status); on a refusal,
- *  forward(first(u)) runs the items from unit u's first on the real cuBLAS. */
+ *  forward(first(u)) runs the items from unit u's first on the real cuBLAS. `own`: the status of
+ *  the program's own call when the engine ran it as the product and it failed (the program gets
+ *  that status, as without the library), else success. */
 template <class Engine, class First, class Forward>
-cublasStatus_t protect_units(Entry e, int64_t units, Engine engine, First first, Forward forward) {
+cublasStatus_t protect_units(Entry e, int64_t units, Engine engine, First first, Forward forward,
+                             const cublasStatus_t* own = nullptr) {
   engine_handle(Family::Cublas);
   for (int64_t u = 0; u < units; ++u) {
     const cublasStatus_t s = engine(u);
     if (s == CUBLAS_STATUS_SUCCESS) continue;
     if (s == CUBLAS_STATUS_EXECUTION_FAILED) {  // the engine started: its error is the call's
       note_failed(e);
-      return s;
+      return own && *own != CUBLAS_STATUS_SUCCESS ? *own : s;
     }
     // Nothing of unit u ran: the real cuBLAS runs the items from its first on. NOT_SUPPORTED /
     // ALLOC_FAILED mean no usable GPU or memory; anything else is the engine refusing what the
@@ -117,7 +120,7 @@ cublasStatus_t protect_items(Entry e, cublasHandle_t h, const GemmCall& c, const
  *  unprotected one bit for bit). */
 template <class Call>
 cublasStatus_t strided_entry(Entry e, cublasHandle_t h, const GemmCall& c, const void* alpha, const void* A,
-                             const void* B, const void* beta, void* C, Call call) {
+                             const void* B, const void* beta, void* C, cublasGemmAlgo_t algo, Call call) {
   note_call(e);
   EngineGemm eg;
   const Reason r = strided_outputs_overlap(c) ? Reason::Arguments : precheck(c, h, &eg);
@@ -126,15 +129,17 @@ cublasStatus_t strided_entry(Entry e, cublasHandle_t h, const GemmCall& c, const
     note_unprotected(e, r);
     return forward(0);
   }
+  cublasStatus_t own = CUBLAS_STATUS_SUCCESS;  // the program's own call, when it ran as the product
   const abft::cuda::CallerProduct product = [&](const void* a, const void* b) {
-    return call(a, b) == CUBLAS_STATUS_SUCCESS;
+    own = call(a, b);
+    return own == CUBLAS_STATUS_SUCCESS;
   };
   auto engine = [&](int64_t) {
     return abft::cuda::cublas_gemm_ex(h, c.transa, c.transb, int(c.m), int(c.n), int(c.k), alpha, A, eg.type,
                                       int(c.lda), c.stride_a, B, eg.type, int(c.ldb), c.stride_b, beta, C, eg.type,
-                                      int(c.ldc), c.stride_c, int(eg.items), eg.compute, &product);
+                                      int(c.ldc), c.stride_c, int(eg.items), eg.compute, algo, &product);
   };
-  return protect_units(e, 1, engine, [](int64_t) { return int64_t(0); }, forward);
+  return protect_units(e, 1, engine, [](int64_t) { return int64_t(0); }, forward, &own);
 }
 
 }  // namespace
@@ -158,7 +163,7 @@ extern "C" cublasStatus_t cublasSgemm_v2(cublasHandle_t handle, cublasOperation_
   ABFT_NESTED_OR_MISSING(Entry::Sgemm, real, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
   const GemmCall c = make_call(transa, transb, m, n, k, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F, lda,
                                ldb, ldc);
-  return strided_entry(Entry::Sgemm, handle, c, alpha, A, B, beta, C, [&](const void* a, const void* b) {
+  return strided_entry(Entry::Sgemm, handle, c, alpha, A, B, beta, C, CUBLAS_GEMM_DEFAULT, [&](const void* a, const void* b) {
     return real(handle, transa, transb, m, n, k, alpha, static_cast<const float*>(a), lda, static_cast<const float*>(b),
                 ldb, beta, C, ldc);
   });
@@ -171,7 +176,7 @@ extern "C" cublasStatus_t cublasDgemm_v2(cublasHandle_t handle, cublasOperation_
   ABFT_NESTED_OR_MISSING(Entry::Dgemm, real, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
   const GemmCall c = make_call(transa, transb, m, n, k, CUDA_R_64F, CUDA_R_64F, CUDA_R_64F, CUBLAS_COMPUTE_64F, lda,
                                ldb, ldc);
-  return strided_entry(Entry::Dgemm, handle, c, alpha, A, B, beta, C, [&](const void* a, const void* b) {
+  return strided_entry(Entry::Dgemm, handle, c, alpha, A, B, beta, C, CUBLAS_GEMM_DEFAULT, [&](const void* a, const void* b) {
     return real(handle, transa, transb, m, n, k, alpha, static_cast<const double*>(a), lda,
                 static_cast<const double*>(b), ldb, beta, C, ldc);
   });
@@ -184,7 +189,7 @@ extern "C" cublasStatus_t cublasHgemm(cublasHandle_t handle, cublasOperation_t t
   ABFT_NESTED_OR_MISSING(Entry::Hgemm, real, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
   const GemmCall c = make_call(transa, transb, m, n, k, CUDA_R_16F, CUDA_R_16F, CUDA_R_16F, CUBLAS_COMPUTE_16F, lda,
                                ldb, ldc);
-  return strided_entry(Entry::Hgemm, handle, c, alpha, A, B, beta, C, [&](const void* a, const void* b) {
+  return strided_entry(Entry::Hgemm, handle, c, alpha, A, B, beta, C, CUBLAS_GEMM_DEFAULT, [&](const void* a, const void* b) {
     return real(handle, transa, transb, m, n, k, alpha, static_cast<const __half*>(a), lda,
                 static_cast<const __half*>(b), ldb, beta, C, ldc);
   });
@@ -199,7 +204,7 @@ extern "C" cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t 
   ABFT_NESTED_OR_MISSING(Entry::GemmEx, real, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb,
                          beta, C, Ctype, ldc, computeType, algo);
   const GemmCall c = make_call(transa, transb, m, n, k, Atype, Btype, Ctype, computeType, lda, ldb, ldc);
-  return strided_entry(Entry::GemmEx, handle, c, alpha, A, B, beta, C, [&](const void* a, const void* b) {
+  return strided_entry(Entry::GemmEx, handle, c, alpha, A, B, beta, C, algo, [&](const void* a, const void* b) {
     return real(handle, transa, transb, m, n, k, alpha, a, Atype, lda, b, Btype, ldb, beta, C, Ctype, ldc, computeType,
                 algo);
   });
@@ -215,7 +220,7 @@ extern "C" cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t handle, cubla
                          ldb, strideB, beta, C, ldc, strideC, batchCount);
   const GemmCall c = make_call(transa, transb, m, n, k, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F, lda,
                                ldb, ldc, strideA, strideB, strideC, batchCount);
-  return strided_entry(Entry::SgemmStridedBatched, handle, c, alpha, A, B, beta, C, [&](const void* a, const void* b) {
+  return strided_entry(Entry::SgemmStridedBatched, handle, c, alpha, A, B, beta, C, CUBLAS_GEMM_DEFAULT, [&](const void* a, const void* b) {
     return real(handle, transa, transb, m, n, k, alpha, static_cast<const float*>(a), lda, strideA,
                 static_cast<const float*>(b), ldb, strideB, beta, C, ldc, strideC, batchCount);
   });
@@ -231,7 +236,7 @@ extern "C" cublasStatus_t cublasDgemmStridedBatched(cublasHandle_t handle, cubla
                          ldb, strideB, beta, C, ldc, strideC, batchCount);
   const GemmCall c = make_call(transa, transb, m, n, k, CUDA_R_64F, CUDA_R_64F, CUDA_R_64F, CUBLAS_COMPUTE_64F, lda,
                                ldb, ldc, strideA, strideB, strideC, batchCount);
-  return strided_entry(Entry::DgemmStridedBatched, handle, c, alpha, A, B, beta, C, [&](const void* a, const void* b) {
+  return strided_entry(Entry::DgemmStridedBatched, handle, c, alpha, A, B, beta, C, CUBLAS_GEMM_DEFAULT, [&](const void* a, const void* b) {
     return real(handle, transa, transb, m, n, k, alpha, static_cast<const double*>(a), lda, strideA,
                 static_cast<const double*>(b), ldb, strideB, beta, C, ldc, strideC, batchCount);
   });
@@ -250,7 +255,7 @@ extern "C" cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cubl
   const GemmCall c =
       make_call(transa, transb, m, n, k, Atype, Btype, Ctype, computeType, lda, ldb, ldc, strideA, strideB, strideC,
                 batchCount);
-  return strided_entry(Entry::GemmStridedBatchedEx, handle, c, alpha, A, B, beta, C, [&](const void* a, const void* b) {
+  return strided_entry(Entry::GemmStridedBatchedEx, handle, c, alpha, A, B, beta, C, algo, [&](const void* a, const void* b) {
     return real(handle, transa, transb, m, n, k, alpha, a, Atype, lda, strideA, b, Btype, ldb, strideB, beta, C, Ctype,
                 ldc, strideC, batchCount, computeType, algo);
   });

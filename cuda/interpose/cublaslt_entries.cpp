@@ -187,9 +187,11 @@ extern "C" cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtM
   const int64_t esz = int64_t(eg.elem_bytes);
   const abft::cuda::GemmBatch batch{eg.items, eg.byte_offset_a / esz, eg.byte_offset_b / esz, eg.byte_offset_c / esz};
   abft::cuda::GemmExtras extras;
+  cublasStatus_t own_status = CUBLAS_STATUS_SUCCESS;  // the program's own call, when it ran as the product
   extras.product = [&](const void* a_use, const void* b_use) {
-    return real(lightHandle, computeDesc, alpha, a_use, Adesc, b_use, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace,
-                workspaceSizeInBytes, stream) == CUBLAS_STATUS_SUCCESS;
+    own_status = real(lightHandle, computeDesc, alpha, a_use, Adesc, b_use, Bdesc, beta, C, Cdesc, D, Ddesc, algo,
+                      workspace, workspaceSizeInBytes, stream);
+    return own_status == CUBLAS_STATUS_SUCCESS;
   };
   if (lt.epilogue == CUBLASLT_EPILOGUE_BIAS) extras.bias = lt.bias;
   const abft_status st = abft::cuda::protected_gemm(h, stream, eg.math_mode, eg.type, ABFT_COL_MAJOR, eg.opa, eg.opb,
@@ -197,8 +199,8 @@ extern "C" cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtM
                                                     own ? &extras : nullptr);
   if (st != ABFT_STATUS_SUCCESS && st != ABFT_STATUS_FAULT_DETECTED && st != ABFT_STATUS_FAULT_UNCORRECTABLE) {
     if (st == ABFT_STATUS_INTERNAL_ERROR) {  // the engine started: its error is the call's
-      note_failed(e);
-      return CUBLAS_STATUS_EXECUTION_FAILED;
+      note_failed(e);  // (the program's own call's status when it was the product and failed)
+      return own_status != CUBLAS_STATUS_SUCCESS ? own_status : CUBLAS_STATUS_EXECUTION_FAILED;
     }
     // Nothing ran: NOT_SUPPORTED / ALLOC_FAILED mean no usable GPU or memory, anything else is
     // the engine refusing the translation (a bug of ours, reported); cuBLASLt runs the call.

@@ -3,6 +3,8 @@
  */
 #include "translate.hpp"
 
+#include "../gemm_batch.hpp"  // (the engine's test of a batch's outputs)
+
 #include <cstdint>
 
 namespace abft::preload {
@@ -90,7 +92,7 @@ EngineGemm translate_gemm(const GemmCall& c) {
 }
 
 bool strided_outputs_overlap(const GemmCall& c) {
-  return c.batch > 1 && c.m > 0 && c.n > 0 && (c.stride_c < 0 ? -c.stride_c : c.stride_c) < (c.n - 1) * c.ldc + c.m;
+  return !abft::cuda::outputs_disjoint(c.batch, c.stride_c, c.m, c.n, c.ldc);
 }
 
 bool lt_algo_rounds_once(int32_t d_type, bool algo_given, int32_t splitk, uint32_t reduction) {

@@ -68,9 +68,10 @@ struct EngineGemm {
  *  Sgemm 32F/COMPUTE_32F, Dgemm 64F/COMPUTE_64F, Hgemm 16F/COMPUTE_16F). */
 EngineGemm translate_gemm(const GemmCall& c);
 
-/** A strided batch (batch > 1, c.stride_c between items) whose outputs overlap: cuBLAS leaves it
- *  undefined, the engine refuses it (ABFT_STATUS_INVALID_VALUE), the preload passes it through
- *  (Reason::Arguments). Pointer-array batches have no strides: not for them. */
+/** A strided batch (batch > 1, c.stride_c between items) whose outputs may overlap (the engine's
+ *  abft::cuda::outputs_disjoint does not hold): cuBLAS leaves overlap undefined, the engine
+ *  refuses it (ABFT_STATUS_INVALID_VALUE), the preload passes it through (Reason::Arguments).
+ *  Pointer-array batches have no strides: not for them. */
 bool strided_outputs_overlap(const GemmCall& c);
 
 /** Byte offset of operand X of item i: i * stride (elements) * element size. */

@@ -62,8 +62,9 @@ ABFT_API abft_status abft_cuda_bf16gemm(abft_handle_t h, void* stream, abft_poli
                                         float beta, void* C, int64_t ldc);
 /** Strided batches: `count` products in one call, item i reading op(A) at A + i strideA and op(B)
  *  at B + i strideB and writing C + i strideC (strides in elements; A's and B's of any sign, 0 for
- *  an operand all items share; C's items must not overlap, |strideC| >= the extent of one C,
- *  else INVALID_VALUE). One cuBLAS strided-batched product and one launch per check for the
+ *  an operand all items share; C's items must be disjoint — |strideC| at least one C's extent, or
+ *  row blocks of one taller matrix (|strideC| >= m and (count - 1) |strideC| + m <= ldc in the
+ *  column-major view) — else INVALID_VALUE). One cuBLAS strided-batched product and one launch per check for the
  *  whole batch; the verdicts, repairs and counters are per column of each item, as for single
  *  products. Injected faults address the stacked items: an output or op(A) fault's row is
  *  item * m + row, an op(B) fault's column item * n + col (abft_call_info.batch = count).

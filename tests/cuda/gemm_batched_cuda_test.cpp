@@ -328,8 +328,8 @@ TEST(CudaGemmBatched, CublasStridedBatchedSignaturesMatchTheEngine) {
  *  a fault at the output or in an operand copy (which the caller's product reads): repaired to
  *  the reference plus the bias; argument errors. */
 template <class T>
-void check_extras(abft_site site) {
-  const int64_t m = 40, n = 36, k = 70;
+void check_extras(abft_site site, int64_t n = 36) {
+  const int64_t m = 40, k = 70;
   Batch<T> P(1, m, n, k, ABFT_COL_MAJOR, ABFT_NO_TRANS, ABFT_TRANS, 0, 0, 0, false, 12);
   P.beta = 0.0;
   std::vector<T> hbias(static_cast<size_t>(m));
@@ -358,7 +358,7 @@ void check_extras(abft_site site) {
   if (site != ABFT_SITE_COUNT_) {
     abft_fault f{};
     f.site = site, f.model = ABFT_FAULT_BITFLIP, f.bit = std::is_same<T, float>::value ? 30 : 14;
-    f.row = 5, f.col = 7, f.kpos = 3;
+    f.row = 5, f.col = n > 7 ? 7 : 0, f.kpos = 3;
     ASSERT_EQ(abft_injector_add(inj, &f), ABFT_STATUS_SUCCESS);
     abft_handle_set_injector(h, inj);
   }
@@ -408,6 +408,10 @@ TEST(CudaGemmExtras, CallersProductWithABiasIsCheckedAndRepaired) {
     check_extras<float>(site);
     check_extras<__nv_bfloat16>(site);
   }
+  // One column (a decoding step's nn.Linear): the injection's scratch values must not reach the
+  // bias sums (they once shared the workspace's doubles after X when n = 1).
+  check_extras<float>(ABFT_SITE_OUTPUT, 1);
+  check_extras<__nv_bfloat16>(ABFT_SITE_OUTPUT, 1);
 }
 
 /** The cuBLAS-signature door with the program's own product (the preload's cuBLAS entry points):
@@ -421,12 +425,18 @@ TEST(CudaGemmExtras, CublasDoorTakesTheCallersProductWhereItRoundsOnce) {
   EXPECT_TRUE(caller_product_rounds_as_bound(CUDA_R_32F, CUBLAS_DEFAULT_MATH));
   EXPECT_TRUE(caller_product_rounds_as_bound(CUDA_R_32F, CUBLAS_TF32_TENSOR_OP_MATH));
   EXPECT_FALSE(caller_product_rounds_as_bound(CUDA_R_32F, CUBLAS_TENSOR_OP_MATH));
+  for (int a : {int(CUBLAS_GEMM_DEFAULT_TENSOR_OP), int(CUBLAS_GEMM_ALGO7_TENSOR_OP), int(CUBLAS_GEMM_ALGO15_TENSOR_OP)})
+    EXPECT_FALSE(caller_product_rounds_as_bound(CUDA_R_32F, CUBLAS_DEFAULT_MATH, a)) << a;
+  EXPECT_TRUE(caller_product_rounds_as_bound(CUDA_R_32F, CUBLAS_DEFAULT_MATH, CUBLAS_GEMM_ALGO7));
+  EXPECT_TRUE(caller_product_rounds_as_bound(
+      CUDA_R_16BF, CUBLAS_DEFAULT_MATH | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION, CUBLAS_GEMM_DEFAULT_TENSOR_OP));
   EXPECT_FALSE(caller_product_rounds_as_bound(CUDA_R_16BF, CUBLAS_DEFAULT_MATH));
   EXPECT_TRUE(caller_product_rounds_as_bound(CUDA_R_16BF,
                                              CUBLAS_DEFAULT_MATH | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION));
   cublasHandle_t cb = nullptr;
   ASSERT_EQ(cublasCreate(&cb), CUBLAS_STATUS_SUCCESS);
-  auto run = [&](auto tag, int math, bool expect_own, abft_site site) {
+  auto run = [&](auto tag, int math, bool expect_own, abft_site site,
+                 cublasGemmAlgo_t algo = CUBLAS_GEMM_DEFAULT) {
     using T = decltype(tag);
     const cudaDataType_t type = std::is_same<T, float>::value ? CUDA_R_32F : CUDA_R_16BF;
     Batch<T> P(2, 24, 20, 33, ABFT_COL_MAJOR, ABFT_TRANS, ABFT_NO_TRANS, 1, 2, 3, false, 21);
@@ -454,7 +464,7 @@ TEST(CudaGemmExtras, CublasDoorTakesTheCallersProductWhereItRoundsOnce) {
     abft_cuda_sync(h, nullptr, &before);
     ASSERT_EQ(abft::cuda::cublas_gemm_ex(cb, CUBLAS_OP_T, CUBLAS_OP_N, int(P.m), int(P.n), int(P.k), &al, A.p, type,
                                          int(P.lda), P.sa, B.p, type, int(P.ldb), P.sb, &be, C.p, type, int(P.ldc),
-                                         P.sc, int(P.count), CUBLAS_COMPUTE_32F, &product),
+                                         P.sc, int(P.count), CUBLAS_COMPUTE_32F, algo, &product),
               CUBLAS_STATUS_SUCCESS);
     abft_report r{};
     ASSERT_EQ(abft_cuda_sync(h, nullptr, &r), ABFT_STATUS_SUCCESS);
@@ -484,10 +494,68 @@ TEST(CudaGemmExtras, CublasDoorTakesTheCallersProductWhereItRoundsOnce) {
   for (abft_site site : {ABFT_SITE_COUNT_, ABFT_SITE_OUTPUT, ABFT_SITE_PACKED_A}) {
     run(float{}, CUBLAS_DEFAULT_MATH, true, site);
     run(float{}, CUBLAS_TENSOR_OP_MATH, false, site);  // a mode the bound does not know
+    run(float{}, CUBLAS_DEFAULT_MATH, false, site, CUBLAS_GEMM_DEFAULT_TENSOR_OP);  // may round float to 16 bits
     run(__nv_bfloat16{}, CUBLAS_DEFAULT_MATH, false, site);  // split-k partials may be rounded to 16 bits
     run(__nv_bfloat16{}, disallow, true, site);
   }
   cublasDestroy(cb);
+}
+
+/** Which strided outputs are disjoint (abft::cuda::outputs_disjoint, shared with the preload):
+ *  whole spans apart, or row blocks of one taller matrix; anything else may overlap. And a batch
+ *  of row blocks runs and checks every item. */
+TEST(CudaGemmBatchedArgs, OutputsMustBeDisjoint) {
+  using abft::cuda::outputs_disjoint;
+  EXPECT_TRUE(outputs_disjoint(3, 16, 4, 4, 4));    // one 4 x 4 after another
+  EXPECT_TRUE(outputs_disjoint(3, -16, 4, 4, 4));
+  EXPECT_FALSE(outputs_disjoint(3, 15, 4, 4, 4));
+  EXPECT_TRUE(outputs_disjoint(3, 4, 4, 5, 12));    // rows 0-3, 4-7, 8-11 of a 12-row matrix
+  EXPECT_TRUE(outputs_disjoint(3, 5, 4, 5, 14));    // with a gap row between
+  EXPECT_FALSE(outputs_disjoint(3, 4, 4, 5, 11));   // the third block runs into the next column
+  EXPECT_FALSE(outputs_disjoint(2, 3, 4, 5, 12));   // blocks overlap
+  EXPECT_FALSE(outputs_disjoint(2, 0, 4, 5, 12));
+  EXPECT_TRUE(outputs_disjoint(1, 0, 4, 5, 4));     // one item
+  EXPECT_TRUE(outputs_disjoint(2, INT64_MIN, 4, 5, 4));
+}
+
+TEST(CudaGemmBatched, RowBlocksOfOneOutputMatchTheReference) {
+  REQUIRE_DEVICE();
+  // Three 10 x 7 products into rows 0-9, 12-21, 24-33 of one 34 x 7 column-major C (ldc 34).
+  const int64_t count = 3, m = 10, n = 7, k = 19, ldc = 34, sc = 12;
+  std::mt19937_64 g(8);
+  std::uniform_real_distribution<double> u(-1, 1);
+  std::vector<float> A(size_t(count * m * k)), B(size_t(count * k * n)), C0(size_t(ldc * n));
+  for (float& x : A) x = float(u(g));
+  for (float& x : B) x = float(u(g));
+  for (float& x : C0) x = float(u(g));
+  DeviceBuffer<float> dA(A), dB(B), dC(C0);
+  abft_handle_t h = nullptr;
+  ASSERT_EQ(abft_handle_create(&h), ABFT_STATUS_SUCCESS);
+  ASSERT_EQ(abft_cuda_sgemm_strided_batched(h, nullptr, ABFT_POLICY_CORRECT, ABFT_COL_MAJOR, ABFT_NO_TRANS,
+                                            ABFT_NO_TRANS, m, n, k, 1.0f, dA.p, m, m * k, dB.p, k, k * n, 0.5f, dC.p,
+                                            ldc, sc, count),
+            ABFT_STATUS_SUCCESS);
+  abft_report r{};
+  ASSERT_EQ(abft_cuda_sync(h, nullptr, &r), ABFT_STATUS_SUCCESS);
+  EXPECT_EQ(r.checks, uint64_t(count * n));
+  EXPECT_EQ(r.detected, 0u);
+  const std::vector<float> C = dC.get(C0.size());
+  for (int64_t i = 0; i < ldc; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      const int64_t y = i / sc, ii = i % sc;
+      double want = C0[size_t(i + j * ldc)], mag = 0;  // rows between the blocks: untouched
+      if (ii < m && y < count) {
+        double s = 0;
+        for (int64_t p = 0; p < k; ++p) {
+          const double t = double(A[size_t(y * m * k + ii + p * m)]) * B[size_t(y * k * n + p + j * k)];
+          s += t, mag += std::fabs(t);
+        }
+        want = s + 0.5 * want, mag += std::fabs(0.5 * C0[size_t(i + j * ldc)]);
+      }
+      EXPECT_NEAR(C[size_t(i + j * ldc)], want, 1e-6 * (mag + 1e-30) * double(k + 8)) << i << "," << j;
+    }
+  abft_cuda_release(h);
+  abft_handle_destroy(h);
 }
 
 }  // namespace

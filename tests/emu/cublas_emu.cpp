@@ -133,7 +133,7 @@ cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t h, cublasOperation_t ta
                                           const void* beta, void* C, cudaDataType Ctype, int ldc, long long sc,
                                           int batch, cublasComputeType_t compute, cublasGemmAlgo_t algo) {
   if (batch < 0) return CUBLAS_STATUS_INVALID_VALUE;
-  const size_t e = Atype == CUDA_R_64F ? 8 : Atype == CUDA_R_32F ? 4 : 2;
+  const int64_t e = Atype == CUDA_R_64F ? 8 : Atype == CUDA_R_32F ? 4 : 2;  // (signed: a stride may be negative)
   for (int i = 0; i < batch; ++i)
     if (const cublasStatus_t s = cublasGemmEx(h, ta, tb, m, n, k, alpha, static_cast<const char*>(A) + i * sa * e,
                                               Atype, lda, static_cast<const char*>(B) + i * sb * e, Btype, ldb, beta,

@@ -110,6 +110,14 @@ TEST(PreloadTranslate, StridedBatchesWithOverlappingOutputsAreNotTheEngines) {
     g.stride_c = sc;
     EXPECT_TRUE(strided_outputs_overlap(g)) << sc;
   }
+  g.stride_c = 3;  // row blocks of 64 three apart: they overlap
+  EXPECT_TRUE(strided_outputs_overlap(g));
+  GemmCall blocks = call(CUBLAS_OP_N, CUBLAS_OP_N, 20, 32, 16, 20, 16, 70);
+  blocks.batch = 3;
+  blocks.stride_c = 22;  // rows 0-19, 22-41, 44-63 of a 70-row matrix: disjoint
+  EXPECT_FALSE(strided_outputs_overlap(blocks));
+  blocks.stride_c = 26;  // the third block would end at row 71 > 70
+  EXPECT_TRUE(strided_outputs_overlap(blocks));
   g.batch = 1;  // one product: no items to overlap
   EXPECT_FALSE(strided_outputs_overlap(g));
 }
