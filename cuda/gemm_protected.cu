@@ -171,6 +171,19 @@ struct ColumnRepair {
   }
 };
 
+/** C(i, j) = bias[i] in every item (items `item` elements apart): the bias of the engine's own
+ *  product with a bias (GemmExtras without a product), which then adds alpha op(A) op(B) with
+ *  beta = 1 — one rounding, as cuBLASLt's bias epilogue. */
+template <class T>
+__global__ void bias_fill_kernel(T* C, int64_t ldc, int64_t m, int64_t n, int64_t items, int64_t item,
+                                 const T* bias) {
+  const int64_t total = m * n * items;
+  for (int64_t x = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; x < total; x += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t i = x % m, j = (x / m) % n, y = x / (m * n);
+    C[y * item + i + j * ldc] = bias[i];
+  }
+}
+
 /** One fault at C(row, col) (column-major), value before and after into out[0..1]. */
 template <class T>
 __global__ void output_fault_kernel(T* C, int64_t ldc, int64_t row, int64_t col, abft_fault_model model, int bit,
@@ -266,8 +279,10 @@ abft_status run(abft_handle_t h, void* stream_ptr, abft_policy policy, abft_layo
     if (op != ABFT_NO_TRANS && op != ABFT_TRANS && op != ABFT_CONJ_TRANS) return ABFT_STATUS_INVALID_VALUE;
   if (policy < ABFT_POLICY_DEFAULT || policy > ABFT_POLICY_CORRECT) return ABFT_STATUS_INVALID_VALUE;
   if (m < 0 || n < 0 || k < 0 || bt.count < 0) return ABFT_STATUS_INVALID_SIZE;
-  // The caller's product and bias: column-major calls, and a bias only with the product that adds it.
-  if (ex && (layout != ABFT_COL_MAJOR || (ex->bias && !ex->product))) return ABFT_STATUS_INVALID_VALUE;
+  // The caller's product and bias: column-major calls; a bias without the caller's product is
+  // the engine's to add (bias_fill_kernel, then the product with beta = 1), for beta = 0 only.
+  if (ex && (layout != ABFT_COL_MAJOR || (ex->bias && !ex->product && beta != typename Traits<T>::Scalar(0))))
+    return ABFT_STATUS_INVALID_VALUE;
   const T* bias = ex ? static_cast<const T*>(ex->bias) : nullptr;
   if (m > INT32_MAX || n > INT32_MAX || k > INT32_MAX || lda > INT32_MAX || ldb > INT32_MAX || ldc > INT32_MAX ||
       bt.count > INT32_MAX)
@@ -324,6 +339,13 @@ abft_status run(abft_handle_t h, void* stream_ptr, abft_policy policy, abft_layo
   // The product: the caller's (GemmExtras), or cuBLAS's.
   auto multiply = [&](const T* a_use, const T* b_use) {
     if (ex && ex->product) return ex->product(a_use, b_use) ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_EXECUTION_FAILED;
+    if (bias) {  // the engine's product with a bias (beta = 0): C = bias 1^T, then C += alpha op(A) op(B)
+      const int64_t total = m * n * bt.count;
+      const int blocks = int(total / 256 + 1 < 4096 ? total / 256 + 1 : 4096);
+      bias_fill_kernel<T><<<blocks, 256, 0, stream>>>(C, ldc, m, n, bt.count, bt.sc, bias);
+      const S one = S(1);
+      return product(st->blas, transa, transb, m, n, k, &alpha, a_use, lda, b_use, ldb, &one, C, ldc, bt);
+    }
     return product(st->blas, transa, transb, m, n, k, &alpha, a_use, lda, b_use, ldb, &beta, C, ldc, bt);
   };
   if (pol == ABFT_POLICY_OFF || k == 0 || alpha == S(0)) {

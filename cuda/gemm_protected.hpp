@@ -22,7 +22,8 @@ namespace abft::cuda {
  *    writes C; false when it failed.
  *  - `bias`: a column vector of m elements of the storage type the product adds to every
  *    column, C = alpha op(A) op(B) + beta C0 + bias 1^T rounded once (cuBLASLt's bias
- *    epilogue); the checks' references and the repair include it. */
+ *    epilogue); the checks' references and the repair include it. Without `product`, the
+ *    engine adds it (beta = 0 only: C filled with the bias, then the product with beta = 1). */
 struct GemmExtras {
   std::function<bool(const void* A, const void* B)> product;
   const void* bias = nullptr;

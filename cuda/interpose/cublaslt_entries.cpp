@@ -162,8 +162,7 @@ extern "C" cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtM
   // epilogue, so the result is the unprotected call's bit for bit — on the operands the engine
   // gives it (its copies under operand injection), when that algorithm rounds as the bound
   // allows (lt_algo_rounds_once: 16-bit outputs whose split-K partials are reduced in 16 bits do
-  // not); otherwise the engine's own product, and a bias epilogue, which only the program's call
-  // adds, passes through.
+  // not); otherwise the engine's own product (with the bias, when beta = 0).
   bool own = true;
   if (eg.type == CUDA_R_16F || eg.type == CUDA_R_16BF) {
     int32_t splitk = 1;
@@ -177,7 +176,15 @@ extern "C" cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtM
                           CUBLAS_STATUS_SUCCESS;
     own = lt_algo_rounds_once(int32_t(eg.type), read, splitk, reduction);
   }
-  if (!own && lt.epilogue == CUBLASLT_EPILOGUE_BIAS) {
+  // Without the program's product, the engine adds a bias itself — for beta = 0 only (C filled
+  // with the bias, then the product with beta = 1: one rounding); otherwise the call passes.
+  const bool bias = lt.epilogue == CUBLASLT_EPILOGUE_BIAS;
+  double beta_d = 0.0;
+  float beta_f = 0.0f;
+  if (lt.scale_type == CUDA_R_64F) std::memcpy(&beta_d, b, sizeof beta_d);
+  else std::memcpy(&beta_f, b, sizeof beta_f);
+  const bool beta_zero = lt.scale_type == CUDA_R_64F ? beta_d == 0.0 : beta_f == 0.0f;
+  if (!own && bias && !beta_zero) {
     note_unprotected(e, Reason::LtAttributes);
     return forward();
   }
@@ -188,15 +195,16 @@ extern "C" cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtM
   const abft::cuda::GemmBatch batch{eg.items, eg.byte_offset_a / esz, eg.byte_offset_b / esz, eg.byte_offset_c / esz};
   abft::cuda::GemmExtras extras;
   cublasStatus_t own_status = CUBLAS_STATUS_SUCCESS;  // the program's own call, when it ran as the product
-  extras.product = [&](const void* a_use, const void* b_use) {
-    own_status = real(lightHandle, computeDesc, alpha, a_use, Adesc, b_use, Bdesc, beta, C, Cdesc, D, Ddesc, algo,
-                      workspace, workspaceSizeInBytes, stream);
-    return own_status == CUBLAS_STATUS_SUCCESS;
-  };
-  if (lt.epilogue == CUBLASLT_EPILOGUE_BIAS) extras.bias = lt.bias;
+  if (own)
+    extras.product = [&](const void* a_use, const void* b_use) {
+      own_status = real(lightHandle, computeDesc, alpha, a_use, Adesc, b_use, Bdesc, beta, C, Cdesc, D, Ddesc, algo,
+                        workspace, workspaceSizeInBytes, stream);
+      return own_status == CUBLAS_STATUS_SUCCESS;
+    };
+  if (bias) extras.bias = lt.bias;
   const abft_status st = abft::cuda::protected_gemm(h, stream, eg.math_mode, eg.type, ABFT_COL_MAJOR, eg.opa, eg.opb,
                                                     g.m, g.n, g.k, a, A, g.lda, B, g.ldb, b, D, g.ldc, batch,
-                                                    own ? &extras : nullptr);
+                                                    own || bias ? &extras : nullptr);
   if (st != ABFT_STATUS_SUCCESS && st != ABFT_STATUS_FAULT_DETECTED && st != ABFT_STATUS_FAULT_UNCORRECTABLE) {
     if (st == ABFT_STATUS_INTERNAL_ERROR) {  // the engine started: its error is the call's
       note_failed(e);  // (the program's own call's status when it was the product and failed)

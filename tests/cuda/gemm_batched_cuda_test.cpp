@@ -324,11 +324,12 @@ TEST(CudaGemmBatched, CublasStridedBatchedSignaturesMatchTheEngine) {
 
 /** The caller's product with a bias (GemmExtras, cuBLASLt's bias epilogue as the preload hands it
  *  over): here the bias is copied into every column of C and cuBLAS adds the product with beta
- *  = 1, one rounding, as the epilogue does. Clean: no detection, the reference plus the bias;
+ *  = 1, one rounding, as the epilogue does; or (callers_product false) the engine does the same
+ *  itself. Clean: no detection, the reference plus the bias;
  *  a fault at the output or in an operand copy (which the caller's product reads): repaired to
  *  the reference plus the bias; argument errors. */
 template <class T>
-void check_extras(abft_site site, int64_t n = 36) {
+void check_extras(abft_site site, int64_t n = 36, bool callers_product = true) {
   const int64_t m = 40, k = 70;
   Batch<T> P(1, m, n, k, ABFT_COL_MAJOR, ABFT_NO_TRANS, ABFT_TRANS, 0, 0, 0, false, 12);
   P.beta = 0.0;
@@ -341,7 +342,7 @@ void check_extras(abft_site site, int64_t n = 36) {
   int products = 0;
   abft::cuda::GemmExtras ex;
   ex.bias = bias.p;
-  ex.product = [&](const void* a, const void* b) {
+  if (callers_product) ex.product = [&](const void* a, const void* b) {
     ++products;
     for (int64_t j = 0; j < n; ++j)
       if (cudaMemcpy(C.p + j * P.ldc, bias.p, size_t(m) * sizeof(T), cudaMemcpyDeviceToDevice) != cudaSuccess)
@@ -371,7 +372,7 @@ void check_extras(abft_site site, int64_t n = 36) {
             ABFT_STATUS_SUCCESS);
   abft_report r{};
   ASSERT_EQ(abft_cuda_sync(h, nullptr, &r), ABFT_STATUS_SUCCESS);
-  EXPECT_EQ(products, 1);
+  EXPECT_EQ(products, callers_product ? 1 : 0);
   EXPECT_EQ(r.checks, uint64_t(n));
   if (site == ABFT_SITE_COUNT_) {
     EXPECT_EQ(r.detected, 0u);
@@ -386,11 +387,16 @@ void check_extras(abft_site site, int64_t n = 36) {
   for (int64_t j = 0; j < n; ++j)
     for (int64_t i = 0; i < m; ++i) R.C0[size_t(i + j * m)] = hbias[size_t(i)];
   EXPECT_LE(R.error(C.get(P.C0.size())), tolerance<T>(k)) << "site " << site;
-  // Without the caller's product a bias cannot be added; a row-major call has no such door.
+  // The engine adds a bias to its own product only with beta = 0; a row-major call has no such
+  // door.
   abft::cuda::GemmExtras bias_only;
   bias_only.bias = bias.p;
+  const float be_half = 0.5f;
+  const double bd_half = 0.5;
+  const void* beta_half = std::is_same<T, double>::value ? static_cast<const void*>(&bd_half) : &be_half;
   EXPECT_EQ(abft::cuda::protected_gemm(h, nullptr, -1, type, ABFT_COL_MAJOR, ABFT_NO_TRANS, ABFT_TRANS, m, n, k, alpha,
-                                       A.p, P.lda, B.p, P.ldb, beta, C.p, P.ldc, abft::cuda::GemmBatch{}, &bias_only),
+                                       A.p, P.lda, B.p, P.ldb, beta_half, C.p, P.ldc, abft::cuda::GemmBatch{},
+                                       &bias_only),
             ABFT_STATUS_INVALID_VALUE);
   EXPECT_EQ(abft::cuda::protected_gemm(h, nullptr, -1, type, ABFT_ROW_MAJOR, ABFT_NO_TRANS, ABFT_TRANS, m, n, k, alpha,
                                        A.p, P.lda, B.p, P.ldb, beta, C.p, P.ldc, abft::cuda::GemmBatch{}, &ex),
@@ -412,6 +418,11 @@ TEST(CudaGemmExtras, CallersProductWithABiasIsCheckedAndRepaired) {
   // bias sums (they once shared the workspace's doubles after X when n = 1).
   check_extras<float>(ABFT_SITE_OUTPUT, 1);
   check_extras<__nv_bfloat16>(ABFT_SITE_OUTPUT, 1);
+  // The engine adds the bias to its own product (no caller's product; beta = 0).
+  for (abft_site site : {ABFT_SITE_COUNT_, ABFT_SITE_OUTPUT, ABFT_SITE_PACKED_A}) {
+    check_extras<float>(site, 36, false);
+    check_extras<__nv_bfloat16>(site, 36, false);
+  }
 }
 
 /** The cuBLAS-signature door with the program's own product (the preload's cuBLAS entry points):

@@ -370,6 +370,15 @@ TEST_F(PreloadNoGpu, LtPlainMatmulDegradesAndEpiloguesPassThrough) {
   expect_forwarded();
   EXPECT_EQ(pre.reason("cublasLtMatmul", "lt_attributes"), 3u);
   EXPECT_EQ(pre.reason("cublasLtMatmul", "engine_unavailable"), 2u);
+  // No algorithm named but beta = 0: the engine adds the bias to its own product (unavailable here).
+  algo = nullptr;
+  const float zero = 0.0f;
+  ASSERT_EQ(cublasLtMatmul(lh, desc, &alpha, fake(0x1), la, fake(0x2), la, &zero, fake(0x3), la, fake(0x3), la, algo,
+                           fake(0x4), 64, nullptr),
+            CUBLAS_STATUS_SUCCESS);
+  EXPECT_EQ(pre.reason("cublasLtMatmul", "lt_attributes"), 3u);
+  EXPECT_EQ(pre.reason("cublasLtMatmul", "engine_unavailable"), 3u);
+  algo = &split;
   const int32_t f32 = CUDA_R_32F;  // a float bias on a bfloat16 output
   ASSERT_EQ(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &f32, sizeof f32),
             CUBLAS_STATUS_SUCCESS);
@@ -396,8 +405,8 @@ TEST_F(PreloadNoGpu, LtPlainMatmulDegradesAndEpiloguesPassThrough) {
   ASSERT_EQ(call(), CUBLAS_STATUS_SUCCESS);
   EXPECT_EQ(lt.last(), expected);
   EXPECT_EQ(pre.reason("cublasLtMatmul", "lt_attributes"), 6u);
-  EXPECT_EQ(lt.count(), 8u);
-  expect_counts("cublasLtMatmul", 8, 0, 8);
+  EXPECT_EQ(lt.count(), 9u);
+  expect_counts("cublasLtMatmul", 9, 0, 9);
   EXPECT_EQ(pre.reason("cublasLtMatmul", "engine_rejected"), 0u);
   cublasLtMatrixLayoutDestroy(la);
   cublasLtMatmulDescDestroy(desc);
