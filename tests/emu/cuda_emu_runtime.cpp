@@ -580,7 +580,10 @@ void launch(const Config& c, const std::function<void()>& body) {
   for (unsigned long long i = 0; i < nb && !L->broken; ++i) {
     const unsigned long long b = (i * mul + shift) % nb;
     L->block = {unsigned(b % c.grid.x), unsigned((b / c.grid.x) % c.grid.y), unsigned(b / (c.grid.x * (unsigned long long)c.grid.y))};
-    std::memset(L->smem, 0xA5, 256);  // no zeroed shared memory to lean on
+    // No zeroed shared memory to lean on: the launch's dynamic shared memory holds 0xFF bytes
+    // (NaN in every float format) when each block starts, so a read of a byte no thread of the
+    // block has written shows in the results.
+    std::memset(L->smem, 0xFF, c.smem > 256 ? c.smem : 256);
     run_block(*L);
   }
   g_launch = nullptr;
