@@ -381,11 +381,10 @@ abft_status run(abft_handle_t h, void* stream_ptr, abft_policy policy, abft_layo
   const size_t c0_elems = keep_c0 ? size_t(item_c0 * (items - 1) + c0_one) : 0;
   const size_t bytes = nd * sizeof(double) + size_t(n * items) * sizeof(int) + c0_elems * sizeof(T) + 64;
   if (!grow_device_buffer(&st->work, &st->work_bytes, bytes)) return ABFT_STATUS_ALLOC_FAILED;
-  double* vw = nullptr;  // cudaMalloc: 256-byte aligned, so the pairs below are 16
-  // (The bias sums first: the injection's scratch values, written into ref and X, must not
-  // reach them.)
+  // The bias sums first (the injection's scratch values, written into ref and X, must not reach
+  // them), then the pairs: cudaMalloc is 256-byte aligned, so the pairs are 16.
   double* bias_sums = static_cast<double*>(st->work);
-  vw = bias_sums + 2;  // (still 16-byte aligned)
+  double* vw = bias_sums + 2;
   const int64_t nn = n * items;
   double *rr = vw + 2 * k * items, *rx = rr + nn, *c0s = rx + nn, *c0a = c0s + nn, *ref = c0a + nn, *X = ref + nn;
   double* part = X + nn;
