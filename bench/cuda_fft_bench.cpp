@@ -10,7 +10,11 @@
  *  `sums` = 1, or in passes where cuFFT refused the callbacks, 0); rows cuda_fft-passes/...: a
  *  few sizes planned with ABFT_CUDA_FFT_SUMS=passes, the comparison between the two ways.
  *  `plan_ms`: the protected plan's making (the callbacks are linked into cuFFT's kernels then).
- *  Run by scripts/gpu-check.sh. The passes ran on an H200 (2026-11-30); the callbacks not yet.
+ *  Rows cuda_fft-md/...: 2D and 3D transforms (c2c forward, r2c, and c2r, whose protected call
+ *  also makes its self-conjugate planes Hermitian first: docs/ABFT.md §12.1), float, a batch
+ *  filling 2^24 elements; no bar (issue 10's is on the batched 1D rows).
+ *  Run by scripts/gpu-check.sh. The passes ran on an H200 (2026-11-30); the callbacks and the
+ *  multi-dimensional rows not yet.
  */
 #include <benchmark/benchmark.h>
 #include <cuda_runtime.h>
@@ -114,6 +118,111 @@ void BM_fft(benchmark::State& state, bool dbl, bool real, int64_t n, bool passes
   cudaFree(out);
 }
 
+/** A 2D or 3D transform of kind c2c (forward), r2c or c2r, float, tight batches of `batch`
+ *  signals, protected (default sums) against cuFFT's basic layout of the same shape. */
+void BM_fft_md(benchmark::State& state, abft_fft_kind kind, std::vector<int64_t> dims, int64_t batch) {
+  if (!abft_bench::device_or_skip(state)) return;
+  const int rank = int(dims.size());
+  int64_t N = 1;
+  for (int64_t d : dims) N *= d;
+  const int64_t half_cnt = N / dims.back() * (dims.back() / 2 + 1);
+  const int64_t in_elems = kind == ABFT_FFT_C2R ? half_cnt : N, out_elems = kind == ABFT_FFT_R2C ? half_cnt : N;
+  const size_t in_bytes = size_t(batch * in_elems) * 4 * (kind == ABFT_FFT_R2C ? 1 : 2);
+  const size_t out_bytes = size_t(batch * out_elems) * 4 * (kind == ABFT_FFT_C2R ? 1 : 2);
+  void *in = nullptr, *out = nullptr, *src = nullptr;
+  if (cudaMalloc(&in, in_bytes) != cudaSuccess || cudaMalloc(&out, out_bytes) != cudaSuccess ||
+      cudaMalloc(&src, in_bytes) != cudaSuccess) {
+    cudaFree(in);
+    cudaFree(out);
+    state.SkipWithError("allocation failed");
+    return;
+  }
+  {  // small values; a C2R gets the R2C spectrum of such data (Hermitian, as in use)
+    std::vector<float> h(size_t(batch * N));
+    for (size_t i = 0; i < h.size(); ++i) h[i] = float(int((i * 2654435761u) % 2001) - 1000) / 1000.0f;
+    if (kind == ABFT_FFT_C2R) {
+      void* real = nullptr;
+      cufftHandle f = 0;
+      std::vector<int> nn(dims.begin(), dims.end());
+      if (cudaMalloc(&real, h.size() * 4) == cudaSuccess &&
+          cufftPlanMany(&f, rank, nn.data(), nullptr, 1, int(N), nullptr, 1, int(half_cnt), CUFFT_R2C, int(batch)) ==
+              CUFFT_SUCCESS) {
+        cudaMemcpy(real, h.data(), h.size() * 4, cudaMemcpyHostToDevice);
+        cufftExecR2C(f, static_cast<cufftReal*>(real), static_cast<cufftComplex*>(src));
+        cudaDeviceSynchronize();
+        cufftDestroy(f);
+      }
+      cudaFree(real);
+    } else {
+      std::vector<float> hc(in_bytes / 4);
+      for (size_t i = 0; i < hc.size(); ++i) hc[i] = h[i % h.size()];
+      cudaMemcpy(src, hc.data(), in_bytes, cudaMemcpyHostToDevice);
+    }
+  }
+  abft_handle_t h = nullptr;
+  abft_cuda_fft_plan_t p = nullptr;
+  cufftHandle plain = 0;
+  std::vector<int> nn(dims.begin(), dims.end());
+  const cufftType type = kind == ABFT_FFT_C2C ? CUFFT_C2C : kind == ABFT_FFT_R2C ? CUFFT_R2C : CUFFT_C2R;
+  const auto t0 = std::chrono::steady_clock::now();
+  const bool planned = abft_handle_create(&h) == ABFT_STATUS_SUCCESS &&
+                       abft_cuda_fft_plan_many(&p, h, ABFT_PRECISION_FLOAT, kind, rank, dims.data(),
+                                               kind == ABFT_FFT_C2R ? +1 : -1, batch, nullptr, 1, in_elems, nullptr, 1,
+                                               out_elems) == ABFT_STATUS_SUCCESS;
+  const double plan_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  if (!planned || cufftPlanMany(&plain, rank, nn.data(), nullptr, 1, int(in_elems), nullptr, 1, int(out_elems), type,
+                                int(batch)) != CUFFT_SUCCESS) {
+    state.SkipWithError("planning failed");
+    if (p) abft_cuda_fft_destroy(p);
+    if (plain) cufftDestroy(plain);
+    if (h) abft_handle_destroy(h);
+    cudaFree(in);
+    cudaFree(out);
+    cudaFree(src);
+    return;
+  }
+  abft_cuda_fft_set_policy(p, ABFT_POLICY_CORRECT);
+  const int dir = kind == ABFT_FFT_C2R ? CUFFT_INVERSE : CUFFT_FORWARD;
+  // A C2R may overwrite its input: both sides start from the same fresh copy every call.
+  const bool refill = kind == ABFT_FFT_C2R;
+  auto run_plain = [&] {
+    if (refill) cudaMemcpyAsync(in, src, in_bytes, cudaMemcpyDeviceToDevice, nullptr);
+    cufftXtExec(plain, in, out, dir);
+  };
+  auto run_prot = [&] {
+    if (refill) cudaMemcpyAsync(in, src, in_bytes, cudaMemcpyDeviceToDevice, nullptr);
+    abft_cuda_fft_execute(p, nullptr, in, out);
+  };
+  if (!refill) cudaMemcpy(in, src, in_bytes, cudaMemcpyDeviceToDevice);
+  const abft_bench::PairedTimes times = abft_bench::time_paired(state, run_plain, run_prot);
+  abft_report r{};
+  const abft_status ss = abft_cuda_sync(h, nullptr, &r);
+  const double lg = std::log2(double(N));
+  const double flops = (kind == ABFT_FFT_C2C ? 5.0 : 2.5) * double(N) * lg * double(batch);
+  state.counters["cufft_GFLOPs"] = flops * double(times.iterations) / times.plain * 1e-9;
+  state.counters["abft_GFLOPs"] = flops * double(times.iterations) / times.protected_ * 1e-9;
+  state.counters["vs_cufft"] = times.protected_ / times.plain;
+  if (times.burst_plain > 0) state.counters["vs_cufft_burst"] = times.burst_protected / times.burst_plain;
+  state.counters["detected"] = double(r.detected);
+  state.counters["batch"] = double(batch);
+  abft_cuda_fft_sums sums = ABFT_CUDA_FFT_SUMS_PASSES;
+  abft_cuda_fft_get_sums(p, &sums);
+  state.counters["sums"] = sums == ABFT_CUDA_FFT_SUMS_CALLBACKS ? 1.0 : 0.0;
+  const char* refused_at = nullptr;
+  int refused = 0;
+  abft_cuda_fft_get_callback_refusal(p, &refused_at, &refused);
+  state.counters["cb_refused"] = double(refused);
+  state.counters["plan_ms"] = plan_ms;
+  if (ss != ABFT_STATUS_SUCCESS || r.detected) state.SkipWithError("a clean run was flagged (false positive)");
+  cufftDestroy(plain);
+  abft_cuda_fft_destroy(p);
+  abft_cuda_release(h);
+  abft_handle_destroy(h);
+  cudaFree(in);
+  cudaFree(out);
+  cudaFree(src);
+}
+
 void register_all() {
   for (bool dbl : {false, true})
     for (bool real : {false, true})
@@ -137,6 +246,22 @@ void register_all() {
             ->Iterations(10)
             ->Unit(benchmark::kMillisecond);
       }
+  // 2D and 3D, float: 2^24 elements a call (a C2R times its input's refill on both sides).
+  struct Md {
+    std::vector<int64_t> dims;
+    int64_t batch;
+  };
+  for (const Md& m : {Md{{2048, 2048}, 4}, Md{{256, 256, 256}, 1}})
+    for (abft_fft_kind kind : {ABFT_FFT_C2C, ABFT_FFT_R2C, ABFT_FFT_C2R}) {
+      std::string shape;
+      for (int64_t d : m.dims) shape += (shape.empty() ? "" : "x") + std::to_string(d);
+      const std::string name = std::string("cuda_fft-md/") +
+                               (kind == ABFT_FFT_C2C ? "c2c" : kind == ABFT_FFT_R2C ? "r2c" : "c2r") + "/f32/" + shape;
+      benchmark::RegisterBenchmark(name.c_str(), BM_fft_md, kind, m.dims, m.batch)
+          ->UseManualTime()
+          ->Iterations(10)
+          ->Unit(benchmark::kMillisecond);
+    }
 }
 
 }  // namespace

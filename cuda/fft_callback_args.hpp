@@ -28,8 +28,7 @@ constexpr int kFftCallbackFaults = 4;
 struct FftCallbackArgs {
   abft::checksum::FftLibraryShape sh;  ///< the plan's (the call's sign is the gate's)
   abft::checksum::FftTableWeights tw;  ///< device tables (C2C, R2C)
-  const abft::checksum::Cd* c2r_in = nullptr;
-  const abft::checksum::Cd* c2r_out = nullptr;
+  abft::checksum::FftC2RWeights c2r;  ///< device tables (C2R)
   abft::checksum::FftSideDecoder in, out;
   double* bucket_in = nullptr;   ///< 3 doubles a (signal, bucket): re, im of sum v x, and sum |x|^2
   double* bucket_out = nullptr;  ///< 2 doubles a (signal, bucket): re, im of sum w y

@@ -102,7 +102,7 @@ __device__ __forceinline__ void input_terms(const FftCallbackArgs& a, int sign, 
   }
   ck::FftLibraryShape sh = a.sh;
   sh.sign = sign;
-  const ck::Cd t = ck::fft_in_term_of<R>(x, sh, a.tw, a.c2r_in, e, idx);
+  const ck::Cd t = ck::fft_in_term_of<R>(x, sh, a.tw, a.c2r, idx);
   const double v[3] = {t.re, t.im, x.re * x.re + x.im * x.im};
   add_to_bucket<3>(a.bucket_in, static_cast<unsigned long long>(b * a.in.buckets + (e >> a.in.shift)), v);
 }
@@ -114,7 +114,7 @@ __device__ __forceinline__ void output_terms(const FftCallbackArgs& a, int sign,
   if (!a.out.holds<R>(b, idx)) return;  // outside the batch: nothing to add
   ck::FftLibraryShape sh = a.sh;
   sh.sign = sign;
-  const ck::Cd t = ck::fft_out_term_of<R>(y, sh, a.tw, a.c2r_out, e, idx);
+  const ck::Cd t = ck::fft_out_term_of<R>(y, sh, a.tw, a.c2r, idx);
   const double v[2] = {t.re, t.im};
   add_to_bucket<2>(a.bucket_out, static_cast<unsigned long long>(b * a.out.buckets + (e >> a.out.shift)), v);
 }

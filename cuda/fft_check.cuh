@@ -104,10 +104,10 @@ __device__ __forceinline__ ck::Cd load_elem(const T* p, const SigLayout& L, int6
 
 /** Input element e of signal b: its term v_e x_e and |x_e|^2 (copied to `backup`, packed signal
  *  after signal, when given: the repair's source when the transform may overwrite its input).
- *  C2R reads its coefficient pairs (A_k for Re X_k, B_k for Im X_k) from c2r_in. */
+ *  C2R forms its term from the per-dimension tables c2r (ck::fft_c2r_in_term). */
 template <class T, int R>
 __device__ __forceinline__ void in_term(const T* in, const SigLayout& L, const ck::FftLibraryShape& sh,
-                                        const ck::FftTableWeights& tw, const ck::Cd* c2r_in, int64_t b, int64_t e,
+                                        const ck::FftTableWeights& tw, const ck::FftC2RWeights& c2r, int64_t b, int64_t e,
                                         int64_t cnt, T* backup, ck::Cd& t, double& x2) {
   int64_t idx[3] = {e, 0, 0};
   if (R != 1) ck::fft_unravel(e, L.rank, L.dims, idx);
@@ -118,32 +118,32 @@ __device__ __forceinline__ void in_term(const T* in, const SigLayout& L, const c
     backup[(b * cnt + e) * scal] = in[scal * off];
     if (scal == 2) backup[(b * cnt + e) * 2 + 1] = in[2 * off + 1];
   }
-  t = ck::fft_in_term_of<R>(x, sh, tw, c2r_in, e, idx);
+  t = ck::fft_in_term_of<R>(x, sh, tw, c2r, idx);
   x2 = x.re * x.re + x.im * x.im;
 }
 
 /** Output element e of signal b: its term w_e y_e (plus R2C's mirror term). */
 template <class T, int R>
 __device__ __forceinline__ ck::Cd out_term(const T* out, const SigLayout& L, const ck::FftLibraryShape& sh,
-                                           const ck::FftTableWeights& tw, const ck::Cd* c2r_out, int64_t b,
+                                           const ck::FftTableWeights& tw, const ck::FftC2RWeights& c2r, int64_t b,
                                            int64_t e) {
   int64_t idx[3] = {e, 0, 0};
   if (R != 1) ck::fft_unravel(e, L.rank, L.dims, idx);
-  return ck::fft_out_term_of<R>(load_elem(out, L, L.offset<R>(b, idx)), sh, tw, c2r_out, e, idx);
+  return ck::fft_out_term_of<R>(load_elem(out, L, L.offset<R>(b, idx)), sh, tw, c2r, idx);
 }
 
 /** Input side of every signal: acc[b].in += v_j x_j, acc[b].x2 += |x_j|^2 (in_term). grid:
  *  (slices, signals), grid-stride in both. */
 template <class T, int R>
 __global__ void fft_in_kernel(const T* in, SigLayout L, ck::FftLibraryShape sh, ck::FftTableWeights tw,
-                              const ck::Cd* c2r_in, int64_t batch, double* acc, T* backup) {
+                              ck::FftC2RWeights c2r, int64_t batch, double* acc, T* backup) {
   const int64_t cnt = L.count();
   for (int64_t b = blockIdx.y; b < batch; b += gridDim.y) {
     double re = 0, im = 0, x2 = 0;
     for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < cnt; e += int64_t(gridDim.x) * blockDim.x) {
       ck::Cd t;
       double q;
-      in_term<T, R>(in, L, sh, tw, c2r_in, b, e, cnt, backup, t, q);
+      in_term<T, R>(in, L, sh, tw, c2r, b, e, cnt, backup, t, q);
       re += t.re;
       im += t.im;
       x2 += q;
@@ -160,11 +160,11 @@ __global__ void fft_in_kernel(const T* in, SigLayout L, ck::FftLibraryShape sh, 
 /** sum_k w_k y_k of signal b's output, summed by the calling block (valid in thread 0). */
 template <class T, int R>
 __device__ void out_sum(const T* out, const SigLayout& L, const ck::FftLibraryShape& sh, const ck::FftTableWeights& tw,
-                        const ck::Cd* c2r_out, int64_t b, int64_t e0, int64_t step, double& re, double& im) {
+                        const ck::FftC2RWeights& c2r, int64_t b, int64_t e0, int64_t step, double& re, double& im) {
   re = 0, im = 0;
   const int64_t cnt = L.count();
   for (int64_t e = e0; e < cnt; e += step) {
-    const ck::Cd t = out_term<T, R>(out, L, sh, tw, c2r_out, b, e);
+    const ck::Cd t = out_term<T, R>(out, L, sh, tw, c2r, b, e);
     re += t.re;
     im += t.im;
   }
@@ -175,10 +175,10 @@ __device__ void out_sum(const T* out, const SigLayout& L, const ck::FftLibrarySh
 /** Output side of every signal: acc[b].out += w_k y_k. grid: (slices, signals). */
 template <class T, int R>
 __global__ void fft_out_kernel(const T* out, SigLayout L, ck::FftLibraryShape sh, ck::FftTableWeights tw,
-                               const ck::Cd* c2r_out, int64_t batch, double* acc) {
+                               ck::FftC2RWeights c2r, int64_t batch, double* acc) {
   for (int64_t b = blockIdx.y; b < batch; b += gridDim.y) {
     double re, im;
-    out_sum<T, R>(out, L, sh, tw, c2r_out, b, blockIdx.x * int64_t(blockDim.x) + threadIdx.x,
+    out_sum<T, R>(out, L, sh, tw, c2r, b, blockIdx.x * int64_t(blockDim.x) + threadIdx.x,
                   int64_t(gridDim.x) * blockDim.x, re, im);
     if (threadIdx.x == 0) {
       atomicAdd(acc + kAcc * b + 3, re);
@@ -197,7 +197,7 @@ __global__ void fft_out_kernel(const T* out, SigLayout L, ck::FftLibraryShape sh
  *  (acc slots 0..2, in_term), else the output side (slots 3, 4, out_term). */
 template <class T, bool kIn>
 __global__ void fft_warp_sums_kernel(const T* p, SigLayout L, ck::FftLibraryShape sh, ck::FftTableWeights tw,
-                                     const ck::Cd* c2r, int64_t batch, double* acc, T* backup) {
+                                     ck::FftC2RWeights c2r, int64_t batch, double* acc, T* backup) {
   constexpr int kChunk = 8;
   const int lane = threadIdx.x & 31;
   const int64_t cnt = L.count();
@@ -345,13 +345,17 @@ __device__ __forceinline__ double turn_fraction(int64_t j, int64_t k, int64_t n)
 
 /** Recompute every listed signal in double: y_k = sum_j x_j exp(s 2 pi i <j, k / n>) with
  *  compensated sums, from `src` (the caller's input, or the packed backup). O(N) per output:
- *  the rare path. C2R (rank 1): y_j = Re X_0 + (-1)^j Re X_{n/2} (n even) + 2 Re sum_{0<k<n/2}
- *  X_k exp(i 2 pi j k / n). grid: (slices, listed signals), grid-stride in both. */
+ *  the rare path. C2R (any rank) sums over the stored half spectrum, each bin standing for
+ *  itself and its mirror: y_j = sum_k c_k Re(X_k exp(i 2 pi <k, j / n>)), c_k = 1 on the
+ *  self-conjugate planes (k_last = 0, or n/2 for even n: the Hermitian part of a bin pair
+ *  there gives Re of each) and 2 elsewhere. grid: (slices, listed signals), grid-stride in both. */
 template <class T>
 __global__ void fft_repair_kernel(const T* src, SigLayout Ls, T* out, SigLayout Lo, ck::FftLibraryShape sh,
                                   const int* flags) {
   const int nflag = flags[0];
   const int64_t cnt_out = Lo.count(), cnt_in = Ls.count();
+  const bool c2r = sh.kind == 2;
+  const int L = sh.rank - 1;
   for (int f = blockIdx.y; f < nflag; f += gridDim.y) {
     const int64_t b = flags[1 + f];
     for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < cnt_out;
@@ -365,31 +369,20 @@ __global__ void fft_repair_kernel(const T* src, SigLayout Ls, T* out, SigLayout 
         const double yi = ti - ci, ti2 = si + yi;
         ci = (ti2 - si) - yi, si = ti2;
       };
-      if (sh.kind == 2) {  // rank 1
-        const int64_t n = sh.n[0], h = n / 2;
-        for (int64_t j = 0; j < cnt_in; ++j) {
-          int64_t jj[3] = {j, 0, 0};
-          const ck::Cd x = load_elem(src, Ls, Ls.offset(b, jj));
-          if (j == 0 || (2 * j == n)) {
-            add(j == 0 ? x.re : ((k[0] & 1) ? -x.re : x.re), 0.0);
-            continue;
-          }
-          if (j > h) continue;
-          double s, c;
-          sincospi(2.0 * turn_fraction(j, k[0], n), &s, &c);
-          add(2.0 * (x.re * c - x.im * s), 0.0);
-        }
-      } else {
-        for (int64_t j = 0; j < cnt_in; ++j) {
-          int64_t jj[3] = {0, 0, 0};
-          ck::fft_unravel(j, Ls.rank, Ls.dims, jj);
-          double fr = 0;
-          for (int d = 0; d < sh.rank; ++d) fr += turn_fraction(jj[d], k[d], sh.n[d]);
-          fr -= floor(fr);
-          double s, c;
-          sincospi(2.0 * fr, &s, &c);
-          if (sh.sign < 0) s = -s;
-          const ck::Cd x = load_elem(src, Ls, Ls.offset(b, jj));
+      for (int64_t j = 0; j < cnt_in; ++j) {
+        int64_t jj[3] = {0, 0, 0};
+        ck::fft_unravel(j, Ls.rank, Ls.dims, jj);
+        double fr = 0;
+        for (int d = 0; d < sh.rank; ++d) fr += turn_fraction(jj[d], k[d], sh.n[d]);
+        fr -= floor(fr);
+        double s, c;
+        sincospi(2.0 * fr, &s, &c);
+        if (sh.sign < 0) s = -s;
+        const ck::Cd x = load_elem(src, Ls, Ls.offset(b, jj));
+        if (c2r) {
+          const double cw = (jj[L] == 0 || 2 * jj[L] == sh.n[L]) ? 1.0 : 2.0;
+          add(cw * (x.re * c - x.im * s), 0.0);
+        } else {
           add(x.re * c - x.im * s, x.re * s + x.im * c);
         }
       }
@@ -404,17 +397,56 @@ __global__ void fft_repair_kernel(const T* src, SigLayout Ls, T* out, SigLayout 
   }
 }
 
+/** C2R of rank >= 2, before the sums and the transform: the self-conjugate planes of every
+ *  signal (last index 0, and n/2 for even n) made exactly Hermitian in place, each bin pair
+ *  (k, -k) set to H_k = (X_k + conj X_-k) / 2 and its conjugate, a self-mirrored bin to its real
+ *  part. The transform of the half spectrum is defined by the Hermitian spectrum it stands for;
+ *  with any other content there, the result depends on the algorithm (which stored value of a
+ *  pair it reads), the check's input side would not match it, and neither would the repair. A
+ *  C2R may overwrite its input (cuFFT's rule); on Hermitian data nothing changes. One thread per
+ *  pair (the lower outer index of the two), so no two threads touch one bin. grid-stride over
+ *  (signal, plane, outer index). */
+template <class T>
+__global__ void fft_c2r_hermitian_kernel(T* in, SigLayout L, ck::FftLibraryShape sh, int64_t batch) {
+  const int last = sh.rank - 1;
+  const int64_t nl = sh.n[last], planes = (nl % 2 == 0 && nl > 1) ? 2 : 1;
+  int64_t outer = 1;
+  for (int d = 0; d < last; ++d) outer *= sh.n[d];
+  const int64_t total = batch * planes * outer;
+  for (int64_t t = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; t < total; t += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t o = t % outer, bp = t / outer, b = bp / planes;
+    int64_t idx[3] = {0, 0, 0}, mir[3] = {0, 0, 0};
+    ck::fft_unravel(o, last, sh.n, idx);
+    int64_t mo = 0;
+    for (int d = 0; d < last; ++d) {
+      mir[d] = idx[d] == 0 ? 0 : sh.n[d] - idx[d];
+      mo = mo * sh.n[d] + mir[d];
+    }
+    if (mo < o) continue;  // the pair's other bin does it
+    idx[last] = mir[last] = (bp % planes) * (nl / 2);
+    T* x = in + 2 * L.offset(b, idx);
+    if (mo == o) {
+      x[1] = T(0);
+      continue;
+    }
+    T* y = in + 2 * L.offset(b, mir);
+    const T hr = T(0.5 * (double(x[0]) + double(y[0]))), hi = T(0.5 * (double(x[1]) - double(y[1])));
+    x[0] = hr, x[1] = hi;
+    y[0] = hr, y[1] = -hi;
+  }
+}
+
 /** Re-verification of every listed signal after its repair (a block per signal): the output
  *  side again, against the input side kept in acc; counted as corrected or uncorrectable. */
 template <class T, int R>
 __global__ void fft_recheck_kernel(const T* out, SigLayout L, ck::FftLibraryShape sh, ck::FftTableWeights tw,
-                                   const ck::Cd* c2r_out, const double* acc, const int* flags, FftVerdictArgs va,
+                                   ck::FftC2RWeights c2r, const double* acc, const int* flags, FftVerdictArgs va,
                                    RepairCounters* rc) {
   const int nflag = flags[0];
   for (int f = blockIdx.x; f < nflag; f += gridDim.x) {
     const int64_t b = flags[1 + f];
     double re, im;
-    out_sum<T, R>(out, L, sh, tw, c2r_out, b, threadIdx.x, blockDim.x, re, im);
+    out_sum<T, R>(out, L, sh, tw, c2r, b, threadIdx.x, blockDim.x, re, im);
     if (threadIdx.x == 0) {
       const double* a = acc + kAcc * b;
       const ck::LineVerdict v = ck::fft_library_verdict({a[0], a[1]}, {re, im}, a[2], va.coef, va.abs, va.Y, va.t_max);

@@ -47,6 +47,7 @@
 #include "abft/abft_cuda.h"
 #include "abft/abft_cufft.h"
 #include "abft/checksum/fault_models.hpp"
+#include "abft/checksum/fft_c2r_weights.hpp"
 #include "abft/fft.h"
 #include "core/internal.hpp"
 #include "device_state.hpp"
@@ -63,7 +64,8 @@ struct abft_cuda_fft_plan_s {
   abft::cuda::SigLayout in, out;
   int64_t batch = 1;
   abft::cuda::FftVerdictArgs va{};
-  abft::checksum::Cd* c2r_tab = nullptr;  // device: in pairs (2 (h+1)), then out weights (n)
+  abft::checksum::Cd* c2r_tab = nullptr;  // device (C2R): per dimension w[d], then W[d] (n_d each)
+  abft::checksum::FftC2RWeights c2r;       // views into c2r_tab
   abft::checksum::Cd* turn_tab = nullptr;  // device: the turn tables of each dimension (C2C, R2C)
   abft::checksum::FftTableWeights tw;      // views into turn_tab
   double* acc = nullptr;                  // device: kAcc per signal
@@ -120,25 +122,25 @@ namespace {
 
 namespace ck = abft::checksum;
 
-/** C2R (rank 1) weights: the shared construction (fft_c2r_weights), with the library's CPU FFT
- *  in double as its DFT. */
-bool c2r_weights(int64_t n, std::vector<ck::Cd>& in_pairs, std::vector<ck::Cd>& out_w, double& w_norm,
-                 double& v_norm) {
-  abft_fft_plan_t pf = nullptr, pb = nullptr;
-  const bool planned =
-      abft_fft_plan_1d(&pf, nullptr, ABFT_PRECISION_DOUBLE, ABFT_FFT_C2C, n, -1, 0) == ABFT_STATUS_SUCCESS &&
-      abft_fft_plan_1d(&pb, nullptr, ABFT_PRECISION_DOUBLE, ABFT_FFT_C2C, n, +1, 0) == ABFT_STATUS_SUCCESS;
-  bool ok = false;
-  if (planned) {
-    abft_fft_set_policy(pf, ABFT_POLICY_OFF);
-    abft_fft_set_policy(pb, ABFT_POLICY_OFF);
-    auto dft = [&](const double* in, double* out, int sign) {
-      return abft_fft_execute(sign < 0 ? pf : pb, in, out, nullptr) == ABFT_STATUS_SUCCESS;
-    };
-    ok = ck::fft_c2r_weights(n, dft, in_pairs, out_w, w_norm, v_norm);
-  }
-  if (pf) abft_fft_destroy(pf);
-  if (pb) abft_fft_destroy(pb);
+/** C2R tables (abft/checksum/fft_c2r_weights.hpp), with the library's CPU FFT in double as the
+ *  DFT of each dimension's length. */
+bool c2r_tables(const ck::FftLibraryShape& sh, ck::FftC2RTables& t) {
+  abft_fft_plan_t plans[3][2] = {};
+  auto dft = [&](int64_t n, const double* in, double* out, int sign) {
+    int d = 0;
+    while (d < sh.rank - 1 && sh.n[d] != n) ++d;
+    abft_fft_plan_t& p = plans[d][sign < 0 ? 0 : 1];
+    if (!p) {
+      if (abft_fft_plan_1d(&p, nullptr, ABFT_PRECISION_DOUBLE, ABFT_FFT_C2C, n, sign, 0) != ABFT_STATUS_SUCCESS)
+        return false;
+      abft_fft_set_policy(p, ABFT_POLICY_OFF);
+    }
+    return abft_fft_execute(p, in, out, nullptr) == ABFT_STATUS_SUCCESS;
+  };
+  const bool ok = ck::fft_c2r_tables(sh, dft, t);
+  for (auto& pd : plans)
+    for (abft_fft_plan_t p : pd)
+      if (p) abft_fft_destroy(p);
   return ok;
 }
 
@@ -240,8 +242,7 @@ abft_status run_passes(Call& c, const T* in, T* out, T* backup) {
   const int threads = kSumThreads;
   auto slices = [](int64_t cnt) { return sum_slices(cnt); };
   const unsigned gy = unsigned(batch < 65535 ? batch : 65535);
-  const ck::Cd* c2r_in = p->c2r_tab;
-  const ck::Cd* c2r_out = p->c2r_tab ? p->c2r_tab + 2 * (p->sh.n[0] / 2 + 1) : nullptr;
+  const ck::FftC2RWeights& c2r = p->c2r;
 
   // 1. Input side.
   // Rank 1 (the common case) as its own instance: no run-time indexing of the shape or tables.
@@ -249,11 +250,11 @@ abft_status run_passes(Call& c, const T* in, T* out, T* backup) {
   const bool r1 = c.sh.rank == 1;
   const unsigned wblocks = unsigned((batch + 7) / 8 < 8192 ? (batch + 7) / 8 : 8192);  // 8 warps a block
   if (r1 && cin <= ck::kFftWarpMaxCount)
-    fft_warp_sums_kernel<T, true><<<wblocks, threads, 0, stream>>>(in, p->in, c.sh, p->tw, c2r_in, batch, p->acc,
+    fft_warp_sums_kernel<T, true><<<wblocks, threads, 0, stream>>>(in, p->in, c.sh, p->tw, c2r, batch, p->acc,
                                                                   backup);
   else
     (r1 ? fft_in_kernel<T, 1> : fft_in_kernel<T, 0>)<<<dim3(slices(cin), gy), threads, 0, stream>>>(
-        in, p->in, c.sh, p->tw, c2r_in, batch, p->acc, backup);
+        in, p->in, c.sh, p->tw, c2r, batch, p->acc, backup);
 
   // 2. The transform (from a corrupted private copy when a fault is injected into its input).
   const T* src = in;
@@ -281,11 +282,11 @@ abft_status run_passes(Call& c, const T* in, T* out, T* backup) {
 
   // 4. Output side and verdicts.
   if (r1 && cout <= ck::kFftWarpMaxCount)
-    fft_warp_sums_kernel<T, false><<<wblocks, threads, 0, stream>>>(out, p->out, c.sh, p->tw, c2r_out, batch, p->acc,
+    fft_warp_sums_kernel<T, false><<<wblocks, threads, 0, stream>>>(out, p->out, c.sh, p->tw, c2r, batch, p->acc,
                                                                    nullptr);
   else
     (r1 ? fft_out_kernel<T, 1> : fft_out_kernel<T, 0>)<<<dim3(slices(cout), gy), threads, 0, stream>>>(
-        out, p->out, c.sh, p->tw, c2r_out, batch, p->acc);
+        out, p->out, c.sh, p->tw, c2r, batch, p->acc);
   const unsigned vb = unsigned((batch + threads - 1) / threads < 4096 ? (batch + threads - 1) / threads : 4096);
   fft_verify_kernel<<<vb, threads, 0, stream>>>(p->acc, batch, p->va, p->flags, c.st->counters + c.kid);
   return ABFT_STATUS_SUCCESS;
@@ -441,6 +442,16 @@ abft_status execute(abft_cuda_fft_plan_s* p, cudaStream_t stream, const void* in
   // No failed signal yet (a callback plan clears the count as it opens its callbacks).
   if (!p->callbacks) cudaMemsetAsync(p->flags, 0, sizeof(int), stream);
 
+  // 0. C2R of rank >= 2: the self-conjugate planes made exactly Hermitian, in place (a C2R may
+  // overwrite its input): what the transform, the sums and the repair then read is one spectrum.
+  if (p->sh.kind == ABFT_FFT_C2R && p->sh.rank > 1) {
+    int64_t pairs = c.batch * (p->sh.n[p->sh.rank - 1] % 2 == 0 ? 2 : 1);
+    for (int d = 0; d + 1 < p->sh.rank; ++d) pairs *= p->sh.n[d];
+    const int64_t hb = (pairs + kSumThreads - 1) / kSumThreads;
+    fft_c2r_hermitian_kernel<T><<<unsigned(hb < 4096 ? hb : 4096), kSumThreads, 0, stream>>>(const_cast<T*>(in), p->in,
+                                                                                            c.sh, c.batch);
+  }
+
   // 1-4. The sums, the transform, the verdicts.
   const abft_status rs = p->callbacks ? run_callbacks<T>(c, in, out, backup) : run_passes<T>(c, in, out, backup);
   if (rs != ABFT_STATUS_SUCCESS) return rs;
@@ -448,7 +459,6 @@ abft_status execute(abft_cuda_fft_plan_s* p, cudaStream_t stream, const void* in
   // 5. Repair and re-verification (blocks return at once when nothing failed).
   if (pol == ABFT_POLICY_CORRECT) {
     const int threads = kSumThreads;
-    const ck::Cd* c2r_out = p->c2r_tab ? p->c2r_tab + 2 * (p->sh.n[0] / 2 + 1) : nullptr;
     SigLayout ls = p->in;
     const T* rsrc = in;
     if (backup) {  // packed: signal after signal, tight dims
@@ -464,7 +474,7 @@ abft_status execute(abft_cuda_fft_plan_s* p, cudaStream_t stream, const void* in
                            stream>>>(rsrc, ls, out, p->out, c.sh, p->flags);
     (c.sh.rank == 1 ? fft_recheck_kernel<T, 1> : fft_recheck_kernel<T, 0>)<<<unsigned(batch < 256 ? batch : 256),
                                                                              threads, 0, stream>>>(
-        out, p->out, c.sh, p->tw, c2r_out, p->acc, p->flags, p->va, st->repair + kid);
+        out, p->out, c.sh, p->tw, p->c2r, p->acc, p->flags, p->va, st->repair + kid);
   }
   core::record_call(p->handle, kid, abft_report{});  // the call; its counts arrive at abft_cuda_sync
   return cudaGetLastError() == cudaSuccess ? ABFT_STATUS_SUCCESS : ABFT_STATUS_INTERNAL_ERROR;
@@ -515,8 +525,7 @@ bool callback_state(abft_cuda_fft_plan_s* p) {
   a = FftCallbackArgs{};
   a.sh = p->sh;
   a.tw = p->tw;
-  a.c2r_in = p->c2r_tab;
-  a.c2r_out = p->c2r_tab ? p->c2r_tab + 2 * (p->sh.n[0] / 2 + 1) : nullptr;
+  a.c2r = p->c2r;
   a.in = decoder(p->in);
   a.out = decoder(p->out);
   p->bucket_doubles = size_t(p->batch * (3 * a.in.buckets + 2 * a.out.buckets));
@@ -570,7 +579,6 @@ abft_status fft_plan_args(abft_precision prec, abft_fft_kind kind, int rank, con
   };
   if (!side(li, true, inembed, istride, idist) || !side(lo, false, onembed, ostride, odist))
     return ABFT_STATUS_INVALID_LD;
-  if (kind == ABFT_FFT_C2R && rank > 1) return ABFT_STATUS_NOT_SUPPORTED;  // checks: rank-1 C2R only (see header)
   return ABFT_STATUS_SUCCESS;
 }
 
@@ -647,12 +655,13 @@ abft_status fft_plan_make(abft_cuda_fft_plan_s** out, abft_handle_t h, abft_prec
   }
   // The bound, precision-aware.
   double w_norm = ck::fft_library_w_norm(sh), v_norm = 0;
-  std::vector<ck::Cd> pairs, ow;
+  ck::FftC2RTables c2r;
   if (kind == ABFT_FFT_C2R) {
-    if (!c2r_weights(n[0], pairs, ow, w_norm, v_norm)) {
+    if (!c2r_tables(sh, c2r)) {
       delete p;
       return ABFT_STATUS_INTERNAL_ERROR;
     }
+    w_norm = c2r.w_norm, v_norm = c2r.v_norm;
   } else {
     v_norm = ck::fft_library_v_norm(sh);
   }
@@ -669,12 +678,18 @@ abft_status fft_plan_make(abft_cuda_fft_plan_s** out, abft_handle_t h, abft_prec
   bool ok = cudaMalloc(&p->acc, size_t(kAcc * batch) * sizeof(double)) == cudaSuccess &&
             cudaMalloc(&p->flag_base, size_t(batch + 2) * sizeof(int)) == cudaSuccess &&
             cudaEventCreateWithFlags(&p->done, cudaEventDisableTiming) == cudaSuccess;
-  if (ok && kind == ABFT_FFT_C2R) {
-    const size_t cnt = pairs.size() + ow.size();
-    ok = cudaMalloc(&p->c2r_tab, cnt * sizeof(ck::Cd)) == cudaSuccess &&
-         cudaMemcpy(p->c2r_tab, pairs.data(), pairs.size() * sizeof(ck::Cd), cudaMemcpyHostToDevice) == cudaSuccess &&
-         cudaMemcpy(p->c2r_tab + pairs.size(), ow.data(), ow.size() * sizeof(ck::Cd), cudaMemcpyHostToDevice) ==
-             cudaSuccess;
+  if (ok && kind == ABFT_FFT_C2R) {  // the tables of each dimension, one allocation
+    size_t cnt = 0;
+    for (int d = 0; d < rank; ++d) cnt += c2r.w[d].size() + c2r.W[d].size();
+    ok = cudaMalloc(&p->c2r_tab, cnt * sizeof(ck::Cd)) == cudaSuccess;
+    size_t at = 0;
+    for (int d = 0; ok && d < rank; ++d)
+      for (int which = 0; ok && which < 2; ++which) {
+        const std::vector<ck::Cd>& v = which ? c2r.W[d] : c2r.w[d];
+        (which ? p->c2r.W[d] : p->c2r.w[d]) = p->c2r_tab + at;
+        ok = cudaMemcpy(p->c2r_tab + at, v.data(), v.size() * sizeof(ck::Cd), cudaMemcpyHostToDevice) == cudaSuccess;
+        at += v.size();
+      }
   }
   if (ok && kind != ABFT_FFT_C2R) {  // the turn tables of each dimension, one allocation
     const ck::FftHostTables host(sh);

@@ -179,8 +179,9 @@ fi
 if want fft; then
   fft_json=$build/cuda_fft_bench.json
   # Planning a callback plan links the callbacks into cuFFT's kernels (seconds, perhaps): the
-  # default filter keeps the rows to 2^8, 2^12, 2^16, 2^22 (ABFT_GPU_FFT_FILTER: another regex).
-  fft_filter=${ABFT_GPU_FFT_FILTER:-'/n(256|4096|65536|4194304)(/|$)'}
+  # default filter keeps the 1D rows to 2^8, 2^12, 2^16, 2^22, and the 2D / 3D rows
+  # (ABFT_GPU_FFT_FILTER: another regex).
+  fft_filter=${ABFT_GPU_FFT_FILTER:-'/n(256|4096|65536|4194304)(/|$)|^cuda_fft-md/'}
   tl 140 "$build/bench/abft_bench_cuda_fft" --benchmark_filter="$fft_filter" --benchmark_out="$fft_json" \
     --benchmark_out_format=json >"$logs/bench_fft.log" 2>&1 \
     || { status=1; log "FFT benchmark failed"; }

@@ -5,7 +5,7 @@
  *  (cufftExec*, cufftXtExec) of a recorded plan runs on a shadow plan of the same shape made
  *  through the engine's cuFFT-signature API (abft_cufftPlanMany: cuFFT's transform plus the
  *  checks, abft/abft_cufft.h) on the caller's stream and arrays; the caller's own plan is left as
- *  it is. Plans the engine does not protect (half precision, C2R of rank > 1, 64-bit sizes) and
+ *  it is. Plans the engine does not protect (half precision, 64-bit sizes) and
  *  unknown handles pass through to the real cuFFT, counted. A stream set before the plan is made
  *  is kept. The shadow plan is made at the first execution whose stream is not being captured.
  */

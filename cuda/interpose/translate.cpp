@@ -191,8 +191,6 @@ Reason fft_reason(const FftShape& s) {
   if (!s.basic)
     for (int64_t v : {s.istride, s.idist, s.ostride, s.odist})
       if (!fits_int(v)) return Reason::FftShape;
-  // The engine checks C2R of rank 1 only (its weight tables are 1D).
-  if ((s.type == CUFFT_C2R || s.type == CUFFT_Z2D) && s.rank > 1) return Reason::FftShape;
   return Reason::None;
 }
 

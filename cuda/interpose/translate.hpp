@@ -32,7 +32,7 @@ enum class Reason : int {
   EngineUnavailable, ///< the engine refused before running anything: no usable GPU, no memory (NOT_SUPPORTED, ALLOC_FAILED)
   EngineRejected,    ///< the engine refused the translated call's arguments (INVALID_*: a translation bug, forwarded)
   FftPlanUnknown,    ///< a cuFFT plan the library did not see made
-  FftShape,          ///< a cuFFT plan the engine does not protect (half precision, C2R of rank > 1, > 32 bit)
+  FftShape,          ///< a cuFFT plan the engine does not protect (half precision, > 32 bit)
   RealMissing,       ///< the real function could not be found (the call fails)
   Count
 };

@@ -107,8 +107,10 @@ ABFT_API abft_handle_t abft_cufft_handle(void);
  *  dimension fastest) on device memory, with cuFFT's advanced layout: element idx of signal b is
  *  at b * dist + ((idx0 * embed[1] + idx1) * embed[2] + idx2) * stride, counted in elements of
  *  the side (complex for complex sides; NULL embed: tight). Kinds and signs as on the CPU
- *  (abft/fft.h): C2C sign -1 or +1, R2C -1, C2R +1 (rank 1 only: the C2R check's tables are 1D);
- *  unnormalised. The transform is cuFFT's; every signal is checked (docs/ABFT.md §12), a failed
+ *  (abft/fft.h): C2C sign -1 or +1, R2C -1, C2R +1; unnormalised. A C2R may overwrite its input
+ *  (cuFFT's rule); a checked multi-dimensional C2R first makes the self-conjugate planes of its
+ *  input (last index 0, and n/2 for even n) exactly Hermitian in place, so the result is the
+ *  transform of the spectrum's Hermitian part (docs/ABFT.md §12.1). The transform is cuFFT's; every signal is checked (docs/ABFT.md §12), a failed
  *  one is recomputed in double on the device and re-verified. h gives the policy and the
  *  injection planner, as on the CPU; the counters are read by abft_cuda_sync(h, ...). A NULL h
  *  means the process handle abft_cufft_handle() (<abft/abft_cufft.h>). A plan holds its own

@@ -7,8 +7,8 @@
  *  abft_cufftExec* calls run checked (docs/ABFT.md §12) on the process handle
  *  abft_cufft_handle() (policy from ABFT_POLICY, default correct; its counters are read by
  *  abft_cuda_sync(abft_cufft_handle(), stream, &report)). Any other cuFFT handle passed to
- *  abft_cufftExec* runs as plain cuFFT, unprotected. Multi-dimensional C2R plans are refused
- *  (CUFFT_NOT_SUPPORTED): their check is not written yet. Set a registered plan's stream with
+ *  abft_cufftExec* runs as plain cuFFT, unprotected. Every C2C, R2C and C2R plan of rank 1..3 in
+ *  single or double precision is protected. Set a registered plan's stream with
  *  abft_cufftSetStream (cuFFT cannot be asked for a plan's stream: a cufftSetStream made behind
  *  the library's back is overridden by the stream the library recorded).
  */

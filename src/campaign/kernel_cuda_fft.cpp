@@ -25,7 +25,7 @@
 
 #include "abft/abft_cuda.h"
 #include "abft/fft.h"
-#include "abft/checksum/fft_library_check.hpp"
+#include "abft/checksum/fft_c2r_weights.hpp"
 #include "campaign/cuda_device.hpp"
 #include "campaign/input_gen.hpp"
 

@@ -321,7 +321,7 @@ ck::LineVerdict replay(const FftLibraryShape& sh, int64_t batch, Fault fault, bo
     int64_t b, e, idx[3] = {0, 0, 0};
     di.decode(uint64_t(off), b, idx, e);
     const Cd x{double(mem[size_t(off * si)]), cin ? double(mem[size_t(off * si + 1)]) : 0.0};
-    const Cd t = ck::fft_in_term_of(x, sh, tabs.w, nullptr, e, idx);
+    const Cd t = ck::fft_in_term_of(x, sh, tabs.w, ck::FftC2RWeights{}, idx);
     visits.push_back({b * di.buckets + (e >> shift_in), {t.re, t.im, x.re * x.re + x.im * x.im}});
   }
   in_sums.add_visits(visits);
@@ -378,8 +378,8 @@ ck::LineVerdict replay(const FftLibraryShape& sh, int64_t batch, Fault fault, bo
     int64_t b, e, idx[3] = {0, 0, 0};
     dout.decode(uint64_t(lo.offset(b0, idx0)), b, idx, e);
     const std::vector<T>& y = ys[size_t(b)];
-    const Cd t = ck::fft_out_term_of(Cd{double(y[size_t(2 * e)]), double(y[size_t(2 * e + 1)])}, sh, tabs.w, nullptr,
-                                     e, idx);
+    const Cd t = ck::fft_out_term_of(Cd{double(y[size_t(2 * e)]), double(y[size_t(2 * e + 1)])}, sh, tabs.w,
+                                     ck::FftC2RWeights{}, idx);
     visits.push_back({b * dout.buckets + (e >> shift_out), {t.re, t.im}});
   }
   out_sums.add_visits(visits);

@@ -47,6 +47,7 @@
 #include <string>
 #include <vector>
 
+#include "abft/checksum/fft_c2r_weights.hpp"
 #include "abft/checksum/fft_library_check.hpp"
 #include "abft/fft.h"
 
@@ -960,6 +961,220 @@ TEST(FftLibraryC2R, TablesSeeEveryBinAndPassCleanSpectra) {
   for (int64_t n : {1, 2, 3, 8, 9, 64, 100, 999, 1000, 4096}) {
     c2r_tables<float>(n);
     c2r_tables<double>(n);
+  }
+}
+
+/** The library's CPU FFT in double as the dft of fft_c2r_tables (plans by length and sign). */
+struct HostDft {
+  std::map<std::pair<int64_t, int>, abft_fft_plan_t> plans;
+  ~HostDft() {
+    for (auto& kv : plans) abft_fft_destroy(kv.second);
+  }
+  bool operator()(int64_t n, const double* in, double* out, int sign) {
+    abft_fft_plan_t& p = plans[{n, sign}];
+    if (!p) {
+      if (abft_fft_plan_1d(&p, nullptr, ABFT_PRECISION_DOUBLE, ABFT_FFT_C2C, n, sign, 0) != ABFT_STATUS_SUCCESS) return false;
+      abft_fft_set_policy(p, ABFT_POLICY_OFF);
+      abft_fft_set_threads(p, 1);
+    }
+    return abft_fft_execute(p, in, out, nullptr) == ABFT_STATUS_SUCCESS;
+  }
+};
+
+/** The C2R input term's two columns at stored bin idx: the check moves by Re d A + Im d B. */
+void c2r_columns(const FftLibraryShape& sh, const ck::FftC2RWeights& v, const int64_t* idx, Cd& A, Cd& B) {
+  A = ck::fft_c2r_in_term(Cd{1, 0}, sh, v, idx);
+  B = ck::fft_c2r_in_term(Cd{0, 1}, sh, v, idx);
+}
+
+/** Smallest singular value of the real 2 x 2 map (Re d, Im d) -> Re d A + Im d B. */
+double smallest_gain(Cd A, Cd B) {
+  const double fro = A.re * A.re + A.im * A.im + B.re * B.re + B.im * B.im;
+  const double det = std::fabs(A.re * B.im - A.im * B.re);
+  return std::sqrt(std::max(0.0, (fro - std::sqrt(std::max(0.0, fro * fro - 4 * det * det))) / 2));
+}
+
+/** Rank 1: the engine's tables (fft_c2r_tables: w and W = F w) give the same input terms as the
+ *  coefficient pairs of fft_c2r_weights they replace on the GPU, to double rounding. */
+TEST(FftLibraryC2R, RankOneTablesGiveThePairsTerms) {
+  HostDft dft;
+  for (int64_t n : {1, 2, 3, 8, 9, 100, 999}) {
+    const FftLibraryShape sh = make_shape({n}, 2, +1);
+    ck::FftC2RTables t;
+    ASSERT_TRUE(ck::fft_c2r_tables(sh, dft, t));
+    std::vector<Cd> pairs, w;
+    double wn = 0, vn = 0;
+    auto d1 = [&](const double* in, double* out, int sign) { return dft(n, in, out, sign); };
+    ASSERT_TRUE(ck::fft_c2r_weights(n, d1, pairs, w, wn, vn));
+    EXPECT_EQ(t.w_norm, wn);
+    EXPECT_EQ(t.v_norm, vn);
+    const ck::FftC2RWeights v = t.view();
+    for (int64_t k = 0; 2 * k <= n; ++k) {
+      Cd A, B;
+      c2r_columns(sh, v, &k, A, B);
+      const Cd PA = pairs[size_t(2 * k)], PB = pairs[size_t(2 * k + 1)];
+      const double scale = cabs(PA) + cabs(PB) + 1.0;
+      EXPECT_NEAR(A.re, PA.re, 1e-13 * scale) << "n=" << n << " k=" << k;
+      EXPECT_NEAR(A.im, PA.im, 1e-13 * scale) << "n=" << n << " k=" << k;
+      EXPECT_NEAR(B.re, PB.re, 1e-13 * scale) << "n=" << n << " k=" << k;
+      EXPECT_NEAR(B.im, PB.im, 1e-13 * scale) << "n=" << n << " k=" << k;
+    }
+    for (int64_t j = 0; j < n; ++j) {
+      const Cd z = ck::fft_c2r_out_weight(sh, v, &j);
+      EXPECT_EQ(z.re, w[size_t(j)].re);
+      EXPECT_EQ(z.im, w[size_t(j)].im);
+    }
+  }
+}
+
+/** Ranks 2 and 3 (the gain construction, docs/ABFT.md §12.1), on transforms by the CPU C2R:
+ *   - every output weight has modulus >= 1 (an output error moves the check by at least itself);
+ *   - every stored bin is seen at every phase: at a bin whose mirror differs from it, the ratio
+ *     of its two coefficients is at least 2, so the smallest gain over the error's phase,
+ *     h ||W_k| - |W_-k||, is at least half the larger coefficient h max(|W_k|, |W_-k|) (and at
+ *     least 1/2 on these shapes; its minimum is printed, above 1 from 12 x 16 on); a
+ *     self-mirrored bin sees the real part, which is all the transform uses;
+ *   - clean spectra pass, Hermitian or not (the CPU C2R transforms the Hermitian part, as the
+ *     check's input side assumes), the sharpness printed;
+ *   - an error of 4 bounds / (its bin's smallest gain) at a random phase in one stored bin, or
+ *     of 4 bounds in one output, fails the check. */
+template <class T>
+void c2r_md(std::vector<int64_t> n) {
+  HostDft dft;
+  const FftLibraryShape sh = make_shape(n, 2, +1);
+  const std::string name = std::string(Prec<T>::name) + " c2r " + shape_name(sh).substr(7);
+  ck::FftC2RTables t;
+  ASSERT_TRUE(ck::fft_c2r_tables(sh, dft, t)) << name;
+  const ck::FftC2RWeights v = t.view();
+  const int L = sh.rank - 1;
+  int64_t in_dims[3] = {1, 1, 1}, out_dims[3] = {1, 1, 1};
+  for (int d = 0; d < sh.rank; ++d) in_dims[d] = sh.in_dim(d), out_dims[d] = sh.out_dim(d);
+  const int64_t cin = sh.in_count(), cout = sh.out_count();
+  // Output weights.
+  double wmin = 1e300;
+  for (int64_t j = 0; j < cout; ++j) {
+    int64_t idx[3] = {0, 0, 0};
+    ck::fft_unravel(j, sh.rank, out_dims, idx);
+    wmin = std::min(wmin, cabs(ck::fft_c2r_out_weight(sh, v, idx)));
+  }
+  EXPECT_GE(wmin, 1.0 - 1e-12) << name;
+  // Stored bins.
+  std::vector<double> gain(static_cast<size_t>(cin));
+  double gmin = 1e300;
+  for (int64_t e = 0; e < cin; ++e) {
+    int64_t idx[3] = {0, 0, 0}, mir[3] = {0, 0, 0};
+    ck::fft_unravel(e, sh.rank, in_dims, idx);
+    Cd W = {1, 0}, Wm = {1, 0};
+    bool self = true;
+    for (int d = 0; d < sh.rank; ++d) {
+      mir[d] = idx[d] == 0 ? 0 : sh.n[d] - idx[d];
+      self = self && (mir[d] == idx[d]);
+      W = ck::cmul(W, v.W[d][idx[d]]);
+      Wm = ck::cmul(Wm, v.W[d][mir[d]]);
+    }
+    const double h = (idx[L] == 0 || 2 * idx[L] == sh.n[L]) ? 0.5 : 1.0;
+    Cd A, B;
+    c2r_columns(sh, v, idx, A, B);
+    const double g = self ? cabs(A) : smallest_gain(A, B);
+    if (!self) {
+      const double big = std::max(cabs(W), cabs(Wm)), small = std::min(cabs(W), cabs(Wm));
+      EXPECT_GE(big, 2.0 * small * (1 - 1e-9)) << name << " bin " << e;
+      EXPECT_NEAR(g, h * (big - small), 1e-9 * big) << name << " bin " << e;
+    }
+    EXPECT_GE(g, 0.5) << name << " bin " << e;
+    gain[size_t(e)] = g;
+    gmin = std::min(gmin, g);
+  }
+  // Clean spectra, then faults.
+  abft_fft_plan_t pc = nullptr;
+  ASSERT_EQ(abft_fft_plan_dft(&pc, nullptr, Prec<T>::id, ABFT_FFT_C2R, sh.rank, sh.n, +1, 0), ABFT_STATUS_SUCCESS);
+  abft_fft_set_policy(pc, ABFT_POLICY_OFF);
+  abft_fft_set_threads(pc, 1);
+  const ck::FftUnitBound b = ck::fft_library_bound<T>(sh, t.w_norm, t.v_norm, ck::fft_engine_sum_depth(cin, cout));
+  std::mt19937_64 g(uint64_t(cin) * 7 + 3);
+  std::uniform_real_distribution<double> u(-1, 1);
+  auto sums = [&](const std::vector<T>& X, const std::vector<T>& y, Cd& in, Cd& out, double& x2) {
+    in = out = Cd{};
+    x2 = 0;
+    for (int64_t e = 0; e < cin; ++e) {
+      int64_t idx[3] = {0, 0, 0};
+      ck::fft_unravel(e, sh.rank, in_dims, idx);
+      const Cd x{double(X[size_t(2 * e)]), double(X[size_t(2 * e + 1)])};
+      const Cd tm = ck::fft_c2r_in_term(x, sh, v, idx);
+      in.re += tm.re, in.im += tm.im;
+      x2 += x.re * x.re + x.im * x.im;
+    }
+    for (int64_t j = 0; j < cout; ++j) {
+      int64_t idx[3] = {0, 0, 0};
+      ck::fft_unravel(j, sh.rank, out_dims, idx);
+      const Cd z = ck::fft_c2r_out_weight(sh, v, idx);
+      out.re += double(y[size_t(j)]) * z.re, out.im += double(y[size_t(j)]) * z.im;
+    }
+  };
+  const double tmax = double(std::numeric_limits<T>::max());
+  double sharp = 0;
+  for (int trial = 0; trial < 12; ++trial) {
+    std::vector<T> X(static_cast<size_t>(2 * cin)), y(static_cast<size_t>(cout));
+    for (T& x : X) x = T(u(g));
+    if (trial % 2 == 0) {  // Hermitian-consistent (odd trials: as drawn)
+      for (int64_t e = 0; e < cin; ++e) {
+        int64_t idx[3] = {0, 0, 0}, mir[3] = {0, 0, 0};
+        ck::fft_unravel(e, sh.rank, in_dims, idx);
+        if (idx[L] != 0 && 2 * idx[L] != sh.n[L]) continue;
+        for (int d = 0; d < L; ++d) mir[d] = idx[d] == 0 ? 0 : sh.n[d] - idx[d];
+        mir[L] = idx[L];
+        int64_t m = 0;
+        for (int d = 0; d < sh.rank; ++d) m = m * in_dims[d] + mir[d];
+        if (m == e) X[size_t(2 * e + 1)] = T(0);
+        if (m < e) X[size_t(2 * e)] = X[size_t(2 * m)], X[size_t(2 * e + 1)] = -X[size_t(2 * m + 1)];
+      }
+    }
+    std::vector<T> Xc = X;  // the CPU C2R of rank >= 2 may use its input as scratch
+    ASSERT_EQ(abft_fft_execute(pc, Xc.data(), y.data(), nullptr), ABFT_STATUS_SUCCESS);
+    Cd in, out;
+    double x2;
+    sums(X, y, in, out, x2);
+    EXPECT_EQ(ck::fft_library_verdict(in, out, x2, b.coefficient(), b.abs, b.Y, tmax), LineVerdict::Ok)
+        << name << " trial " << trial;
+    const double bound = b.bound(std::sqrt(x2));
+    sharp = std::max(sharp, std::hypot(out.re - in.re, out.im - in.im) / bound);
+    // An input error as the transform read it (the input side keeps the clean value).
+    const int64_t e = int64_t(g() % uint64_t(cin));
+    const double ph = 2 * 3.141592653589793 * u(g), mag = 4 * bound / gain[size_t(e)];
+    int64_t idx[3] = {0, 0, 0};
+    ck::fft_unravel(e, sh.rank, in_dims, idx);
+    const bool self = [&] {
+      for (int d = 0; d < sh.rank; ++d)
+        if ((idx[d] == 0 ? 0 : sh.n[d] - idx[d]) != idx[d]) return false;
+      return true;
+    }();
+    std::vector<T> Xf = X;  // a self-mirrored bin: a real error (the transform uses the real part)
+    Xf[size_t(2 * e)] += T(self ? mag : mag * std::cos(ph));
+    Xf[size_t(2 * e + 1)] += T(self ? 0.0 : mag * std::sin(ph));
+    std::vector<T> yf(y.size());
+    ASSERT_EQ(abft_fft_execute(pc, Xf.data(), yf.data(), nullptr), ABFT_STATUS_SUCCESS);
+    Cd in2, out2;
+    double x22;
+    sums(X, yf, in2, out2, x22);
+    EXPECT_EQ(ck::fft_library_verdict(in2, out2, x22, b.coefficient(), b.abs, b.Y, tmax), LineVerdict::Failed)
+        << name << " input bin " << e;
+    // An output error of 4 bounds.
+    std::vector<T> yo = y;
+    yo[size_t(int64_t(g() % uint64_t(cout)))] += T(4 * bound);
+    sums(X, yo, in2, out2, x22);
+    EXPECT_EQ(ck::fft_library_verdict(in2, out2, x22, b.coefficient(), b.abs, b.Y, tmax), LineVerdict::Failed)
+        << name << " output";
+  }
+  std::printf("%s: min |w_j| %.3f, min gain %.3f (bins %lld), sharpness %.4g\n", name.c_str(), wmin, gmin,
+              (long long)cin, sharp);
+  abft_fft_destroy(pc);
+}
+
+TEST(FftLibraryC2R, MultiDimensionalTablesSeeEveryBinAndPassCleanSpectra) {
+  for (auto n : std::vector<std::vector<int64_t>>{{2, 2}, {3, 4}, {8, 8}, {12, 16}, {15, 14}, {64, 100}, {4, 6, 10},
+                                                  {5, 6, 8}, {6, 10, 9}, {8, 8, 2}, {16, 12, 32}}) {
+    c2r_md<float>(n);
+    c2r_md<double>(n);
   }
 }
 

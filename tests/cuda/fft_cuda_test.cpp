@@ -68,9 +68,9 @@ TEST(CudaFftArgs, BadArgumentsAreRejectedBeforeTheDevice) {
   const int64_t half_small[2] = {8, 4};
   EXPECT_EQ(abft_cuda_fft_plan_many(&p, nullptr, F, ABFT_FFT_R2C, 2, n2, -1, 1, nullptr, 1, 64, half_small, 1, 40),
             ABFT_STATUS_INVALID_LD);
-  // Multi-dimensional C2R: no check written yet, refused rather than run unprotected.
-  EXPECT_EQ(abft_cuda_fft_plan_many(&p, nullptr, F, ABFT_FFT_C2R, 2, n2, +1, 1, nullptr, 1, 40, nullptr, 1, 64),
-            ABFT_STATUS_NOT_SUPPORTED);
+  // C2R's sign is +1 at every rank.
+  EXPECT_EQ(abft_cuda_fft_plan_many(&p, nullptr, F, ABFT_FFT_C2R, 2, n2, -1, 1, nullptr, 1, 40, nullptr, 1, 64),
+            ABFT_STATUS_INVALID_VALUE);
   EXPECT_EQ(p, nullptr);
   // A valid plan: NOT_SUPPORTED without a device (said cleanly), a plan with one.
   const abft_status st = abft_cuda_fft_plan_1d(&p, nullptr, F, ABFT_FFT_C2C, 64, -1, 3);
@@ -100,7 +100,11 @@ struct Case {
   std::vector<T> in;  // scalars
   bool cin() const { return kind != ABFT_FFT_R2C; }
   bool cout() const { return kind != ABFT_FFT_C2R; }
-  Case(abft_fft_kind k, std::vector<int64_t> dims, int s, int64_t b, int64_t stride, uint64_t seed, int dist_kind = 0)
+  /** hermitian (C2R): the half spectrum made Hermitian-consistent — the self-conjugate planes
+   *  (last index 0, and n/2 for even n) hold conjugate pairs and real self-mirrored bins — as a
+   *  real signal's spectrum is; false leaves them random. */
+  Case(abft_fft_kind k, std::vector<int64_t> dims, int s, int64_t b, int64_t stride, uint64_t seed, int dist_kind = 0,
+       bool hermitian = true)
       : kind(k), rank(int(dims.size())), n(dims), sign(s), batch(b), istride(stride), ostride(stride) {
     for (int d = 0; d < rank; ++d) {
       const bool last = d == rank - 1;
@@ -119,10 +123,27 @@ struct Case {
         const int64_t el = cin() ? e / 2 : e;
         in[size_t((b2 * idist + el * istride) * (cin() ? 2 : 1) + (cin() ? e % 2 : 0))] = T(v);
       }
-    if (k == ABFT_FFT_C2R)  // a Hermitian-consistent half spectrum: the imaginary parts of the
-      for (int64_t b2 = 0; b2 < batch; ++b2) {  // self-conjugate bins are zero
-        in[size_t((b2 * idist) * 2 + 1)] = T(0);
-        if (n[0] % 2 == 0) in[size_t((b2 * idist + (n[0] / 2) * istride) * 2 + 1)] = T(0);
+    if (k == ABFT_FFT_C2R && hermitian) make_hermitian();
+  }
+  /** C2R: each bin of a self-conjugate plane set to the conjugate of its mirror where the
+   *  mirror comes first, a self-mirrored bin to its real part. */
+  void make_hermitian() {
+    const int L = rank - 1;
+    const int64_t h1 = n[size_t(L)] / 2 + 1;
+    int64_t outer = 1;
+    for (int d = 0; d < L; ++d) outer *= n[size_t(d)];
+    for (int64_t b2 = 0; b2 < batch; ++b2)
+      for (int64_t pl : {int64_t(0), n[size_t(L)] / 2}) {
+        if (pl != 0 && n[size_t(L)] % 2 != 0) continue;
+        for (int64_t o = 0; o < outer; ++o) {
+          int64_t r = o, mo = 0, idx[2] = {0, 0};
+          for (int d = L - 1; d >= 0; --d) idx[d] = r % n[size_t(d)], r /= n[size_t(d)];
+          for (int d = 0; d < L; ++d) mo = mo * n[size_t(d)] + (idx[d] == 0 ? 0 : n[size_t(d)] - idx[d]);
+          const size_t at = size_t((b2 * idist + (o * h1 + pl) * istride) * 2);
+          const size_t from = size_t((b2 * idist + (mo * h1 + pl) * istride) * 2);
+          if (mo == o) in[at + 1] = T(0);
+          if (mo < o) in[at] = in[from], in[at + 1] = -in[from + 1];
+        }
       }
   }
   size_t out_scalars() const { return size_t(odist * batch * (cout() ? 2 : 1)); }
@@ -260,6 +281,24 @@ TEST_P(CudaFftSums, MatchesReferenceEveryKindRankAndPolicy) {
   check_clean(Case<double>(ABFT_FFT_R2C, {30, 50}, -1, 3, 1, 7), pols);
   check_clean(Case<float>(ABFT_FFT_C2R, {2048}, +1, 4, 1, 8), pols);
   check_clean(Case<double>(ABFT_FFT_C2R, {999}, +1, 3, 1, 9), pols);
+  check_clean(Case<float>(ABFT_FFT_C2R, {24, 32}, +1, 3, 1, 10), pols);
+  check_clean(Case<double>(ABFT_FFT_C2R, {15, 14}, +1, 2, 2, 11), pols);  // odd outer, strided
+  check_clean(Case<float>(ABFT_FFT_C2R, {6, 10, 9}, +1, 3, 1, 12), pols);  // odd last: one plane
+  check_clean(Case<double>(ABFT_FFT_C2R, {4, 8, 2}, +1, 2, 1, 13), pols);  // last 2: both planes only
+}
+
+// A multi-dimensional C2R spectrum that is not Hermitian in its self-conjugate planes (a
+// spectral filter that weights k and -k differently leaves one): the transform of the half
+// spectrum depends on which stored value of a pair the algorithm reads (the emulated cuFFT
+// reads one of each pair). The engine first makes those planes Hermitian in place, so the
+// checked result is the transform of the spectrum's Hermitian part — the CPU FFT's result —
+// with no detection, under both policies.
+TEST_P(CudaFftSums, NonHermitianMultiDimensionalC2RIsTheHermitianPartsTransform) {
+  REQUIRE_DEVICE();
+  for (abft_policy pol : {ABFT_POLICY_DETECT, ABFT_POLICY_CORRECT}) {
+    check_clean(Case<float>(ABFT_FFT_C2R, {12, 16}, +1, 3, 1, 40, 0, false), pol);
+    check_clean(Case<double>(ABFT_FFT_C2R, {5, 6, 8}, +1, 2, 1, 41, 0, false), pol);
+  }
 }
 
 TEST_P(CudaFftSums, NoFalsePositivesOnManyCleanSignals) {
@@ -272,13 +311,13 @@ TEST_P(CudaFftSums, NoFalsePositivesOnManyCleanSignals) {
 }
 
 template <class T>
-void check_fault(const Case<T>& c, abft_site site, abft_fault_model model, int bit) {
+void check_fault(const Case<T>& c, abft_site site, abft_fault_model model, int bit, int64_t col = 6) {
   abft_handle_t h = nullptr;
   abft_injector_t inj = nullptr;
   ASSERT_EQ(abft_handle_create(&h), ABFT_STATUS_SUCCESS);
   ASSERT_EQ(abft_injector_create(17, &inj), ABFT_STATUS_SUCCESS);
   abft_fault f{};
-  f.site = site, f.model = model, f.bit = bit, f.row = c.batch - 1, f.col = 6, f.kpos = 0;
+  f.site = site, f.model = model, f.bit = bit, f.row = c.batch - 1, f.col = col, f.kpos = 0;
   ASSERT_EQ(abft_injector_add(inj, &f), ABFT_STATUS_SUCCESS);
   abft_handle_set_injector(h, inj);
   abft_cuda_fft_plan_t p = nullptr;
@@ -293,7 +332,7 @@ void check_fault(const Case<T>& c, abft_site site, abft_fault_model model, int b
   abft_injector_last(inj, &landed, 1, &count);
   ASSERT_EQ(count, 1);
   EXPECT_EQ(landed.applied, 1);
-  EXPECT_GE(r.detected, 1u) << "site " << site << " model " << model << " bit " << bit;
+  EXPECT_GE(r.detected, 1u) << "site " << site << " model " << model << " bit " << bit << " col " << col;
   EXPECT_GE(r.corrected, 1u);
   EXPECT_EQ(r.uncorrectable, 0u);
   int64_t N = 1;
@@ -317,6 +356,13 @@ TEST_P(CudaFftSums, InjectedFaultsAreRepairedOnTheDevice) {
     check_fault(Case<double>(ABFT_FFT_C2C, {24, 20}, -1, 3, 1, 23), site, ABFT_FAULT_BITFLIP, 62);
     check_fault(Case<float>(ABFT_FFT_R2C, {1000}, -1, 4, 1, 24), site, ABFT_FAULT_POS_INF, 0);
     check_fault(Case<double>(ABFT_FFT_C2R, {256}, +1, 4, 1, 25), site, ABFT_FAULT_BITFLIP, 61);
+    // Multi-dimensional C2R: a middle bin (col 6: element 3, real part), bins of the
+    // self-conjugate planes (element 9 = (1, 0) in {12, 16}, its imaginary part too; element 6
+    // = (0, 1, 0) in {4, 6, 10}), and the outputs of those indices.
+    for (int64_t col : {6, 13, 18, 19}) {
+      check_fault(Case<float>(ABFT_FFT_C2R, {12, 16}, +1, 3, 1, 26), site, ABFT_FAULT_BITFLIP, 29, col);
+      check_fault(Case<double>(ABFT_FFT_C2R, {4, 6, 10}, +1, 2, 1, 27), site, ABFT_FAULT_BITFLIP, 60, col);
+    }
   }
 }
 

@@ -7,14 +7,22 @@
  *  output element, as cuFFT documents, from emulated kernels (the callbacks' warp collectives
  *  need their warp). What cuFFT's own kernels do between the two is not reproduced; which lanes
  *  of a warp share a signal is: consecutive elements to consecutive threads.
+ *  A C2R is given the freedoms cuFFT documents and the protected engine must live with: its
+ *  input is overwritten (NaN) once read, out of place too; and of every bin pair (k, -k) of a
+ *  self-conjugate plane (the last index 0 or n/2) of a multi-dimensional C2R only the first is
+ *  read, the other taken as its conjugate — as an algorithm may, since the half spectrum of a
+ *  real signal holds both — so a spectrum that is not Hermitian there gives another result than
+ *  the CPU FFT's own (which transforms the Hermitian part).
  */
 #include <cufftXt.h>
 
 #include <cstring>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <new>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "abft/fft.h"
@@ -140,6 +148,29 @@ cufftResult exec(Plan* p, void* in, void* out, int direction) {
     a[size_t(t)] = q.load ? reinterpret_cast<L>(q.load)(in, off, q.load_info, nullptr) : static_cast<In*>(in)[off];
   });
   if (cudaPeekAtLastError() != cudaSuccess) return CUFFT_EXEC_FAILED;
+  if constexpr (!std::is_floating_point<In>::value) {  // (a complex input: C2C or C2R)
+    if (real_out(q.type) && in != out)  // a C2R overwrites its input (in place, the output does)
+      for (long long t = 0; t < nin; ++t) {
+        In& x = static_cast<In*>(in)[offset_of(q, true, din, t / cin, t % cin)];
+        x.x = x.y = std::numeric_limits<decltype(x.x)>::quiet_NaN();
+      }
+    if (real_out(q.type) && q.rank > 1) {  // one bin of each pair of the self-conjugate planes read, the other its conjugate
+      const int L = q.rank - 1;
+      long long outer = 1;
+      for (int i = 0; i < L; ++i) outer *= q.n[i];
+      for (long long b = 0; b < q.batch; ++b)
+        for (long long pl = 0; pl <= (q.n[L] % 2 == 0 ? 1 : 0); ++pl)
+          for (long long o = 0; o < outer; ++o) {
+            long long idx[2] = {0, 0}, r = o, mo = 0;
+            for (int i = L - 1; i >= 0; --i) idx[i] = r % q.n[i], r /= q.n[i];
+            for (int i = 0; i < L; ++i) mo = mo * q.n[i] + (idx[i] == 0 ? 0 : q.n[i] - idx[i]);
+            if (mo <= o) continue;
+            const long long h1 = din[L], lo = b * cin + o * h1 + pl * (q.n[L] / 2), hi = b * cin + mo * h1 + pl * (q.n[L] / 2);
+            a[size_t(hi)].x = a[size_t(lo)].x;
+            a[size_t(hi)].y = -a[size_t(lo)].y;
+          }
+    }
+  }
   // The transform: the library's CPU FFT, unprotected, on the packed batch.
   const bool d = dbl(q.type);
   const abft_fft_kind kind = real_in(q.type) ? ABFT_FFT_R2C : real_out(q.type) ? ABFT_FFT_C2R : ABFT_FFT_C2C;

@@ -29,7 +29,7 @@
 #include <random>
 #include <vector>
 
-#include "abft/checksum/fft_library_check.hpp"
+#include "abft/checksum/fft_c2r_weights.hpp"
 #include "core/cpu_features.hpp"
 #include "cpu/fft/fft_kernels.hpp"
 #include "cpu/fft/fft_line.hpp"
@@ -120,7 +120,7 @@ void check_c2r_line(int64_t n) {
       const double fro = a * a + b * b + c * c + e * e, det = std::fabs(a * e - b * c);
       smin = std::sqrt(std::max(0.0, (fro - std::sqrt(std::max(0.0, fro * fro - 4 * det * det))) / 2));
     }
-    // At least kC2RPush / (1 + kC2RPush) of the error's size (abft/checksum/fft_library_check.hpp),
+    // At least kC2RPush / (1 + kC2RPush) of the error's size (abft/checksum/fft_c2r_weights.hpp),
     // less the clean residual's share (2 bounds over an error of d).
     EXPECT_GE(smin, floor * (1 - 1e-3) - 4 * bound / d) << "n=" << n << " bin k=" << k;
   }

@@ -320,9 +320,11 @@ TEST(PreloadTranslate, FftShapesTheEngineProtects) {
   FftShape s;
   s.rank = 1, s.n[0] = 1000, s.type = CUFFT_R2C, s.batch = 7;
   EXPECT_EQ(fft_reason(s), Reason::None);
-  FftShape c2r2 = s;
+  FftShape c2r2 = s;  // multi-dimensional C2R: protected (docs/ABFT.md §12.1)
   c2r2.rank = 2, c2r2.n[1] = 16, c2r2.type = CUFFT_C2R;
-  EXPECT_EQ(fft_reason(c2r2), Reason::FftShape);
+  EXPECT_EQ(fft_reason(c2r2), Reason::None);
+  c2r2.rank = 3, c2r2.n[2] = 9, c2r2.type = CUFFT_Z2D;
+  EXPECT_EQ(fft_reason(c2r2), Reason::None);
   FftShape big = s;
   big.n[0] = int64_t(1) << 33;
   EXPECT_EQ(fft_reason(big), Reason::FftShape);

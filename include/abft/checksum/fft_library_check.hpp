@@ -22,8 +22,9 @@
  *     half weight, out = sum w y + 1/2 sum w_m conj(y). An output fault then moves out by at
  *     least |d| / 2, and the last dimension's input weight is the mean of the two,
  *     v_j = (1 + s i cot phi_j)(3 - q_j^(h+1)) / 4, |v_j| >= 1/2.
- *   - C2R (rank 1): tables built on the host by fft_c2r_weights, the CPU engine's pushed-apart
- *     construction (docs/ABFT.md §9.1, C2R).
+ *   - C2R (ranks 1..3): per-dimension tables of the output weights and their transforms, built
+ *     on the host (abft/checksum/fft_c2r_weights.hpp: rank 1 the CPU engine's pushed-apart
+ *     construction, docs/ABFT.md §9.1; ranks 2 and 3 the gain construction, §12.1).
  *  The weights are formed in double from exact integer angles: directly (sincospi of a reduced
  *  fraction, FftDirectWeights) or, on the GPU, as products of two short per-dimension tables of
  *  such values (FftTableWeights); every rounding is a few units of double precision.
@@ -268,26 +269,60 @@ ABFT_HD Cd fft_out_term(const FftLibraryShape& sh, const int64_t* idx, Cd y, con
   return t;
 }
 
-/** The input side's term of element x (flat index e, multi-index idx): v x for C2C and R2C,
- *  and for C2R (rank 1) the pair of table weights of its bin, A_e Re x + B_e Im x. One
- *  definition for the GPU engine's two ways of forming the sums (passes over memory,
- *  cuda/fft_check.cuh, and cuFFT's load callback, cuda/fft_callbacks.cu). */
-template <int R = 0, class W = FftDirectWeights>
-ABFT_HD Cd fft_in_term_of(Cd x, const FftLibraryShape& sh, const W& w, const Cd* c2r_in, int64_t e,
-                          const int64_t* idx) {
-  if (sh.kind == 2) {
-    const Cd A = c2r_in[2 * e], B = c2r_in[2 * e + 1];
-    return {x.re * A.re + x.im * B.re, x.re * A.im + x.im * B.im};
+/** The C2R check's weights on the device (rank 1..3; docs/ABFT.md §12.1): per dimension d the
+ *  output weights w[d] (n_d values) and their transforms W[d] = F_+ w[d] (n_d values, the
+ *  backward sign of the C2R), so that an output element j has weight prod_d w[d][j_d] and
+ *  sum_j w_j y_j = sum_k Xfull_k W_k over the Hermitian spectrum Xfull the half spectrum
+ *  stands for, W_k = prod_d W[d][k_d]. Built on the host (fft_c2r_tables in
+ *  abft/checksum/fft_c2r_weights.hpp). */
+struct FftC2RWeights {
+  const Cd* w[3] = {nullptr, nullptr, nullptr};
+  const Cd* W[3] = {nullptr, nullptr, nullptr};
+};
+
+/** C2R: the input side's term of the stored bin X at multi-index idx (the last index <= n/2).
+ *  A stored bin k with 1 <= k_last <= n - n/2 - 1 stands for itself and its conjugate mirror
+ *  -k, which is not stored: X W_k + conj(X) W_-k. A bin of a self-conjugate plane (k_last = 0,
+ *  or n/2 for even n) has its mirror stored in the same plane, and the transform acts on the
+ *  Hermitian part (X_k + conj X_-k) / 2 there: each of the two stored bins gives half,
+ *  (X W_k + conj(X) W_-k) / 2; a self-mirrored bin (k = -k) gives Re(X) W_k. */
+template <int R = 0>
+ABFT_HD Cd fft_c2r_in_term(Cd x, const FftLibraryShape& sh, const FftC2RWeights& t, const int64_t* idx) {
+  const int rank = R > 0 ? R : sh.rank;
+  Cd a = t.W[0][idx[0]], b = t.W[0][idx[0] == 0 ? 0 : sh.n[0] - idx[0]];
+  for (int d = 1; d < rank; ++d) {
+    a = cmul(a, t.W[d][idx[d]]);
+    b = cmul(b, t.W[d][idx[d] == 0 ? 0 : sh.n[d] - idx[d]]);
   }
+  const int64_t kl = idx[rank - 1];
+  const double h = (kl == 0 || 2 * kl == sh.n[rank - 1]) ? 0.5 : 1.0;
+  return {h * (a.re * x.re - a.im * x.im + b.re * x.re + b.im * x.im),
+          h * (a.re * x.im + a.im * x.re + b.im * x.re - b.re * x.im)};
+}
+
+/** C2R: the output weight of the real output element at multi-index idx, prod_d w[d][idx_d]. */
+template <int R = 0>
+ABFT_HD Cd fft_c2r_out_weight(const FftLibraryShape& sh, const FftC2RWeights& t, const int64_t* idx) {
+  const int rank = R > 0 ? R : sh.rank;
+  Cd z = t.w[0][idx[0]];
+  for (int d = 1; d < rank; ++d) z = cmul(z, t.w[d][idx[d]]);
+  return z;
+}
+
+/** The input side's term of element x at multi-index idx: v x for C2C and R2C, and for C2R
+ *  fft_c2r_in_term. One definition for the GPU engine's two ways of forming the sums (passes
+ *  over memory, cuda/fft_check.cuh, and cuFFT's load callback, cuda/fft_callbacks.cu). */
+template <int R = 0, class W = FftDirectWeights>
+ABFT_HD Cd fft_in_term_of(Cd x, const FftLibraryShape& sh, const W& w, const FftC2RWeights& c2r, const int64_t* idx) {
+  if (sh.kind == 2) return fft_c2r_in_term<R>(x, sh, c2r, idx);
   return cmul(x, fft_in_weight<R>(sh, idx, w));
 }
 
-/** The output side's term of a stored element y: fft_out_term (C2C, R2C), or y times the C2R
- *  table's weight of position e. */
+/** The output side's term of a stored element y: fft_out_term (C2C, R2C), or for C2R y times
+ *  fft_c2r_out_weight. */
 template <int R = 0, class W = FftDirectWeights>
-ABFT_HD Cd fft_out_term_of(Cd y, const FftLibraryShape& sh, const W& w, const Cd* c2r_out, int64_t e,
-                           const int64_t* idx) {
-  return sh.kind == 2 ? cmul(y, c2r_out[e]) : fft_out_term<R>(sh, idx, y, w);
+ABFT_HD Cd fft_out_term_of(Cd y, const FftLibraryShape& sh, const W& w, const FftC2RWeights& c2r, const int64_t* idx) {
+  return sh.kind == 2 ? cmul(y, fft_c2r_out_weight<R>(sh, c2r, idx)) : fft_out_term<R>(sh, idx, y, w);
 }
 
 /** Multi-index of the linear (row-major) position e over the sizes dims[0..rank). */
@@ -430,84 +465,6 @@ inline double fft_library_v_norm(const FftLibraryShape& sh) {
     prod *= s;
   }
   return std::sqrt(prod) * (1.0 + 1e-12);
-}
-
-/** C2R (rank 1) weights, built on the host in double (docs/ABFT.md §9.1, C2R), shared by the
- *  CPU and GPU engines. An error d in a stored bin k moves the check by W_k d + W_{n-k} conj(d),
- *  at least ||W_k| - |W_{n-k}|| over the phase of d, where W = F w is the transform of the output
- *  weights. Unit pseudo-random phases w (seeded, as before) keep every coefficient large but
- *  leave that difference near zero for some bin (3e-4 of the error at n = 1000); a designed
- *  W (a stepped chirp) fixes it but its structure lets faults inside the transform cancel (a
- *  campaign found stage faults it did not see). So the random w is kept and each bin pair is
- *  pushed apart by kPush: the larger of |W_k|, |W_{n-k}| grows by kPush, the smaller shrinks by
- *  it (to zero at least), a self-mirrored bin is raised to kPush. That changes every |w_j| by at
- *  most kPush (a bin moves w by at most |dW| / n at every j), and w is rescaled to min |w_j| = 1:
- *  every bin then moves the check by at least kPush at any phase, every output by at least
- *  one. `dft(in, out, sign)` is an unnormalised DFT of length n in double (interleaved re, im).
- *  Outputs: the coefficient pairs of the half spectrum (A_k for Re X_k, B_k for Im X_k;
- *  2 (n/2 + 1) values), the output weights w (n values), their norms. False when dft fails. */
-constexpr double kC2RPush = 0.25;
-template <class Dft>
-bool fft_c2r_weights(int64_t n, Dft&& dft, std::vector<Cd>& pairs, std::vector<Cd>& w, double& w_norm,
-                     double& v_norm) {
-  const int64_t h = n / 2;
-  std::vector<double> W(static_cast<size_t>(2 * n)), x(static_cast<size_t>(2 * n));
-  uint64_t st = 0x9E3779B97F4A7C15ull;  // seed 1 of the former search
-  for (int64_t j = 0; j < n; ++j) {
-    st ^= st << 13;
-    st ^= st >> 7;
-    st ^= st << 17;
-    const Cd z = exp_i_pi(int64_t((st >> 11) % 65536), 32768, +1);
-    x[size_t(2 * j)] = z.re;
-    x[size_t(2 * j + 1)] = z.im;
-  }
-  if (!dft(x.data(), W.data(), +1)) return false;
-  auto scale_to = [&](int64_t k, double mag) {  // |W_k| := mag, the phase kept (or 1 if none)
-    double& re = W[size_t(2 * k)];
-    double& im = W[size_t(2 * k + 1)];
-    const double a = std::hypot(re, im);
-    if (a > 0) re *= mag / a, im *= mag / a;
-    else re = mag, im = 0;
-  };
-  for (int64_t k = 0; k <= h; ++k) {
-    const int64_t kk = (n - k) % n;
-    const double a = std::hypot(W[size_t(2 * k)], W[size_t(2 * k + 1)]);
-    if (k == kk || 2 * k == n) {
-      if (a < kC2RPush) scale_to(k, kC2RPush);
-      continue;
-    }
-    const double b = std::hypot(W[size_t(2 * kk)], W[size_t(2 * kk + 1)]);
-    const int64_t big = a >= b ? k : kk, small = a >= b ? kk : k;
-    scale_to(big, std::fmax(a, b) + kC2RPush);
-    scale_to(small, std::fmax(std::fmin(a, b) - kC2RPush, 0.0));
-  }
-  if (!dft(W.data(), x.data(), -1)) return false;  // n w (the inverse transform, unnormalised)
-  double mn = 1e300;
-  for (int64_t j = 0; j < n; ++j) mn = std::fmin(mn, std::hypot(x[size_t(2 * j)], x[size_t(2 * j + 1)]));
-  if (!(mn > 0)) return false;
-  for (double& t : x) t /= mn;
-  if (!dft(x.data(), W.data(), +1)) return false;  // W = F w of the stored w, to double rounding
-  w.resize(static_cast<size_t>(n));
-  double wn = 0;
-  for (int64_t j = 0; j < n; ++j) {
-    w[size_t(j)] = {x[size_t(2 * j)], x[size_t(2 * j + 1)]};
-    wn += x[size_t(2 * j)] * x[size_t(2 * j)] + x[size_t(2 * j + 1)] * x[size_t(2 * j + 1)];
-  }
-  pairs.assign(static_cast<size_t>(2 * (h + 1)), Cd{});
-  double vn = 0;
-  for (int64_t k = 0; k <= h; ++k) {
-    const int64_t kk = (n - k) % n;
-    const Cd a{W[size_t(2 * k)], W[size_t(2 * k + 1)]}, b{W[size_t(2 * kk)], W[size_t(2 * kk + 1)]};
-    const bool self = k == 0 || 2 * k == n;
-    const Cd A = self ? a : Cd{a.re + b.re, a.im + b.im};
-    const Cd B = self ? Cd{} : Cd{-(a.im - b.im), a.re - b.re};  // i (a - b)
-    pairs[size_t(2 * k)] = A;
-    pairs[size_t(2 * k + 1)] = B;
-    vn += A.re * A.re + A.im * A.im + B.re * B.re + B.im * B.im;
-  }
-  w_norm = std::sqrt(wn) * (1.0 + 1e-12);
-  v_norm = std::sqrt(vn) * (1.0 + 1e-12);
-  return true;
 }
 
 /** The verdict of one signal: in = (in_re, in_im), out likewise, x2 = ||x||^2 (all in double).
