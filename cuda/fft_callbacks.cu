@@ -191,6 +191,10 @@ __device__ __forceinline__ V on_load(const FftCallbackArgs& a, unsigned long lon
   else
     input_terms_md(a, sign, off, xv, b, e);
   if (a.backup && b >= 0) static_cast<V*>(a.backup)[b * a.in.count + e] = x;  // packed, signal after signal
+  // C2R of rank 1: the imaginary parts of the self-conjugate bins 0 and n/2 are no part of the
+  // Hermitian spectrum the input stands for; cuFFT gets 0 there, whatever the array holds.
+  if constexpr (Elem<V>::S == 2)
+    if (a.sh.kind == 2 && a.sh.rank == 1 && b >= 0 && (e == 0 || 2 * e == a.sh.n[0])) x.y = 0;
   if (a.n_in) x = apply_faults(x, off, a.fault_in, a.n_in, a.fault_vals);
   return x;
 }

@@ -442,9 +442,10 @@ abft_status execute(abft_cuda_fft_plan_s* p, cudaStream_t stream, const void* in
   // No failed signal yet (a callback plan clears the count as it opens its callbacks).
   if (!p->callbacks) cudaMemsetAsync(p->flags, 0, sizeof(int), stream);
 
-  // 0. C2R of rank >= 2: the self-conjugate planes made exactly Hermitian, in place (a C2R may
-  // overwrite its input): what the transform, the sums and the repair then read is one spectrum.
-  if (p->sh.kind == ABFT_FFT_C2R && p->sh.rank > 1) {
+  // 0. C2R: the self-conjugate planes made exactly Hermitian, in place (a C2R may overwrite its
+  // input): what the transform, the sums and the repair then read is one spectrum. Rank 1 has
+  // only the bins 0 and n/2, whose imaginary parts the load callback drops as cuFFT reads them.
+  if (p->sh.kind == ABFT_FFT_C2R && (p->sh.rank > 1 || !p->callbacks)) {
     int64_t pairs = c.batch * (p->sh.n[p->sh.rank - 1] % 2 == 0 ? 2 : 1);
     for (int d = 0; d + 1 < p->sh.rank; ++d) pairs *= p->sh.n[d];
     const int64_t hb = (pairs + kSumThreads - 1) / kSumThreads;

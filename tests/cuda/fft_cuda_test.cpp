@@ -287,15 +287,18 @@ TEST_P(CudaFftSums, MatchesReferenceEveryKindRankAndPolicy) {
   check_clean(Case<double>(ABFT_FFT_C2R, {4, 8, 2}, +1, 2, 1, 13), pols);  // last 2: both planes only
 }
 
-// A multi-dimensional C2R spectrum that is not Hermitian in its self-conjugate planes (a
-// spectral filter that weights k and -k differently leaves one): the transform of the half
-// spectrum depends on which stored value of a pair the algorithm reads (the emulated cuFFT
-// reads one of each pair). The engine first makes those planes Hermitian in place, so the
-// checked result is the transform of the spectrum's Hermitian part — the CPU FFT's result —
-// with no detection, under both policies.
-TEST_P(CudaFftSums, NonHermitianMultiDimensionalC2RIsTheHermitianPartsTransform) {
+// A C2R spectrum that is not Hermitian in its self-conjugate planes (a spectral filter that
+// weights k and -k differently leaves one; at rank 1, imaginary parts in bins 0 and n/2): the
+// transform of the half spectrum depends on what the algorithm reads there (the emulated cuFFT
+// reads one value of each pair, and at rank 1 the imaginary part of bin 0). The engine makes
+// those planes Hermitian first (rank 1: the load callback, or in place with the sums in
+// passes), so the checked result is the transform of the spectrum's Hermitian part — the CPU
+// FFT's result — with no detection, under both policies.
+TEST_P(CudaFftSums, NonHermitianC2RIsTheHermitianPartsTransform) {
   REQUIRE_DEVICE();
   for (abft_policy pol : {ABFT_POLICY_DETECT, ABFT_POLICY_CORRECT}) {
+    check_clean(Case<float>(ABFT_FFT_C2R, {64}, +1, 3, 1, 39, 0, false), pol);
+    check_clean(Case<double>(ABFT_FFT_C2R, {45}, +1, 2, 2, 38, 0, false), pol);
     check_clean(Case<float>(ABFT_FFT_C2R, {12, 16}, +1, 3, 1, 40, 0, false), pol);
     check_clean(Case<double>(ABFT_FFT_C2R, {5, 6, 8}, +1, 2, 1, 41, 0, false), pol);
   }

@@ -12,7 +12,9 @@
  *  self-conjugate plane (the last index 0 or n/2) of a multi-dimensional C2R only the first is
  *  read, the other taken as its conjugate — as an algorithm may, since the half spectrum of a
  *  real signal holds both — so a spectrum that is not Hermitian there gives another result than
- *  the CPU FFT's own (which transforms the Hermitian part).
+ *  the CPU FFT's own (which transforms the Hermitian part); and a 1D C2R reads the imaginary
+ *  part of bin 0 (added to bin 1's real part), as some of cuFFT's C2R kernels read it (a cuFFT
+ *  developer in FourierFlows.jl issue 326), where the CPU FFT ignores it.
  */
 #include <cufftXt.h>
 
@@ -154,6 +156,8 @@ cufftResult exec(Plan* p, void* in, void* out, int direction) {
         In& x = static_cast<In*>(in)[offset_of(q, true, din, t / cin, t % cin)];
         x.x = x.y = std::numeric_limits<decltype(x.x)>::quiet_NaN();
       }
+    if (real_out(q.type) && q.rank == 1 && cin > 1)
+      for (long long b = 0; b < q.batch; ++b) a[size_t(b * cin + 1)].x += a[size_t(b * cin)].y;
     if (real_out(q.type) && q.rank > 1) {  // one bin of each pair of the self-conjugate planes read, the other its conjugate
       const int L = q.rank - 1;
       long long outer = 1;

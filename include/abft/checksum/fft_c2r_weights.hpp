@@ -203,8 +203,8 @@ bool fft_c2r_tables(const FftLibraryShape& sh, Dft&& dft, FftC2RTables& t) {
   t.w_norm = t.v_norm = 0;
   if (sh.rank == 1) {
     const int64_t n = sh.n[0];
-    std::vector<Cd> pairs;
     auto d1 = [&](const double* in, double* out, int sign) { return dft(n, in, out, sign); };
+    std::vector<Cd> pairs;
     return fft_c2r_weights(n, d1, pairs, t.w[0], t.w_norm, t.v_norm, &t.W[0]);
   }
   double wn = 1, outer = 1;

@@ -289,15 +289,16 @@ struct FftC2RWeights {
 template <int R = 0>
 ABFT_HD Cd fft_c2r_in_term(Cd x, const FftLibraryShape& sh, const FftC2RWeights& t, const int64_t* idx) {
   const int rank = R > 0 ? R : sh.rank;
-  Cd a = t.W[0][idx[0]], b = t.W[0][idx[0] == 0 ? 0 : sh.n[0] - idx[0]];
-  for (int d = 1; d < rank; ++d) {
-    a = cmul(a, t.W[d][idx[d]]);
-    b = cmul(b, t.W[d][idx[d] == 0 ? 0 : sh.n[d] - idx[d]]);
-  }
   const int64_t kl = idx[rank - 1];
-  const double h = (kl == 0 || 2 * kl == sh.n[rank - 1]) ? 0.5 : 1.0;
-  return {h * (a.re * x.re - a.im * x.im + b.re * x.re + b.im * x.im),
-          h * (a.re * x.im + a.im * x.re + b.im * x.re - b.re * x.im)};
+  if (kl == 0 || 2 * kl == sh.n[rank - 1]) x.re *= 0.5, x.im *= 0.5;  // h = 1/2 (exact)
+  // One product at a time (W_k x, then W_-k conj x): fewer values live at once, which the
+  // callbacks inlined into cuFFT's kernels pay for in registers (forming W_k and W_-k first
+  // took a double load and store callback from 68 to 74; this, 69).
+  Cd t1 = x;
+  for (int d = 0; d < rank; ++d) t1 = cmul(t1, t.W[d][idx[d]]);
+  Cd t2{x.re, -x.im};
+  for (int d = 0; d < rank; ++d) t2 = cmul(t2, t.W[d][idx[d] == 0 ? 0 : sh.n[d] - idx[d]]);
+  return {t1.re + t2.re, t1.im + t2.im};
 }
 
 /** C2R: the output weight of the real output element at multi-index idx, prod_d w[d][idx_d]. */
