@@ -47,9 +47,9 @@
 #include "abft/abft_cuda.h"
 #include "abft/abft_cufft.h"
 #include "abft/checksum/fault_models.hpp"
-#include "abft/checksum/fft_c2r_weights.hpp"
 #include "abft/fft.h"
 #include "core/internal.hpp"
+#include "cpu/fft/c2r_tables.hpp"
 #include "device_state.hpp"
 #include "fft_callback_args.hpp"
 #include "fft_check.cuh"
@@ -121,28 +121,6 @@ namespace abft::cuda {
 namespace {
 
 namespace ck = abft::checksum;
-
-/** C2R tables (abft/checksum/fft_c2r_weights.hpp), with the library's CPU FFT in double as the
- *  DFT of each dimension's length. */
-bool c2r_tables(const ck::FftLibraryShape& sh, ck::FftC2RTables& t) {
-  abft_fft_plan_t plans[3][2] = {};
-  auto dft = [&](int64_t n, const double* in, double* out, int sign) {
-    int d = 0;
-    while (d < sh.rank - 1 && sh.n[d] != n) ++d;
-    abft_fft_plan_t& p = plans[d][sign < 0 ? 0 : 1];
-    if (!p) {
-      if (abft_fft_plan_1d(&p, nullptr, ABFT_PRECISION_DOUBLE, ABFT_FFT_C2C, n, sign, 0) != ABFT_STATUS_SUCCESS)
-        return false;
-      abft_fft_set_policy(p, ABFT_POLICY_OFF);
-    }
-    return abft_fft_execute(p, in, out, nullptr) == ABFT_STATUS_SUCCESS;
-  };
-  const bool ok = ck::fft_c2r_tables(sh, dft, t);
-  for (auto& pd : plans)
-    for (abft_fft_plan_t p : pd)
-      if (p) abft_fft_destroy(p);
-  return ok;
-}
 
 cufftType cufft_type(bool dbl, abft_fft_kind kind) {
   if (kind == ABFT_FFT_C2C) return dbl ? CUFFT_Z2Z : CUFFT_C2C;
@@ -658,7 +636,7 @@ abft_status fft_plan_make(abft_cuda_fft_plan_s** out, abft_handle_t h, abft_prec
   double w_norm = ck::fft_library_w_norm(sh), v_norm = 0;
   ck::FftC2RTables c2r;
   if (kind == ABFT_FFT_C2R) {
-    if (!c2r_tables(sh, c2r)) {
+    if (!abft::fft::detail::c2r_tables(sh, c2r)) {
       delete p;
       return ABFT_STATUS_INTERNAL_ERROR;
     }

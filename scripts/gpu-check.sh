@@ -111,17 +111,19 @@ for run in "${sdpa_runs[@]}"; do
       >"$logs/sdpa_check$sfx.log" 2>&1; echo $? >"$logs/sdpa_check$sfx.rc" ) &
 done
 # Small campaigns on the GPU GEMM (random bit flips at the output and in operand copies), the
-# GPU FFT (at the output and in the input cuFFT reads; c2c and r2c) and the GPU attention forward
-# (its six sites).
-specs=("cuda-gemm f32 -" "cuda-gemm f64 -" "cuda-fft f32 c2c" "cuda-fft f64 r2c" "cuda-attn-fwd f32 causal")
+# GPU FFT (at the output and in the input cuFFT reads; c2c, r2c and a 2D c2r) and the GPU
+# attention forward (its six sites).
+specs=("cuda-gemm f32 -" "cuda-gemm f64 -" "cuda-fft f32 c2c" "cuda-fft f64 r2c" "cuda-fft f32 c2r-2d"
+       "cuda-attn-fwd f32 causal")
 want campaigns || specs=()
 for spec in "${specs[@]}"; do
   set -- $spec
   k=$1 t=$2 var=$3 extra=()
   [ "$var" != - ] && extra=(--variant "$var")
+  tag=${k}_$t && [ "$var" != - ] && tag=${tag}_$var  # (two FFT campaigns share kernel and type)
   ( OMP_WAIT_POLICY=PASSIVE timeout -k 5 "$jobs_t" "$build/src/cli/abft" campaign --kernel "$k" --type "$t" \
-      "${extra[@]}" --trials "$trials" --jobs 2 --no-progress >"$logs/campaign_${k}_$t.log" 2>&1
-    echo $? >"$logs/campaign_${k}_$t.rc" ) &
+      "${extra[@]}" --trials "$trials" --jobs 2 --no-progress >"$logs/campaign_$tag.log" 2>&1
+    echo $? >"$logs/campaign_$tag.rc" ) &
 done
 wait
 echo "phase 1 (correctness) done after $(( $(date +%s) - start )) s"
@@ -149,12 +151,14 @@ for run in "${sdpa_runs[@]}"; do
 done
 for spec in "${specs[@]}"; do
   set -- $spec
-  k=$1 t=$2
-  if [ "$(cat "$logs/campaign_${k}_$t.rc")" = 0 ]; then v=1; else v=0; status=1; fi
-  grep -E "^(outcome|masked|corrected|recomputed|sdc|detected [0-9]|clean trials|verdict)" "$logs/campaign_${k}_$t.log" \
-    | sed "s/^/  [$k $t] /"
-  [ $v = 0 ] && tail -8 "$logs/campaign_${k}_$t.log" | sed "s/^/  [$k $t] /"
-  rows+=("$(printf '| %-26s | %6s | %6s | %7s |' "campaign $k $t" "$v" "$((1 - v))" 0)")
+  k=$1 t=$2 var=$3
+  tag=${k}_$t label="$k $t"
+  [ "$var" != - ] && tag=${tag}_$var label="$k $t $var"
+  if [ "$(cat "$logs/campaign_$tag.rc")" = 0 ]; then v=1; else v=0; status=1; fi
+  grep -E "^(outcome|masked|corrected|recomputed|sdc|detected [0-9]|clean trials|verdict)" "$logs/campaign_$tag.log" \
+    | sed "s/^/  [$label] /"
+  [ $v = 0 ] && tail -8 "$logs/campaign_$tag.log" | sed "s/^/  [$label] /"
+  rows+=("$(printf '| %-26s | %6s | %6s | %7s |' "campaign $label" "$v" "$((1 - v))" 0)")
 done
 
 # Phase 2, timing, one program at a time, each under the time left of ABFT_GPU_DEADLINE_S (the

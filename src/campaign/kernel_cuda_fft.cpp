@@ -1,8 +1,10 @@
 /** \file kernel_cuda_fft.cpp
  *  \brief Campaign adapter of the protected GPU FFT (abft_cuda_fft_*, issue 10): kernel
- *  "cuda-fft", f32 and f64, a batch of 1D transforms, --variant c2c (forward), c2c-bwd, r2c,
- *  c2r, --sizes n[,batch] (default 4096,8). Built only with the CUDA engine; without a usable
- *  device the kernel cannot be made (the campaign says why). Not yet run on a GPU.
+ *  "cuda-fft", f32 and f64, a batch of transforms, --variant c2c (forward), c2c-bwd, r2c, c2r
+ *  (1D; --sizes n[,batch], default 4096,8), or the same with -2d / -3d appended (--sizes
+ *  n0,n1[,batch], default 64,64,8, or n0,n1,n2[,batch], default 16,16,16,8). A C2R's input is
+ *  drawn Hermitian-consistent, as a real signal's spectrum is. Built only with the CUDA engine;
+ *  without a usable device the kernel cannot be made (the campaign says why). Not yet run on a GPU.
  *
  *  A run copies the trial's input to the device, executes the plan (made once per handle), reads
  *  the device counters back with abft_cuda_sync (the run's report) and the output. Sites: the
@@ -12,7 +14,8 @@
  *  check by at least half of itself (R2C's mirror at half weight; fully for C2C and C2R, whose
  *  min |w_j| is 1), an input fault by at least half of its largest effect on an output (|v_j| >=
  *  1/2), so 4 x (bound) covers both together with the clean residual; C2R's input errors move
- *  the check by at least 0.2 of themselves and its outputs by up to twice: 20 x.
+ *  the check by at least 0.2 of themselves (rank 1; the gain construction of ranks 2-3 by more,
+ *  docs/ABFT.md §12.1) and its outputs by up to twice: 20 x.
  */
 #include "campaign/kernel.hpp"
 
@@ -22,12 +25,14 @@
 #include <cmath>
 #include <limits>
 #include <sstream>
+#include <string>
 
 #include "abft/abft_cuda.h"
 #include "abft/fft.h"
 #include "abft/checksum/fft_c2r_weights.hpp"
 #include "campaign/cuda_device.hpp"
 #include "campaign/input_gen.hpp"
+#include "cpu/fft/c2r_tables.hpp"
 
 namespace abft::campaign {
 namespace {
@@ -37,31 +42,23 @@ namespace ck = abft::checksum;
 struct CudaFftShape {
   abft_fft_kind kind = ABFT_FFT_C2C;
   int sign = -1;
-  const char* variant = "c2c";
-  int64_t n = 4096, batch = 8;
-  int64_t in_elems() const { return kind == ABFT_FFT_C2R ? n / 2 + 1 : n; }
-  int64_t out_elems() const { return kind == ABFT_FFT_R2C ? n / 2 + 1 : n; }
+  std::string variant = "c2c";
+  int rank = 1;
+  int64_t n[3] = {4096, 1, 1};
+  int64_t batch = 8;
+  ck::FftLibraryShape lib() const {
+    ck::FftLibraryShape sh;
+    sh.rank = rank;
+    for (int d = 0; d < 3; ++d) sh.n[d] = n[d];
+    sh.kind = int(kind);
+    sh.sign = sign;
+    return sh;
+  }
+  int64_t in_elems() const { return lib().in_count(); }
+  int64_t out_elems() const { return lib().out_count(); }
   int in_per() const { return kind == ABFT_FFT_R2C ? 1 : 2; }
   int out_per() const { return kind == ABFT_FFT_C2R ? 1 : 2; }
 };
-
-/** The C2R weights' norms as the engine forms them (ck::fft_c2r_weights over the CPU FFT). */
-void c2r_norms(int64_t n, double* w_norm, double* v_norm) {
-  abft_fft_plan_t pf = nullptr, pb = nullptr;
-  std::vector<ck::Cd> pairs, w;
-  *w_norm = 4.0 * std::sqrt(double(n)), *v_norm = 4.0 * double(n);  // if the CPU FFT cannot plan
-  if (abft_fft_plan_1d(&pf, nullptr, ABFT_PRECISION_DOUBLE, ABFT_FFT_C2C, n, -1, 0) == ABFT_STATUS_SUCCESS &&
-      abft_fft_plan_1d(&pb, nullptr, ABFT_PRECISION_DOUBLE, ABFT_FFT_C2C, n, +1, 0) == ABFT_STATUS_SUCCESS) {
-    abft_fft_set_policy(pf, ABFT_POLICY_OFF);
-    abft_fft_set_policy(pb, ABFT_POLICY_OFF);
-    auto dft = [&](const double* in, double* out, int sign) {
-      return abft_fft_execute(sign < 0 ? pf : pb, in, out, nullptr) == ABFT_STATUS_SUCCESS;
-    };
-    ck::fft_c2r_weights(n, dft, pairs, w, *w_norm, *v_norm);
-  }
-  if (pf) abft_fft_destroy(pf);
-  if (pb) abft_fft_destroy(pb);
-}
 
 template <class T>
 class CudaFftKernel final : public Kernel {
@@ -82,7 +79,9 @@ class CudaFftKernel final : public Kernel {
 
   std::string describe() const override {
     std::ostringstream os;
-    os << (sizeof(T) == 4 ? "cuda sfft " : "cuda dfft ") << s_.variant << " n=" << s_.n << " batch=" << s_.batch
+    os << (sizeof(T) == 4 ? "cuda sfft " : "cuda dfft ") << s_.variant << " n=";
+    for (int d = 0; d < s_.rank; ++d) os << (d ? "x" : "") << s_.n[d];
+    os << " batch=" << s_.batch
        << " (cuFFT transform, abft checks)";
     return os.str();
   }
@@ -93,19 +92,16 @@ class CudaFftKernel final : public Kernel {
     const InputDist dist = input_dist_of(trial);
     for (T& x : in_) x = static_cast<T>(rng.draw(dist));
     const int64_t ie = s_.in_elems(), ip = s_.in_per();
-    if (s_.kind == ABFT_FFT_C2R)  // Hermitian-consistent: the self-mirrored bins are real
-      for (int64_t b = 0; b < s_.batch; ++b) {
-        in_[size_t((b * ie) * 2 + 1)] = T(0);
-        if (s_.n % 2 == 0) in_[size_t((b * ie + s_.n / 2) * 2 + 1)] = T(0);
-      }
-    ck::FftLibraryShape sh;
-    sh.rank = 1;
-    sh.n[0] = s_.n;
-    sh.kind = int(s_.kind);
-    sh.sign = s_.sign;
+    const ck::FftLibraryShape sh = s_.lib();
+    if (s_.kind == ABFT_FFT_C2R)  // Hermitian-consistent, as a real signal's spectrum
+      for (int64_t b = 0; b < s_.batch; ++b) ck::fft_c2r_make_hermitian(in_.data() + size_t(b * ie * 2), sh);
     double w_norm = ck::fft_library_w_norm(sh), v_norm = 0;
     if (s_.kind == ABFT_FFT_C2R) {
-      if (c2r_w_norm_ == 0) c2r_norms(s_.n, &c2r_w_norm_, &c2r_v_norm_);
+      if (c2r_w_norm_ == 0) {  // the engine's tables (if the CPU FFT cannot plan: generous norms)
+        ck::FftC2RTables t;
+        if (abft::fft::detail::c2r_tables(sh, t)) c2r_w_norm_ = t.w_norm, c2r_v_norm_ = t.v_norm;
+        else c2r_w_norm_ = 4.0 * std::sqrt(double(sh.total())), c2r_v_norm_ = 4.0 * double(sh.total());
+      }
       w_norm = c2r_w_norm_, v_norm = c2r_v_norm_;
     } else {
       v_norm = ck::fft_library_v_norm(sh);
@@ -130,8 +126,9 @@ class CudaFftKernel final : public Kernel {
     if (!plan_ || h != plan_handle_) {
       if (plan_) abft_cuda_fft_destroy(plan_);
       plan_ = nullptr;
-      r.status = abft_cuda_fft_plan_1d(&plan_, h, sizeof(T) == 4 ? ABFT_PRECISION_FLOAT : ABFT_PRECISION_DOUBLE,
-                                       s_.kind, s_.n, s_.sign, s_.batch);
+      r.status = abft_cuda_fft_plan_many(&plan_, h, sizeof(T) == 4 ? ABFT_PRECISION_FLOAT : ABFT_PRECISION_DOUBLE,
+                                         s_.kind, s_.rank, s_.n, s_.sign, s_.batch, nullptr, 1, s_.in_elems(), nullptr,
+                                         1, s_.out_elems());
       if (r.status != ABFT_STATUS_SUCCESS) {
         plan_ = nullptr;
         return r;
@@ -171,22 +168,47 @@ class CudaFftKernel final : public Kernel {
 
 std::unique_ptr<Kernel> make_cuda_fft_kernel(const KernelOptions& o, std::string* error) {
   CudaFftShape s;
-  if (o.variant.empty() || o.variant == "c2c") s.kind = ABFT_FFT_C2C, s.sign = -1, s.variant = "c2c";
-  else if (o.variant == "c2c-bwd") s.kind = ABFT_FFT_C2C, s.sign = +1, s.variant = "c2c-bwd";
-  else if (o.variant == "r2c") s.kind = ABFT_FFT_R2C, s.sign = -1, s.variant = "r2c";
-  else if (o.variant == "c2r") s.kind = ABFT_FFT_C2R, s.sign = +1, s.variant = "c2r";
+  std::string base = o.variant.empty() ? "c2c" : o.variant;
+  for (int r : {2, 3}) {
+    const std::string suffix = "-" + std::to_string(r) + "d";
+    if (base.size() > suffix.size() && base.compare(base.size() - suffix.size(), suffix.size(), suffix) == 0)
+      s.rank = r, base.resize(base.size() - suffix.size());
+  }
+  if (base == "c2c") s.kind = ABFT_FFT_C2C, s.sign = -1;
+  else if (base == "c2c-bwd") s.kind = ABFT_FFT_C2C, s.sign = +1;
+  else if (base == "r2c") s.kind = ABFT_FFT_R2C, s.sign = -1;
+  else if (base == "c2r") s.kind = ABFT_FFT_C2R, s.sign = +1;
   else {
-    *error = "cuda-fft: --variant '" + o.variant + "' is not one of c2c (forward), c2c-bwd, r2c, c2r";
+    *error = "cuda-fft: --variant '" + o.variant +
+             "' is not one of c2c (forward), c2c-bwd, r2c, c2r, optionally with -2d or -3d appended";
     return nullptr;
   }
-  if (o.sizes.size() > 2) {
-    *error = "cuda-fft: --sizes takes n[,batch] (a batch of 1D transforms of length n)";
+  s.variant = o.variant.empty() ? "c2c" : o.variant;
+  const int64_t defaults[3][3] = {{4096, 1, 1}, {64, 64, 1}, {16, 16, 16}};
+  for (int d = 0; d < 3; ++d) s.n[d] = defaults[s.rank - 1][d];
+  if (o.sizes.size() > size_t(s.rank) + 1) {
+    *error = s.rank == 1 ? "cuda-fft: --sizes takes n[,batch] (a batch of 1D transforms of length n)"
+                         : "cuda-fft: --sizes takes " + std::string(s.rank == 2 ? "n0,n1" : "n0,n1,n2") +
+                               "[,batch] for a " + std::to_string(s.rank) + "D variant";
     return nullptr;
   }
-  if (!o.sizes.empty()) s.n = o.sizes[0];
-  if (o.sizes.size() == 2) s.batch = o.sizes[1];
-  if (s.n < 1 || s.batch < 1 || s.n > (int64_t(1) << 24) || s.batch > (int64_t(1) << 26) / s.n) {
-    *error = "cuda-fft: --sizes n[,batch] needs n >= 1, batch >= 1 and n * batch <= 2^26";
+  if (!o.sizes.empty()) {
+    if (o.sizes.size() < size_t(s.rank)) {
+      *error = "cuda-fft: --sizes needs all " + std::to_string(s.rank) + " lengths of a " + std::to_string(s.rank) +
+               "D variant";
+      return nullptr;
+    }
+    for (int d = 0; d < s.rank; ++d) s.n[d] = o.sizes[size_t(d)];
+    if (o.sizes.size() == size_t(s.rank) + 1) s.batch = o.sizes[size_t(s.rank)];
+  }
+  int64_t total = 1;
+  bool sizes_ok = s.batch >= 1;
+  for (int d = 0; d < s.rank && sizes_ok; ++d) {
+    sizes_ok = s.n[d] >= 1 && s.n[d] <= (int64_t(1) << 24) / total;
+    if (sizes_ok) total *= s.n[d];
+  }
+  if (!sizes_ok || s.batch > (int64_t(1) << 26) / total) {
+    *error = "cuda-fft: --sizes needs lengths >= 1, batch >= 1, at most 2^24 points a signal and 2^26 in all";
     return nullptr;
   }
   if (!cuda_device_usable("cuda-fft", error)) return nullptr;

@@ -38,8 +38,9 @@ const std::vector<KernelInfo>& kernel_list() {
        "protected attention backward (dQ, dK, dV); --variant causal|full"},
       {"cuda-gemm", "f32,f64", "m,n,k (512,512,512)",
        "protected GPU GEMM (cuBLAS product, abft checks; needs a device); --variant <ta><tb>, n or t"},
-      {"cuda-fft", "f32,f64", "n,batch (4096,8)",
-       "protected GPU FFT (cuFFT transform, abft checks; needs a device); --variant c2c, c2c-bwd, r2c, c2r"},
+      {"cuda-fft", "f32,f64", "n,batch (4096,8); 2D / 3D: n0,n1[,n2],batch (64,64,8 / 16,16,16,8)",
+       "protected GPU FFT (cuFFT transform, abft checks; needs a device); --variant c2c, c2c-bwd, r2c, c2r, each "
+       "also with -2d or -3d"},
       {"cuda-attn-fwd", "f32", "q,kv,d,heads[,kv_heads] (72,128,64,2,1)",
        "protected GPU attention forward (fused kernel; needs a device); --variant causal|full"},
       {"train", "f32", "batch,seq (2,16)",

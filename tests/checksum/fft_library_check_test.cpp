@@ -1116,19 +1116,7 @@ void c2r_md(std::vector<int64_t> n) {
   for (int trial = 0; trial < 12; ++trial) {
     std::vector<T> X(static_cast<size_t>(2 * cin)), y(static_cast<size_t>(cout));
     for (T& x : X) x = T(u(g));
-    if (trial % 2 == 0) {  // Hermitian-consistent (odd trials: as drawn)
-      for (int64_t e = 0; e < cin; ++e) {
-        int64_t idx[3] = {0, 0, 0}, mir[3] = {0, 0, 0};
-        ck::fft_unravel(e, sh.rank, in_dims, idx);
-        if (idx[L] != 0 && 2 * idx[L] != sh.n[L]) continue;
-        for (int d = 0; d < L; ++d) mir[d] = idx[d] == 0 ? 0 : sh.n[d] - idx[d];
-        mir[L] = idx[L];
-        int64_t m = 0;
-        for (int d = 0; d < sh.rank; ++d) m = m * in_dims[d] + mir[d];
-        if (m == e) X[size_t(2 * e + 1)] = T(0);
-        if (m < e) X[size_t(2 * e)] = X[size_t(2 * m)], X[size_t(2 * e + 1)] = -X[size_t(2 * m + 1)];
-      }
-    }
+    if (trial % 2 == 0) ck::fft_c2r_make_hermitian(X.data(), sh);  // (odd trials: as drawn)
     std::vector<T> Xc = X;  // the CPU C2R of rank >= 2 may use its input as scratch
     ASSERT_EQ(abft_fft_execute(pc, Xc.data(), y.data(), nullptr), ABFT_STATUS_SUCCESS);
     Cd in, out;

@@ -26,6 +26,7 @@
 #include "abft/abft_cuda.h"
 #include "cuda_test_util.hpp"
 #include "abft/abft_cufft.h"
+#include "abft/checksum/fft_c2r_weights.hpp"
 #include "abft/fft.h"
 
 namespace {
@@ -125,26 +126,12 @@ struct Case {
       }
     if (k == ABFT_FFT_C2R && hermitian) make_hermitian();
   }
-  /** C2R: each bin of a self-conjugate plane set to the conjugate of its mirror where the
-   *  mirror comes first, a self-mirrored bin to its real part. */
+  /** C2R: the self-conjugate planes of every signal made Hermitian-consistent. */
   void make_hermitian() {
-    const int L = rank - 1;
-    const int64_t h1 = n[size_t(L)] / 2 + 1;
-    int64_t outer = 1;
-    for (int d = 0; d < L; ++d) outer *= n[size_t(d)];
-    for (int64_t b2 = 0; b2 < batch; ++b2)
-      for (int64_t pl : {int64_t(0), n[size_t(L)] / 2}) {
-        if (pl != 0 && n[size_t(L)] % 2 != 0) continue;
-        for (int64_t o = 0; o < outer; ++o) {
-          int64_t r = o, mo = 0, idx[2] = {0, 0};
-          for (int d = L - 1; d >= 0; --d) idx[d] = r % n[size_t(d)], r /= n[size_t(d)];
-          for (int d = 0; d < L; ++d) mo = mo * n[size_t(d)] + (idx[d] == 0 ? 0 : n[size_t(d)] - idx[d]);
-          const size_t at = size_t((b2 * idist + (o * h1 + pl) * istride) * 2);
-          const size_t from = size_t((b2 * idist + (mo * h1 + pl) * istride) * 2);
-          if (mo == o) in[at + 1] = T(0);
-          if (mo < o) in[at] = in[from], in[at + 1] = -in[from + 1];
-        }
-      }
+    abft::checksum::FftLibraryShape sh;
+    sh.rank = rank, sh.kind = 2, sh.sign = 1;
+    for (int d = 0; d < rank; ++d) sh.n[d] = n[size_t(d)];
+    for (int64_t b2 = 0; b2 < batch; ++b2) abft::checksum::fft_c2r_make_hermitian(in.data() + 2 * b2 * idist, sh, istride);
   }
   size_t out_scalars() const { return size_t(odist * batch * (cout() ? 2 : 1)); }
   /** Reference of signal b in double (tight, scalars). */

@@ -234,4 +234,27 @@ bool fft_c2r_tables(const FftLibraryShape& sh, Dft&& dft, FftC2RTables& t) {
   return true;
 }
 
+/** Make one C2R input signal Hermitian-consistent in place, as a real signal's half spectrum is
+ *  (host data: tests, campaigns): every bin of a self-conjugate plane (last index 0, and n/2
+ *  for even n) whose mirror comes first set to the conjugate of that mirror, every
+ *  self-mirrored bin to its real part. x: interleaved complex values of T, element idx (row-major
+ *  over the half spectrum's dims) at x[2 * stride * flat(idx)]. */
+template <class T>
+void fft_c2r_make_hermitian(T* x, const FftLibraryShape& sh, int64_t stride = 1) {
+  const int L = sh.rank - 1;
+  const int64_t h1 = sh.n[L] / 2 + 1;
+  int64_t outer = 1;
+  for (int d = 0; d < L; ++d) outer *= sh.n[d];
+  for (int64_t pl = 0; pl < (sh.n[L] % 2 == 0 && sh.n[L] > 1 ? 2 : 1); ++pl)
+    for (int64_t o = 0; o < outer; ++o) {
+      int64_t idx[3] = {0, 0, 0}, mo = 0;
+      fft_unravel(o, L, sh.n, idx);
+      for (int d = 0; d < L; ++d) mo = mo * sh.n[d] + (idx[d] == 0 ? 0 : sh.n[d] - idx[d]);
+      T* at = x + 2 * stride * (o * h1 + pl * (sh.n[L] / 2));
+      const T* from = x + 2 * stride * (mo * h1 + pl * (sh.n[L] / 2));
+      if (mo == o) at[1] = T(0);
+      if (mo < o) at[0] = from[0], at[1] = -from[1];
+    }
+}
+
 }  // namespace abft::checksum
