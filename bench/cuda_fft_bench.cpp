@@ -34,6 +34,51 @@
 
 namespace {
 
+/** What a row holds on the device: the handle, the protected plan, cuFFT's plan and the arrays,
+ *  released on every way out. */
+struct RowState {
+  abft_handle_t h = nullptr;
+  abft_cuda_fft_plan_t p = nullptr;
+  cufftHandle plain = 0;
+  std::vector<void*> bufs;
+  void* alloc(size_t bytes) {
+    void* d = nullptr;
+    if (cudaMalloc(&d, bytes) != cudaSuccess) return nullptr;
+    bufs.push_back(d);
+    return d;
+  }
+  ~RowState() {
+    if (plain) cufftDestroy(plain);
+    if (p) abft_cuda_fft_destroy(p);
+    if (h) abft_cuda_release(h), abft_handle_destroy(h);
+    for (void* d : bufs) cudaFree(d);
+  }
+};
+
+/** The counters of a row from its paired times (`flops` per call): GFLOP/s of each, the ratios,
+ *  the device's detections after the run (a clean run flagged is an error), the batch, how the
+ *  plan forms its sums (and cuFFT's result where it refused the callbacks) and its making. */
+void report(benchmark::State& state, const abft_bench::PairedTimes& times, double flops, int64_t batch,
+            abft_handle_t h, abft_cuda_fft_plan_t p, double plan_ms) {
+  abft_report r{};
+  const abft_status ss = abft_cuda_sync(h, nullptr, &r);
+  state.counters["cufft_GFLOPs"] = flops * double(times.iterations) / times.plain * 1e-9;
+  state.counters["abft_GFLOPs"] = flops * double(times.iterations) / times.protected_ * 1e-9;
+  state.counters["vs_cufft"] = times.protected_ / times.plain;
+  if (times.burst_plain > 0) state.counters["vs_cufft_burst"] = times.burst_protected / times.burst_plain;
+  state.counters["detected"] = double(r.detected);
+  state.counters["batch"] = double(batch);
+  abft_cuda_fft_sums sums = ABFT_CUDA_FFT_SUMS_PASSES;
+  abft_cuda_fft_get_sums(p, &sums);
+  state.counters["sums"] = sums == ABFT_CUDA_FFT_SUMS_CALLBACKS ? 1.0 : 0.0;
+  const char* refused_at = nullptr;  // a plan that fell back to passes: cuFFT's result, in the table
+  int refused = 0;
+  abft_cuda_fft_get_callback_refusal(p, &refused_at, &refused);
+  state.counters["cb_refused"] = double(refused);
+  state.counters["plan_ms"] = plan_ms;
+  if (ss != ABFT_STATUS_SUCCESS || r.detected) state.SkipWithError("a clean run was flagged (false positive)");
+}
+
 void BM_fft(benchmark::State& state, bool dbl, bool real, int64_t n, bool passes) {
   if (!abft_bench::device_or_skip(state)) return;
   const int64_t total = dbl ? (int64_t(1) << 24) : (int64_t(1) << 25);
@@ -43,9 +88,10 @@ void BM_fft(benchmark::State& state, bool dbl, bool real, int64_t n, bool passes
   const size_t sc = dbl ? 8 : 4;
   const size_t in_bytes = size_t(batch * in_elems) * sc * (real ? 1 : 2);
   const size_t out_bytes = size_t(batch * out_elems) * sc * 2;
-  void *in = nullptr, *out = nullptr;
-  if (cudaMalloc(&in, in_bytes) != cudaSuccess || cudaMalloc(&out, out_bytes) != cudaSuccess) {
-    cudaFree(in);
+  RowState rs;
+  void* in = rs.alloc(in_bytes);
+  void* out = in ? rs.alloc(out_bytes) : nullptr;
+  if (!out) {
     state.SkipWithError("allocation failed");
     return;
   }
@@ -61,61 +107,28 @@ void BM_fft(benchmark::State& state, bool dbl, bool real, int64_t n, bool passes
     }
     cudaMemcpy(in, h.data(), in_bytes, cudaMemcpyHostToDevice);
   }
-  abft_handle_t h = nullptr;
-  abft_cuda_fft_plan_t p = nullptr;
-  cufftHandle plain = 0;
   int nn = int(n);
   const cufftType type = real ? (dbl ? CUFFT_D2Z : CUFFT_R2C) : (dbl ? CUFFT_Z2Z : CUFFT_C2C);
   const auto t0 = std::chrono::steady_clock::now();
   bool planned = false;
   {  // the plan reads ABFT_CUDA_FFT_SUMS when it is made
     const abft_test::ScopedEnv env("ABFT_CUDA_FFT_SUMS", passes ? "passes" : nullptr);
-    planned = abft_handle_create(&h) == ABFT_STATUS_SUCCESS &&
-              abft_cuda_fft_plan_1d(&p, h, dbl ? ABFT_PRECISION_DOUBLE : ABFT_PRECISION_FLOAT,
+    planned = abft_handle_create(&rs.h) == ABFT_STATUS_SUCCESS &&
+              abft_cuda_fft_plan_1d(&rs.p, rs.h, dbl ? ABFT_PRECISION_DOUBLE : ABFT_PRECISION_FLOAT,
                                     real ? ABFT_FFT_R2C : ABFT_FFT_C2C, n, -1, batch) == ABFT_STATUS_SUCCESS;
   }
   const double plan_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   if (!planned ||
-      cufftPlanMany(&plain, 1, &nn, nullptr, 1, int(in_elems), nullptr, 1, int(out_elems), type, int(batch)) !=
+      cufftPlanMany(&rs.plain, 1, &nn, nullptr, 1, int(in_elems), nullptr, 1, int(out_elems), type, int(batch)) !=
           CUFFT_SUCCESS) {
     state.SkipWithError("planning failed");
-    if (p) abft_cuda_fft_destroy(p);
-    if (plain) cufftDestroy(plain);
-    if (h) abft_handle_destroy(h);
-    cudaFree(in);
-    cudaFree(out);
     return;
   }
-  abft_cuda_fft_set_policy(p, ABFT_POLICY_CORRECT);
-  auto run_plain = [&] { cufftXtExec(plain, in, out, CUFFT_FORWARD); };
-  auto run_prot = [&] { abft_cuda_fft_execute(p, nullptr, in, out); };
-  const abft_bench::PairedTimes times = abft_bench::time_paired(state, run_plain, run_prot);
-  const double sum_plain = times.plain, sum_prot = times.protected_;
-  const int64_t it = times.iterations;
-  abft_report r{};
-  const abft_status ss = abft_cuda_sync(h, nullptr, &r);
+  abft_cuda_fft_set_policy(rs.p, ABFT_POLICY_CORRECT);
+  auto run_plain = [&] { cufftXtExec(rs.plain, in, out, CUFFT_FORWARD); };
+  auto run_prot = [&] { abft_cuda_fft_execute(rs.p, nullptr, in, out); };
   const double flops = (real ? 2.5 : 5.0) * double(n) * std::log2(double(n)) * double(batch);
-  state.counters["cufft_GFLOPs"] = flops * double(it) / sum_plain * 1e-9;
-  state.counters["abft_GFLOPs"] = flops * double(it) / sum_prot * 1e-9;
-  state.counters["vs_cufft"] = sum_prot / sum_plain;
-  if (times.burst_plain > 0) state.counters["vs_cufft_burst"] = times.burst_protected / times.burst_plain;
-  state.counters["detected"] = double(r.detected);
-  state.counters["batch"] = double(batch);
-  abft_cuda_fft_sums sums = ABFT_CUDA_FFT_SUMS_PASSES;
-  abft_cuda_fft_get_sums(p, &sums);
-  state.counters["sums"] = sums == ABFT_CUDA_FFT_SUMS_CALLBACKS ? 1.0 : 0.0;
-  const char* refused_at = nullptr;  // a plan that fell back to passes: cuFFT's result, in the table
-  int refused = 0;
-  abft_cuda_fft_get_callback_refusal(p, &refused_at, &refused);
-  state.counters["cb_refused"] = double(refused);
-  state.counters["plan_ms"] = plan_ms;
-  if (ss != ABFT_STATUS_SUCCESS || r.detected) state.SkipWithError("a clean run was flagged (false positive)");
-  cufftDestroy(plain);
-  abft_cuda_fft_destroy(p);
-  abft_cuda_release(h);
-  abft_handle_destroy(h);
-  cudaFree(in);
-  cudaFree(out);
+  report(state, abft_bench::time_paired(state, run_plain, run_prot), flops, batch, rs.h, rs.p, plan_ms);
 }
 
 /** A 2D or 3D transform of kind c2c (forward), r2c or c2r, float, tight batches of `batch`
@@ -129,11 +142,11 @@ void BM_fft_md(benchmark::State& state, abft_fft_kind kind, std::vector<int64_t>
   const int64_t in_elems = kind == ABFT_FFT_C2R ? half_cnt : N, out_elems = kind == ABFT_FFT_R2C ? half_cnt : N;
   const size_t in_bytes = size_t(batch * in_elems) * 4 * (kind == ABFT_FFT_R2C ? 1 : 2);
   const size_t out_bytes = size_t(batch * out_elems) * 4 * (kind == ABFT_FFT_C2R ? 1 : 2);
-  void *in = nullptr, *out = nullptr, *src = nullptr;
-  if (cudaMalloc(&in, in_bytes) != cudaSuccess || cudaMalloc(&out, out_bytes) != cudaSuccess ||
-      cudaMalloc(&src, in_bytes) != cudaSuccess) {
-    cudaFree(in);
-    cudaFree(out);
+  RowState rs;
+  void* in = rs.alloc(in_bytes);
+  void* out = in ? rs.alloc(out_bytes) : nullptr;
+  void* src = out ? rs.alloc(in_bytes) : nullptr;
+  if (!src) {
     state.SkipWithError("allocation failed");
     return;
   }
@@ -159,68 +172,34 @@ void BM_fft_md(benchmark::State& state, abft_fft_kind kind, std::vector<int64_t>
       cudaMemcpy(src, hc.data(), in_bytes, cudaMemcpyHostToDevice);
     }
   }
-  abft_handle_t h = nullptr;
-  abft_cuda_fft_plan_t p = nullptr;
-  cufftHandle plain = 0;
   std::vector<int> nn(dims.begin(), dims.end());
   const cufftType type = kind == ABFT_FFT_C2C ? CUFFT_C2C : kind == ABFT_FFT_R2C ? CUFFT_R2C : CUFFT_C2R;
   const auto t0 = std::chrono::steady_clock::now();
-  const bool planned = abft_handle_create(&h) == ABFT_STATUS_SUCCESS &&
-                       abft_cuda_fft_plan_many(&p, h, ABFT_PRECISION_FLOAT, kind, rank, dims.data(),
+  const bool planned = abft_handle_create(&rs.h) == ABFT_STATUS_SUCCESS &&
+                       abft_cuda_fft_plan_many(&rs.p, rs.h, ABFT_PRECISION_FLOAT, kind, rank, dims.data(),
                                                kind == ABFT_FFT_C2R ? +1 : -1, batch, nullptr, 1, in_elems, nullptr, 1,
                                                out_elems) == ABFT_STATUS_SUCCESS;
   const double plan_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  if (!planned || cufftPlanMany(&plain, rank, nn.data(), nullptr, 1, int(in_elems), nullptr, 1, int(out_elems), type,
-                                int(batch)) != CUFFT_SUCCESS) {
+  if (!planned || cufftPlanMany(&rs.plain, rank, nn.data(), nullptr, 1, int(in_elems), nullptr, 1, int(out_elems),
+                                type, int(batch)) != CUFFT_SUCCESS) {
     state.SkipWithError("planning failed");
-    if (p) abft_cuda_fft_destroy(p);
-    if (plain) cufftDestroy(plain);
-    if (h) abft_handle_destroy(h);
-    cudaFree(in);
-    cudaFree(out);
-    cudaFree(src);
     return;
   }
-  abft_cuda_fft_set_policy(p, ABFT_POLICY_CORRECT);
+  abft_cuda_fft_set_policy(rs.p, ABFT_POLICY_CORRECT);
   const int dir = kind == ABFT_FFT_C2R ? CUFFT_INVERSE : CUFFT_FORWARD;
   // A C2R may overwrite its input: both sides start from the same fresh copy every call.
   const bool refill = kind == ABFT_FFT_C2R;
   auto run_plain = [&] {
     if (refill) cudaMemcpyAsync(in, src, in_bytes, cudaMemcpyDeviceToDevice, nullptr);
-    cufftXtExec(plain, in, out, dir);
+    cufftXtExec(rs.plain, in, out, dir);
   };
   auto run_prot = [&] {
     if (refill) cudaMemcpyAsync(in, src, in_bytes, cudaMemcpyDeviceToDevice, nullptr);
-    abft_cuda_fft_execute(p, nullptr, in, out);
+    abft_cuda_fft_execute(rs.p, nullptr, in, out);
   };
   if (!refill) cudaMemcpy(in, src, in_bytes, cudaMemcpyDeviceToDevice);
-  const abft_bench::PairedTimes times = abft_bench::time_paired(state, run_plain, run_prot);
-  abft_report r{};
-  const abft_status ss = abft_cuda_sync(h, nullptr, &r);
-  const double lg = std::log2(double(N));
-  const double flops = (kind == ABFT_FFT_C2C ? 5.0 : 2.5) * double(N) * lg * double(batch);
-  state.counters["cufft_GFLOPs"] = flops * double(times.iterations) / times.plain * 1e-9;
-  state.counters["abft_GFLOPs"] = flops * double(times.iterations) / times.protected_ * 1e-9;
-  state.counters["vs_cufft"] = times.protected_ / times.plain;
-  if (times.burst_plain > 0) state.counters["vs_cufft_burst"] = times.burst_protected / times.burst_plain;
-  state.counters["detected"] = double(r.detected);
-  state.counters["batch"] = double(batch);
-  abft_cuda_fft_sums sums = ABFT_CUDA_FFT_SUMS_PASSES;
-  abft_cuda_fft_get_sums(p, &sums);
-  state.counters["sums"] = sums == ABFT_CUDA_FFT_SUMS_CALLBACKS ? 1.0 : 0.0;
-  const char* refused_at = nullptr;
-  int refused = 0;
-  abft_cuda_fft_get_callback_refusal(p, &refused_at, &refused);
-  state.counters["cb_refused"] = double(refused);
-  state.counters["plan_ms"] = plan_ms;
-  if (ss != ABFT_STATUS_SUCCESS || r.detected) state.SkipWithError("a clean run was flagged (false positive)");
-  cufftDestroy(plain);
-  abft_cuda_fft_destroy(p);
-  abft_cuda_release(h);
-  abft_handle_destroy(h);
-  cudaFree(in);
-  cudaFree(out);
-  cudaFree(src);
+  const double flops = (kind == ABFT_FFT_C2C ? 5.0 : 2.5) * double(N) * std::log2(double(N)) * double(batch);
+  report(state, abft_bench::time_paired(state, run_plain, run_prot), flops, batch, rs.h, rs.p, plan_ms);
 }
 
 void register_all() {

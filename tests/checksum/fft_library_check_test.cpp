@@ -1112,6 +1112,16 @@ void c2r_md(std::vector<int64_t> n) {
     }
   };
   const double tmax = double(std::numeric_limits<T>::max());
+  // The verdict on output y of input X (X as the input side saw it), with the residual over the
+  // bound and the bound itself.
+  auto verdict = [&](const std::vector<T>& X, const std::vector<T>& y, double* ratio, double* bound) {
+    Cd in, out;
+    double x2;
+    sums(X, y, in, out, x2);
+    *bound = b.bound(std::sqrt(x2));
+    *ratio = std::hypot(out.re - in.re, out.im - in.im) / *bound;
+    return ck::fft_library_verdict(in, out, x2, b.coefficient(), b.abs, b.Y, tmax);
+  };
   double sharp = 0;
   for (int trial = 0; trial < 12; ++trial) {
     std::vector<T> X(static_cast<size_t>(2 * cin)), y(static_cast<size_t>(cout));
@@ -1119,13 +1129,9 @@ void c2r_md(std::vector<int64_t> n) {
     if (trial % 2 == 0) ck::fft_c2r_make_hermitian(X.data(), sh);  // (odd trials: as drawn)
     std::vector<T> Xc = X;  // the CPU C2R of rank >= 2 may use its input as scratch
     ASSERT_EQ(abft_fft_execute(pc, Xc.data(), y.data(), nullptr), ABFT_STATUS_SUCCESS);
-    Cd in, out;
-    double x2;
-    sums(X, y, in, out, x2);
-    EXPECT_EQ(ck::fft_library_verdict(in, out, x2, b.coefficient(), b.abs, b.Y, tmax), LineVerdict::Ok)
-        << name << " trial " << trial;
-    const double bound = b.bound(std::sqrt(x2));
-    sharp = std::max(sharp, std::hypot(out.re - in.re, out.im - in.im) / bound);
+    double ratio = 0, bound = 0, unused = 0;
+    EXPECT_EQ(verdict(X, y, &ratio, &bound), LineVerdict::Ok) << name << " trial " << trial;
+    sharp = std::max(sharp, ratio);
     // An input error as the transform read it (the input side keeps the clean value).
     const int64_t e = int64_t(g() % uint64_t(cin));
     const double ph = 2 * 3.141592653589793 * u(g), mag = 4 * bound / gain[size_t(e)];
@@ -1141,17 +1147,11 @@ void c2r_md(std::vector<int64_t> n) {
     Xf[size_t(2 * e + 1)] += T(self ? 0.0 : mag * std::sin(ph));
     std::vector<T> yf(y.size());
     ASSERT_EQ(abft_fft_execute(pc, Xf.data(), yf.data(), nullptr), ABFT_STATUS_SUCCESS);
-    Cd in2, out2;
-    double x22;
-    sums(X, yf, in2, out2, x22);
-    EXPECT_EQ(ck::fft_library_verdict(in2, out2, x22, b.coefficient(), b.abs, b.Y, tmax), LineVerdict::Failed)
-        << name << " input bin " << e;
+    EXPECT_EQ(verdict(X, yf, &ratio, &unused), LineVerdict::Failed) << name << " input bin " << e;
     // An output error of 4 bounds.
     std::vector<T> yo = y;
     yo[size_t(int64_t(g() % uint64_t(cout)))] += T(4 * bound);
-    sums(X, yo, in2, out2, x22);
-    EXPECT_EQ(ck::fft_library_verdict(in2, out2, x22, b.coefficient(), b.abs, b.Y, tmax), LineVerdict::Failed)
-        << name << " output";
+    EXPECT_EQ(verdict(X, yo, &ratio, &unused), LineVerdict::Failed) << name << " output";
   }
   std::printf("%s: min |w_j| %.3f, min gain %.3f (bins %lld), sharpness %.4g\n", name.c_str(), wmin, gmin,
               (long long)cin, sharp);
