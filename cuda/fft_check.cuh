@@ -400,12 +400,12 @@ __global__ void fft_repair_kernel(const T* src, SigLayout Ls, T* out, SigLayout 
 /** C2R, before the sums and the transform: the self-conjugate planes of every signal (last
  *  index 0, and n/2 for even n; at rank 1 the bins 0 and n/2) made exactly Hermitian in place,
  *  each bin pair (k, -k) set to H_k = (X_k + conj X_-k) / 2 and its conjugate, a self-mirrored
- *  bin to its real part. The transform of the half spectrum is defined by the Hermitian spectrum it stands for;
- *  with any other content there, the result depends on the algorithm (which stored value of a
- *  pair it reads), the check's input side would not match it, and neither would the repair. A
- *  C2R may overwrite its input (cuFFT's rule); on Hermitian data nothing changes. One thread per
- *  pair (the lower outer index of the two), so no two threads touch one bin. grid-stride over
- *  (signal, plane, outer index). */
+ *  bin to its real part. The transform of the half spectrum is defined by the Hermitian
+ *  spectrum it stands for; with any other content there, the result depends on the algorithm
+ *  (which stored value of a pair it reads), the check's input side would not match it, and
+ *  neither would the repair. A C2R may overwrite its input (cuFFT's rule); on Hermitian data
+ *  nothing changes. One thread per pair (the lower outer index of the two), so no two threads
+ *  touch one bin. grid-stride over (signal, plane, outer index). */
 template <class T>
 __global__ void fft_c2r_hermitian_kernel(T* in, SigLayout L, ck::FftLibraryShape sh, int64_t batch) {
   const int last = sh.rank - 1;

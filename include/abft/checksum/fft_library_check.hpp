@@ -293,7 +293,8 @@ ABFT_HD Cd fft_c2r_in_term(Cd x, const FftLibraryShape& sh, const FftC2RWeights&
   if (kl == 0 || 2 * kl == sh.n[rank - 1]) x.re *= 0.5, x.im *= 0.5;  // h = 1/2 (exact)
   // One product at a time (W_k x, then W_-k conj x): fewer values live at once, which the
   // callbacks inlined into cuFFT's kernels pay for in registers (forming W_k and W_-k first
-  // took a double load and store callback from 68 to 74; this, 69).
+  // took a double load and store callback from 68 to 74 registers; this, 69: linked by
+  // nvJitLink for sm_90 with tests/cuda/fft_callback_driver.cu).
   Cd t1 = x;
   for (int d = 0; d < rank; ++d) t1 = cmul(t1, t.W[d][idx[d]]);
   Cd t2{x.re, -x.im};
