@@ -343,56 +343,189 @@ __device__ __forceinline__ double turn_fraction(int64_t j, int64_t k, int64_t n)
   return double((j % n) * (k % n) % n) / double(n);
 }
 
+/** How the repair recomputes a failed signal (fixed per plan): directly, O(N) per output, or in
+ *  two levels. Two levels split the input index j into (jA, jB) and the output index k into
+ *  (kA, kB) with the phase j.k / n = phA(jA, kA) + phX(jB, kA) + phB(jB, kB) (mod 1):
+ *   - rank 1, n = p q: j = a q + b, k = c + p d (jA = a, jB = b, kA = c, kB = d):
+ *     phA = a c / p, phX = b c / n, phB = b d / q (the four-step identity);
+ *   - ranks 2, 3: jA = j0, kA = k0, jB and kB the other dimensions: phA = j0 k0 / n0, phX = 0,
+ *     phB the sum over the others.
+ *  A block task (kA, a chunk of kB) forms z[jB] = e(phX) sum_jA c_j x_j e(phA) for every jB in
+ *  scratch, then its outputs y = sum_jB z[jB] e(phB): N (|A| + |B|) terms in all where the
+ *  direct sum takes N^2 (a 2^22-point line: about 1000 times fewer; 256^3: about 250). */
+struct FftRepairSplit {
+  bool direct = true;
+  int64_t nA = 1;      ///< values of kA (and of jA): p, or n0
+  int64_t p = 1, q = 1;  ///< rank 1: n = p q
+  int64_t bin = 1, bout = 1;  ///< values of jB (z's length), of kB
+  int64_t chunk = 1, chunks = 1;  ///< outputs kB per block task, tasks per kA
+  unsigned gx = 1, gy = 1;   ///< the launch's grid (block slots: gx gy, one z each)
+};
+
+/** The plan's repair split (host): two levels for signals of more than `min_points` points
+ *  whose first level has at least 16 values (rank 1: the largest divisor p <= sqrt n), direct
+ *  otherwise; scratch of at most `budget` bytes (16 bin bytes a block slot). mode: 0 auto, 1
+ *  always two levels where a split exists (p >= 2 or rank >= 2), 2 always direct. */
+inline FftRepairSplit fft_repair_split(const ck::FftLibraryShape& sh, int64_t cin, int64_t cout, int64_t batch,
+                                      int mode, size_t budget = size_t(64) << 20) {
+  FftRepairSplit sp;
+  const int64_t N = sh.total();
+  if (sh.rank == 1) {
+    int64_t p = 1;
+    for (int64_t d = 1; d * d <= N; ++d)
+      if (N % d == 0) p = d;
+    sp.p = p, sp.q = N / p, sp.nA = p, sp.bin = sp.q, sp.bout = sp.q;
+  } else {
+    sp.nA = sh.n[0], sp.bin = cin / sh.n[0], sp.bout = cout / sh.n[0];
+  }
+  const bool can = sp.nA >= 2;
+  sp.direct = mode == 2 || !can || (mode == 0 && (N <= 65536 || sp.nA < 16));
+  if (sp.direct) return sp;
+  sp.chunk = sp.bout < 4096 ? sp.bout : 4096;
+  sp.chunks = (sp.bout + sp.chunk - 1) / sp.chunk;
+  sp.gy = unsigned(batch < 4 ? batch : 4);
+  int64_t slots = int64_t(budget / (16 * size_t(sp.bin)));
+  slots = slots < 1 ? 1 : slots;
+  int64_t gx = slots / sp.gy;
+  if (gx < 1) gx = 1, sp.gy = 1;
+  const int64_t tasks = sp.nA * sp.chunks;
+  sp.gx = unsigned(gx < tasks ? (gx < 128 ? gx : 128) : (tasks < 128 ? tasks : 128));
+  return sp;
+}
+
 /** Recompute every listed signal in double: y_k = sum_j x_j exp(s 2 pi i <j, k / n>) with
- *  compensated sums, from `src` (the caller's input, or the packed backup). O(N) per output:
- *  the rare path. C2R (any rank) sums over the stored half spectrum, each bin standing for
- *  itself and its mirror: y_j = sum_k c_k Re(X_k exp(i 2 pi <k, j / n>)), c_k = 1 on the
- *  self-conjugate planes (k_last = 0, or n/2 for even n: the Hermitian part of a bin pair
- *  there gives Re of each) and 2 elsewhere. grid: (slices, listed signals), grid-stride in both. */
+ *  compensated sums, from `src` (the caller's input, or the packed backup): directly, O(N) per
+ *  output, or in the two levels of `sp` with a block slot's z in `scratch` (2 sp.bin doubles a
+ *  slot). The rare path. C2R (any rank) sums over the stored half spectrum, each bin standing
+ *  for itself and its mirror: y_j = sum_k c_k Re(X_k exp(i 2 pi <k, j / n>)), c_k = 1 on the
+ *  self-conjugate planes (k_last = 0, or n/2 for even n: the Hermitian part of a bin pair there
+ *  gives Re of each) and 2 elsewhere. grid: direct (slices, listed signals), two levels
+ *  (sp.gx, sp.gy); grid-stride in both. */
 template <class T>
 __global__ void fft_repair_kernel(const T* src, SigLayout Ls, T* out, SigLayout Lo, ck::FftLibraryShape sh,
-                                  const int* flags) {
+                                  FftRepairSplit sp, double* scratch, const int* flags) {
   const int nflag = flags[0];
   const int64_t cnt_out = Lo.count(), cnt_in = Ls.count();
-  const bool c2r = sh.kind == 2;
+  const bool c2r = sh.kind == 2, r1 = sh.rank == 1;
   const int L = sh.rank - 1;
+  const double sg = sh.sign < 0 ? -1.0 : 1.0;
+  struct Kahan {
+    double sr = 0, si = 0, cr = 0, ci = 0;
+    __device__ void add(double tr, double ti) {
+      const double yr = tr - cr, tr2 = sr + yr;
+      cr = (tr2 - sr) - yr, sr = tr2;
+      const double yi = ti - ci, ti2 = si + yi;
+      ci = (ti2 - si) - yi, si = ti2;
+    }
+  };
+  // exp(s 2 pi i fr) for a reduced fraction of a turn.
+  auto turn = [&](double fr, double& c, double& s) {
+    sincospi(2.0 * fr, &s, &c);
+    s *= sg;
+  };
+  auto cweight = [&](const int64_t* jj) { return c2r && !(jj[L] == 0 || 2 * jj[L] == sh.n[L]) ? 2.0 : 1.0; };
+  auto store = [&](int64_t b, const int64_t* kk, double re, double im) {
+    const int64_t off = Lo.offset(b, kk);
+    if (Lo.complex) {
+      out[2 * off] = T(re);
+      out[2 * off + 1] = T(im);
+    } else {
+      out[off] = T(re);  // C2R: the real part (the sums carry the mirror through c_k)
+    }
+  };
+  if (sp.direct) {
+    for (int f = blockIdx.y; f < nflag; f += gridDim.y) {
+      const int64_t b = flags[1 + f];
+      for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < cnt_out;
+           e += int64_t(gridDim.x) * blockDim.x) {
+        int64_t k[3] = {0, 0, 0};
+        ck::fft_unravel(e, Lo.rank, Lo.dims, k);
+        Kahan acc;
+        for (int64_t j = 0; j < cnt_in; ++j) {
+          int64_t jj[3] = {0, 0, 0};
+          ck::fft_unravel(j, Ls.rank, Ls.dims, jj);
+          double fr = 0;
+          for (int d = 0; d < sh.rank; ++d) fr += turn_fraction(jj[d], k[d], sh.n[d]);
+          double c, s;
+          turn(fr - floor(fr), c, s);
+          const ck::Cd x = load_elem(src, Ls, Ls.offset(b, jj));
+          const double w = cweight(jj);
+          acc.add(w * (x.re * c - x.im * s), w * (x.re * s + x.im * c));
+        }
+        store(b, k, acc.sr, acc.si);
+      }
+    }
+    return;
+  }
+  double* z = scratch + 2 * sp.bin * (int64_t(blockIdx.y) * gridDim.x + blockIdx.x);
+  const int64_t tasks = sp.nA * sp.chunks;
+  // The dims of B on each side (rank >= 2: dimensions 1..), for its flat indices.
+  int64_t bdim_in[3] = {1, 1, 1}, bdim_out[3] = {1, 1, 1};
+  for (int d = 1; d < sh.rank; ++d) bdim_in[d - 1] = Ls.dims[d], bdim_out[d - 1] = Lo.dims[d];
   for (int f = blockIdx.y; f < nflag; f += gridDim.y) {
     const int64_t b = flags[1 + f];
-    for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < cnt_out;
-         e += int64_t(gridDim.x) * blockDim.x) {
-      int64_t k[3] = {0, 0, 0};
-      ck::fft_unravel(e, Lo.rank, Lo.dims, k);
-      double sr = 0, si = 0, cr = 0, ci = 0;  // Kahan sums
-      auto add = [&](double tr, double ti) {
-        const double yr = tr - cr, tr2 = sr + yr;
-        cr = (tr2 - sr) - yr, sr = tr2;
-        const double yi = ti - ci, ti2 = si + yi;
-        ci = (ti2 - si) - yi, si = ti2;
-      };
-      for (int64_t j = 0; j < cnt_in; ++j) {
+    for (int64_t task = blockIdx.x; task < tasks; task += gridDim.x) {
+      const int64_t kA = task / sp.chunks, ch = task % sp.chunks;
+      // Level 1: z[jB] = e(phX(jB, kA)) sum_jA c_j x_j e(phA(jA, kA)).
+      for (int64_t jB = threadIdx.x; jB < sp.bin; jB += blockDim.x) {
         int64_t jj[3] = {0, 0, 0};
-        ck::fft_unravel(j, Ls.rank, Ls.dims, jj);
-        double fr = 0;
-        for (int d = 0; d < sh.rank; ++d) fr += turn_fraction(jj[d], k[d], sh.n[d]);
-        fr -= floor(fr);
-        double s, c;
-        sincospi(2.0 * fr, &s, &c);
-        if (sh.sign < 0) s = -s;
-        const ck::Cd x = load_elem(src, Ls, Ls.offset(b, jj));
-        if (c2r) {
-          const double cw = (jj[L] == 0 || 2 * jj[L] == sh.n[L]) ? 1.0 : 2.0;
-          add(cw * (x.re * c - x.im * s), 0.0);
-        } else {
-          add(x.re * c - x.im * s, x.re * s + x.im * c);
+        if (!r1) ck::fft_unravel(jB, L, bdim_in, jj + 1);
+        Kahan acc;
+        for (int64_t jA = 0; jA < sp.nA; ++jA) {
+          if (r1) {
+            jj[0] = jA * sp.q + jB;
+            if (jj[0] >= cnt_in) continue;  // (C2R: past the stored half)
+          } else {
+            jj[0] = jA;
+          }
+          double c, s;
+          turn(r1 ? double(jA * kA % sp.p) / double(sp.p) : turn_fraction(jA, kA, sh.n[0]), c, s);
+          const ck::Cd x = load_elem(src, Ls, Ls.offset(b, jj));
+          const double w = cweight(jj);
+          acc.add(w * (x.re * c - x.im * s), w * (x.re * s + x.im * c));
         }
+        double zr = acc.sr, zi = acc.si;
+        if (r1) {  // the four-step twiddle e(b c / n)
+          double c, s;
+          turn(turn_fraction(jB, kA, sh.n[0]), c, s);
+          const double t = zr * c - zi * s;
+          zi = zr * s + zi * c, zr = t;
+        }
+        z[2 * jB] = zr, z[2 * jB + 1] = zi;
       }
-      const int64_t off = Lo.offset(b, k);
-      if (Lo.complex) {
-        out[2 * off] = T(sr);
-        out[2 * off + 1] = T(si);
-      } else {
-        out[off] = T(sr);
+      __syncthreads();
+      // Level 2: the chunk's outputs, y(kA, kB) = sum_jB z[jB] e(phB(jB, kB)).
+      const int64_t k_end = (ch + 1) * sp.chunk < sp.bout ? (ch + 1) * sp.chunk : sp.bout;
+      for (int64_t kB = ch * sp.chunk + threadIdx.x; kB < k_end; kB += blockDim.x) {
+        int64_t kk[3] = {0, 0, 0}, kb[3] = {0, 0, 0};
+        if (r1) {
+          kk[0] = kA + sp.p * kB;
+          if (kk[0] >= cnt_out) continue;  // (R2C: past the stored half)
+        } else {
+          kk[0] = kA;
+          ck::fft_unravel(kB, L, bdim_out, kb);
+          for (int d = 1; d < sh.rank; ++d) kk[d] = kb[d - 1];
+        }
+        Kahan acc;
+        for (int64_t jB = 0; jB < sp.bin; ++jB) {
+          double fr;
+          if (r1) {
+            fr = turn_fraction(jB, kB, sp.q);
+          } else {
+            int64_t jb[3] = {0, 0, 0};
+            ck::fft_unravel(jB, L, bdim_in, jb);
+            fr = 0;
+            for (int d = 1; d < sh.rank; ++d) fr += turn_fraction(jb[d - 1], kb[d - 1], sh.n[d]);
+            fr -= floor(fr);
+          }
+          double c, s;
+          turn(fr, c, s);
+          const double zr = z[2 * jB], zi = z[2 * jB + 1];
+          acc.add(zr * c - zi * s, zr * s + zi * c);
+        }
+        store(b, kk, acc.sr, acc.si);
       }
+      __syncthreads();
     }
   }
 }

@@ -69,6 +69,8 @@ struct abft_cuda_fft_plan_s {
   abft::checksum::Cd* turn_tab = nullptr;  // device: the turn tables of each dimension (C2C, R2C)
   abft::checksum::FftTableWeights tw;      // views into turn_tab
   double* acc = nullptr;                  // device: kAcc per signal
+  abft::cuda::FftRepairSplit repair;      // how a failed signal is recomputed
+  double* repair_z = nullptr;             // device: the two-level repair's z, a block slot each
   int* flag_base = nullptr;               // device: the callbacks' gate, then flags
   int* flags = nullptr;                   // device: count, then the failed signals (flag_base + 1)
   void* backup = nullptr;                 // device: packed input copy (grown on demand)
@@ -112,6 +114,7 @@ struct abft_cuda_fft_plan_s {
     cudaFree(c2r_tab);
     cudaFree(turn_tab);
     cudaFree(acc);
+    cudaFree(repair_z);
     cudaFree(flag_base);
     cudaFree(backup);
   }
@@ -449,8 +452,10 @@ abft_status execute(abft_cuda_fft_plan_s* p, cudaStream_t stream, const void* in
     const int64_t rs2 = (c.cout + threads - 1) / threads, batch = c.batch;
     // Grids sized for a few failed signals (the rare path): on the fault-free path every block
     // reads the count and returns, so fewer blocks cost less.
-    fft_repair_kernel<T><<<dim3(unsigned(rs2 < 256 ? rs2 : 256), unsigned(batch < 8 ? batch : 8)), threads, 0,
-                           stream>>>(rsrc, ls, out, p->out, c.sh, p->flags);
+    const dim3 rgrid = p->repair.direct ? dim3(unsigned(rs2 < 256 ? rs2 : 256), unsigned(batch < 8 ? batch : 8))
+                                        : dim3(p->repair.gx, p->repair.gy);
+    fft_repair_kernel<T><<<rgrid, threads, 0, stream>>>(rsrc, ls, out, p->out, c.sh, p->repair, p->repair_z,
+                                                        p->flags);
     (c.sh.rank == 1 ? fft_recheck_kernel<T, 1> : fft_recheck_kernel<T, 0>)<<<unsigned(batch < 256 ? batch : 256),
                                                                              threads, 0, stream>>>(
         out, p->out, c.sh, p->tw, p->c2r, p->acc, p->flags, p->va, st->repair + kid);
@@ -465,6 +470,16 @@ abft_status execute(abft_cuda_fft_plan_s* p, cudaStream_t stream, const void* in
 abft_cuda_fft_sums fft_sums_wanted() {
   const char* e = std::getenv("ABFT_CUDA_FFT_SUMS");
   return e && std::string(e) == "passes" ? ABFT_CUDA_FFT_SUMS_PASSES : ABFT_CUDA_FFT_SUMS_CALLBACKS;
+}
+
+/** How a plan's repair recomputes a failed signal (fft_repair_split's mode), from
+ *  ABFT_CUDA_FFT_REPAIR at planning: "split" (two levels wherever a split exists: the tests
+ *  run the small shapes that way), "direct", or by size (unset, the default). */
+int fft_repair_mode() {
+  const char* e = std::getenv("ABFT_CUDA_FFT_REPAIR");
+  if (!e) return 0;
+  const std::string v(e);
+  return v == "split" ? 1 : v == "direct" ? 2 : 0;
 }
 
 /** A refusal of the callbacks, kept for abft_cuda_fft_get_callback_refusal (the first one). */
@@ -654,7 +669,11 @@ abft_status fft_plan_make(abft_cuda_fft_plan_s** out, abft_handle_t h, abft_prec
                                     : ck::fft_library_bound<float>(sh, w_norm, v_norm, depth);
   p->va = {b.coefficient(), b.abs, b.Y,
            p->dbl ? std::numeric_limits<double>::max() : double(std::numeric_limits<float>::max())};
-  bool ok = cudaMalloc(&p->acc, size_t(kAcc * batch) * sizeof(double)) == cudaSuccess &&
+  p->repair = fft_repair_split(sh, li.count(), lo.count(), batch, fft_repair_mode());
+  bool ok = (p->repair.direct ||
+             cudaMalloc(&p->repair_z, size_t(2 * p->repair.bin) * p->repair.gx * p->repair.gy * sizeof(double)) ==
+                 cudaSuccess) &&
+            cudaMalloc(&p->acc, size_t(kAcc * batch) * sizeof(double)) == cudaSuccess &&
             cudaMalloc(&p->flag_base, size_t(batch + 2) * sizeof(int)) == cudaSuccess &&
             cudaEventCreateWithFlags(&p->done, cudaEventDisableTiming) == cudaSuccess;
   if (ok && kind == ABFT_FFT_C2R) {  // the tables of each dimension, one allocation
