@@ -14,14 +14,16 @@
  *  check by at least half of itself (R2C's mirror at half weight; fully for C2C and C2R, whose
  *  min |w_j| is 1), an input fault by at least half of its largest effect on an output (|v_j| >=
  *  1/2), so 4 x (bound) covers both together with the clean residual; C2R's input errors move
- *  the check by at least 0.2 of themselves (rank 1; the gain construction of ranks 2-3 by more,
- *  docs/ABFT.md §12.1) and its outputs by up to twice: 20 x.
+ *  the check by at least g of themselves, g the engine's tables' smallest gain over bin and
+ *  phase (fft_c2r_min_gain, docs/ABFT.md §12.1), and its outputs by up to twice: 4 / g x (and
+ *  at least 4 x).
  */
 #include "campaign/kernel.hpp"
 
 #ifdef ABFT_HAVE_CUDA
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <sstream>
@@ -99,17 +101,19 @@ class CudaFftKernel final : public Kernel {
     if (s_.kind == ABFT_FFT_C2R) {
       if (c2r_w_norm_ == 0) {  // the engine's tables (if the CPU FFT cannot plan: generous norms)
         ck::FftC2RTables t;
-        if (abft::fft::detail::c2r_tables(sh, t)) c2r_w_norm_ = t.w_norm, c2r_v_norm_ = t.v_norm;
-        else c2r_w_norm_ = 4.0 * std::sqrt(double(sh.total())), c2r_v_norm_ = 4.0 * double(sh.total());
+        if (abft::fft::detail::c2r_tables(sh, t))
+          c2r_w_norm_ = t.w_norm, c2r_v_norm_ = t.v_norm, c2r_gain_ = ck::fft_c2r_min_gain(sh, t);
+        else
+          c2r_w_norm_ = 4.0 * std::sqrt(double(sh.total())), c2r_v_norm_ = 4.0 * double(sh.total()), c2r_gain_ = 0.2;
       }
       w_norm = c2r_w_norm_, v_norm = c2r_v_norm_;
     } else {
       v_norm = ck::fft_library_v_norm(sh);
     }
     const ck::FftUnitBound b = ck::fft_library_bound<T>(sh, w_norm, v_norm, ck::fft_engine_sum_depth(ie, s_.out_elems()));
-    // C2R: an input error moves the check by at least 0.2 of itself at its worst phase
-    // (fft_c2r_weights) and an output by up to twice itself: 2 x 2 / 0.2.
-    const double factor = s_.kind == ABFT_FFT_C2R ? 20.0 : 4.0;
+    // C2R: an input error moves the check by at least c2r_gain_ of itself at its worst phase
+    // and an output by up to twice itself: 2 x 2 / gain.
+    const double factor = s_.kind == ABFT_FFT_C2R ? std::max(4.0, 4.0 / c2r_gain_) : 4.0;
     const size_t out_sig = size_t(s_.out_elems() * s_.out_per());
     for (int64_t k = 0; k < s_.batch; ++k) {
       long double ss = 0;
@@ -160,6 +164,7 @@ class CudaFftKernel final : public Kernel {
   std::vector<double> limits_;
   T *din_ = nullptr, *dout_ = nullptr;
   double c2r_w_norm_ = 0, c2r_v_norm_ = 0;  ///< the engine's C2R weight norms (same construction)
+  double c2r_gain_ = 0.2;                    ///< their smallest gain (fft_c2r_min_gain)
   abft_cuda_fft_plan_t plan_ = nullptr;
   abft_handle_t plan_handle_ = nullptr;
 };

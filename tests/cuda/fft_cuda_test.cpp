@@ -370,10 +370,10 @@ TEST_P(CudaFftSums, InjectedFaultsAreRepairedOnTheDevice) {
 // ranks 2 and 3 as the first dimension times the rest, strided, odd and even, every kind; a
 // prime length (1009) has no split and stays direct. Four failed signals in one call repair
 // in four block slots at once. Against the double reference, at both sites. (The faults are
-// ones the check must see: a bit 30 flip of an output of the prime length in float, or a bit
-// 29 flip of one input of the C2R of 999, moved the output by 0.9 % and 0.3 % and stayed within
-// the bound — for an algorithm the engine does not see, Bluestein's bound is wide — so those
-// take a NaN and bit 30.)
+// ones the check must see. Two that it need not, in float: a bit 30 flip of an output of the
+// prime length moved the output by 0.9 %, within a bound that for an algorithm the engine does
+// not see allows Bluestein's error, so that one is a NaN; a bit 29 flip of one input of the C2R
+// of 999, an error of 0.05 against an input norm of 18, moved it by 0.3 %, so that one is bit 30.)
 TEST_P(CudaFftSums, TwoLevelRepairMatchesTheReference) {
   REQUIRE_DEVICE();
   const abft_test::ScopedEnv env("ABFT_CUDA_FFT_REPAIR", "split");

@@ -1,9 +1,9 @@
 /** \file fft_c2r_weights.hpp
  *  \brief The C2R check's weights, built on the host in double (docs/ABFT.md §9.1 and §12.1):
- *  rank 1 by pushing bin pairs apart (fft_c2r_weights, shared by the CPU engine's C2R lines and
- *  the GPU engine), ranks 2 and 3 by the gain construction (fft_c2r_gain_weights), and the GPU
- *  engine's per-dimension tables of either (fft_c2r_tables, whose device view
- *  FftC2RWeights the check's term functions in fft_library_check.hpp read).
+ *  the CPU engine's C2R lines by pushing bin pairs apart (fft_c2r_weights), the GPU engine by
+ *  the gain construction (fft_c2r_gain_weights, every rank) in per-dimension tables
+ *  (fft_c2r_tables, whose device view FftC2RWeights the check's term functions in
+ *  fft_library_check.hpp read), and the smallest gain a table gives (fft_c2r_min_gain).
  *
  *  Why C2R needs designed weights: a stored bin k stands for itself and its conjugate mirror -k,
  *  so an error d there moves the check by W_k d + W_-k conj(d) (halved in a self-conjugate
@@ -32,12 +32,11 @@ namespace abft::checksum {
  *  every bin then moves the check by at least kPush at any phase, every output by at least
  *  one. `dft(in, out, sign)` is an unnormalised DFT of length n in double (interleaved re, im).
  *  Outputs: the coefficient pairs of the half spectrum (A_k for Re X_k, B_k for Im X_k;
- *  2 (n/2 + 1) values), the output weights w (n values), their norms, and when `spectrum` is
- *  given W = F w itself (n values: the GPU engine's table). False when dft fails. */
+ *  2 (n/2 + 1) values), the output weights w (n values), their norms. False when dft fails. */
 constexpr double kC2RPush = 0.25;
 template <class Dft>
 bool fft_c2r_weights(int64_t n, Dft&& dft, std::vector<Cd>& pairs, std::vector<Cd>& w, double& w_norm,
-                     double& v_norm, std::vector<Cd>* spectrum = nullptr) {
+                     double& v_norm) {
   const int64_t h = n / 2;
   std::vector<double> W(static_cast<size_t>(2 * n)), x(static_cast<size_t>(2 * n));
   uint64_t st = 0x9E3779B97F4A7C15ull;  // seed 1 of the former search
@@ -95,10 +94,6 @@ bool fft_c2r_weights(int64_t n, Dft&& dft, std::vector<Cd>& pairs, std::vector<C
   }
   w_norm = std::sqrt(wn) * (1.0 + 1e-12);
   v_norm = std::sqrt(vn) * (1.0 + 1e-12);
-  if (spectrum) {
-    spectrum->resize(static_cast<size_t>(n));
-    for (int64_t k = 0; k < n; ++k) (*spectrum)[size_t(k)] = {W[size_t(2 * k)], W[size_t(2 * k + 1)]};
-  }
   return true;
 }
 
@@ -190,8 +185,9 @@ struct FftC2RTables {
   }
 };
 
-/** The C2R tables of a shape (kind 2, rank 1..3): rank 1 fft_c2r_weights, ranks 2 and 3
- *  fft_c2r_gain_weights per dimension. The norms: ||w|| = prod_d ||w[d]||, and ||v||, the
+/** The GPU engine's C2R tables of a shape (kind 2, rank 1..3): fft_c2r_gain_weights per
+ *  dimension (at rank 1 too: its smallest gain over bin and phase, 13.5 at n = 999, is far above
+ *  the pushed-apart construction's floor of 0.2, which the CPU engine's lines keep). The norms: ||w|| = prod_d ||w[d]||, and ||v||, the
  *  norm over the stored bins of the input side's real-linear map x -> (its term), whose two
  *  columns A = h (W_k + W_-k), B = i h (W_k - W_-k) have |A|^2 + |B|^2 = 2 h^2 (|W_k|^2 +
  *  |W_-k|^2): ||v||^2 = 2 prod_{d < last} (sum_k |W[d]_k|^2) sum_{k <= n/2} h_k^2 (|W[L]_k|^2 +
@@ -201,12 +197,6 @@ template <class Dft>
 bool fft_c2r_tables(const FftLibraryShape& sh, Dft&& dft, FftC2RTables& t) {
   for (int d = 0; d < 3; ++d) t.w[d].clear(), t.W[d].clear();
   t.w_norm = t.v_norm = 0;
-  if (sh.rank == 1) {
-    const int64_t n = sh.n[0];
-    auto d1 = [&](const double* in, double* out, int sign) { return dft(n, in, out, sign); };
-    std::vector<Cd> pairs;
-    return fft_c2r_weights(n, d1, pairs, t.w[0], t.w_norm, t.v_norm, &t.W[0]);
-  }
   double wn = 1, outer = 1;
   const int L = sh.rank - 1;
   for (int d = 0; d < sh.rank; ++d) {
@@ -232,6 +222,33 @@ bool fft_c2r_tables(const FftLibraryShape& sh, Dft&& dft, FftC2RTables& t) {
   t.w_norm = std::sqrt(wn) * (1.0 + 1e-12);
   t.v_norm = std::sqrt(2.0 * outer * last) * (1.0 + 1e-12);
   return true;
+}
+
+/** The smallest gain of the tables' check over every stored bin and the phase of its error:
+ *  h ||W_k| - |W_-k|| (h = 1/2 in the self-conjugate planes), or |W_k| for a self-mirrored bin
+ *  (its real part, all the transform uses). O(N) on the host (tests, campaign limits). */
+inline double fft_c2r_min_gain(const FftLibraryShape& sh, const FftC2RTables& t) {
+  const int L = sh.rank - 1;
+  int64_t dims[3] = {1, 1, 1};
+  for (int d = 0; d < sh.rank; ++d) dims[d] = sh.in_dim(d);
+  double g = 1e300;
+  for (int64_t e = 0; e < sh.in_count(); ++e) {
+    int64_t idx[3] = {0, 0, 0};
+    fft_unravel(e, sh.rank, dims, idx);
+    Cd a{1, 0}, b{1, 0};
+    bool self = true;
+    for (int d = 0; d < sh.rank; ++d) {
+      const int64_t m = idx[d] == 0 ? 0 : sh.n[d] - idx[d];
+      self = self && m == idx[d];
+      a = cmul(a, t.W[d][size_t(idx[d])]);
+      b = cmul(b, t.W[d][size_t(m)]);
+    }
+    const double h = (idx[L] == 0 || 2 * idx[L] == sh.n[L]) ? 0.5 : 1.0;
+    const double ma = std::hypot(a.re, a.im), mb = std::hypot(b.re, b.im);
+    const double ge = self ? ma : h * std::fabs(ma - mb);
+    g = ge < g ? ge : g;
+  }
+  return g;
 }
 
 /** Make one C2R input signal Hermitian-consistent in place, as a real signal's half spectrum is
