@@ -352,22 +352,27 @@ __device__ __forceinline__ double turn_fraction(int64_t j, int64_t k, int64_t n)
  *     phB the sum over the others.
  *  A block task (kA, a chunk of kB) forms z[jB] = e(phX) sum_jA c_j x_j e(phA) for every jB in
  *  scratch, then its outputs y = sum_jB z[jB] e(phB): N (|A| + |B|) terms in all where the
- *  direct sum takes N^2 (a 2^22-point line: about 1000 times fewer; 256^3: about 250). */
+ *  direct sum takes N^2 (a 2^22-point line or 2048 x 2048: about 1000 times fewer). At rank 3
+ *  the second level is split again, u[j1, k2] = sum_j2 z[j1, j2] e(j2 k2 / n2), then
+ *  y = sum_j1 u[j1, k2] e(j1 k1 / n1) (a second scratch of n1 x n2-outputs): N (n0 + n1 + n2)
+ *  terms (256^3: about 20000 times fewer than direct). */
 struct FftRepairSplit {
   bool direct = true;
   int64_t nA = 1;      ///< values of kA (and of jA): p, or n0
   int64_t p = 1, q = 1;  ///< rank 1: n = p q
   int64_t bin = 1, bout = 1;  ///< values of jB (z's length), of kB
+  int64_t uin = 0;     ///< rank 3: u's length (n1 x the output side's last dimension), else 0
   int64_t chunk = 1, chunks = 1;  ///< outputs kB per block task, tasks per kA
-  unsigned gx = 1, gy = 1;   ///< the launch's grid (block slots: gx gy, one z each)
+  unsigned gx = 1, gy = 1;   ///< the launch's grid (block slots: gx gy, one z and u each)
+  int64_t slot() const { return 2 * (bin + uin); }  ///< doubles of scratch a block slot
 };
 
-/** The plan's repair split (host): two levels for signals of more than `min_points` points
- *  whose first level has at least 16 values (rank 1: the largest divisor p <= sqrt n), direct
- *  otherwise; scratch of at most `budget` bytes (16 bin bytes a block slot). mode: 0 auto, 1
- *  always two levels where a split exists (p >= 2 or rank >= 2), 2 always direct. */
+/** The plan's repair split (host): levels for signals of more than 2^16 points whose first
+ *  level has at least 16 values (rank 1: the largest divisor p <= sqrt n), direct otherwise;
+ *  scratch of at most `budget` bytes (8 slot() bytes a block slot). mode: 0 auto, 1 always
+ *  levels where a split exists (p >= 2 or rank >= 2), 2 always direct. */
 inline FftRepairSplit fft_repair_split(const ck::FftLibraryShape& sh, int64_t cin, int64_t cout, int64_t batch,
-                                      int mode, size_t budget = size_t(64) << 20) {
+                                      int mode, size_t budget = size_t(16) << 20) {
   FftRepairSplit sp;
   const int64_t N = sh.total();
   if (sh.rank == 1) {
@@ -377,14 +382,16 @@ inline FftRepairSplit fft_repair_split(const ck::FftLibraryShape& sh, int64_t ci
     sp.p = p, sp.q = N / p, sp.nA = p, sp.bin = sp.q, sp.bout = sp.q;
   } else {
     sp.nA = sh.n[0], sp.bin = cin / sh.n[0], sp.bout = cout / sh.n[0];
+    if (sh.rank == 3) sp.uin = sh.n[1] * (cout / (sh.n[0] * sh.n[1]));
   }
   const bool can = sp.nA >= 2;
   sp.direct = mode == 2 || !can || (mode == 0 && (N <= 65536 || sp.nA < 16));
   if (sp.direct) return sp;
-  sp.chunk = sp.bout < 4096 ? sp.bout : 4096;
+  // Rank 3 makes u whole for each task: one chunk (every kB of its kA) keeps that once per kA.
+  sp.chunk = sh.rank == 3 || sp.bout < 4096 ? sp.bout : 4096;
   sp.chunks = (sp.bout + sp.chunk - 1) / sp.chunk;
   sp.gy = unsigned(batch < 4 ? batch : 4);
-  int64_t slots = int64_t(budget / (16 * size_t(sp.bin)));
+  int64_t slots = int64_t(budget / (8 * size_t(sp.slot())));
   slots = slots < 1 ? 1 : slots;
   int64_t gx = slots / sp.gy;
   if (gx < 1) gx = 1, sp.gy = 1;
@@ -457,7 +464,9 @@ __global__ void fft_repair_kernel(const T* src, SigLayout Ls, T* out, SigLayout 
     }
     return;
   }
-  double* z = scratch + 2 * sp.bin * (int64_t(blockIdx.y) * gridDim.x + blockIdx.x);
+  double* z = scratch + sp.slot() * (int64_t(blockIdx.y) * gridDim.x + blockIdx.x);
+  double* u = z + 2 * sp.bin;  // rank 3: u[j1 * n2out + k2]
+  const int64_t n2in = sh.rank == 3 ? Ls.dims[2] : 1, n2out = sh.rank == 3 ? Lo.dims[2] : 1;
   const int64_t tasks = sp.nA * sp.chunks;
   // The dims of B on each side (rank >= 2: dimensions 1..), for its flat indices.
   int64_t bdim_in[3] = {1, 1, 1}, bdim_out[3] = {1, 1, 1};
@@ -494,7 +503,22 @@ __global__ void fft_repair_kernel(const T* src, SigLayout Ls, T* out, SigLayout 
         z[2 * jB] = zr, z[2 * jB + 1] = zi;
       }
       __syncthreads();
-      // Level 2: the chunk's outputs, y(kA, kB) = sum_jB z[jB] e(phB(jB, kB)).
+      if (sh.rank == 3) {  // Level 2a: u[j1, k2] = sum_j2 z[j1, j2] e(j2 k2 / n2).
+        for (int64_t t = threadIdx.x; t < sp.uin; t += blockDim.x) {
+          const int64_t j1 = t / n2out, k2 = t % n2out;
+          Kahan acc;
+          for (int64_t j2 = 0; j2 < n2in; ++j2) {
+            double c, s;
+            turn(turn_fraction(j2, k2, sh.n[2]), c, s);
+            const double zr = z[2 * (j1 * n2in + j2)], zi = z[2 * (j1 * n2in + j2) + 1];
+            acc.add(zr * c - zi * s, zr * s + zi * c);
+          }
+          u[2 * t] = acc.sr, u[2 * t + 1] = acc.si;
+        }
+        __syncthreads();
+      }
+      // Level 2: the chunk's outputs, y(kA, kB) = sum_jB z[jB] e(phB(jB, kB)) (rank 3: level 2b,
+      // y(kA, k1, k2) = sum_j1 u[j1, k2] e(j1 k1 / n1)).
       const int64_t k_end = (ch + 1) * sp.chunk < sp.bout ? (ch + 1) * sp.chunk : sp.bout;
       for (int64_t kB = ch * sp.chunk + threadIdx.x; kB < k_end; kB += blockDim.x) {
         int64_t kk[3] = {0, 0, 0}, kb[3] = {0, 0, 0};
@@ -507,6 +531,16 @@ __global__ void fft_repair_kernel(const T* src, SigLayout Ls, T* out, SigLayout 
           for (int d = 1; d < sh.rank; ++d) kk[d] = kb[d - 1];
         }
         Kahan acc;
+        if (sh.rank == 3) {
+          for (int64_t j1 = 0; j1 < sh.n[1]; ++j1) {
+            double c, s;
+            turn(turn_fraction(j1, kk[1], sh.n[1]), c, s);
+            const double ur = u[2 * (j1 * n2out + kk[2])], ui = u[2 * (j1 * n2out + kk[2]) + 1];
+            acc.add(ur * c - ui * s, ur * s + ui * c);
+          }
+          store(b, kk, acc.sr, acc.si);
+          continue;
+        }
         for (int64_t jB = 0; jB < sp.bin; ++jB) {
           double fr;
           if (r1) {

@@ -671,7 +671,7 @@ abft_status fft_plan_make(abft_cuda_fft_plan_s** out, abft_handle_t h, abft_prec
            p->dbl ? std::numeric_limits<double>::max() : double(std::numeric_limits<float>::max())};
   p->repair = fft_repair_split(sh, li.count(), lo.count(), batch, fft_repair_mode());
   bool ok = (p->repair.direct ||
-             cudaMalloc(&p->repair_z, size_t(2 * p->repair.bin) * p->repair.gx * p->repair.gy * sizeof(double)) ==
+             cudaMalloc(&p->repair_z, size_t(p->repair.slot()) * p->repair.gx * p->repair.gy * sizeof(double)) ==
                  cudaSuccess) &&
             cudaMalloc(&p->acc, size_t(kAcc * batch) * sizeof(double)) == cudaSuccess &&
             cudaMalloc(&p->flag_base, size_t(batch + 2) * sizeof(int)) == cudaSuccess &&

@@ -364,10 +364,11 @@ TEST_P(CudaFftSums, InjectedFaultsAreRepairedOnTheDevice) {
   }
 }
 
-// The repair in two levels (ABFT_CUDA_FFT_REPAIR=split: the default takes it only for signals
-// of more than 2^16 points): rank 1 as p x q four-step (1000 = 25 x 40, 4096 = 64 x 64, C2R
+// The repair in levels (ABFT_CUDA_FFT_REPAIR=split: the default takes them only for signals of
+// more than 2^16 points): rank 1 as p x q four-step (1000 = 25 x 40, 4096 = 64 x 64, C2R
 // 256 = 16 x 16 and 999 = 27 x 37 over the stored half, R2C 1000 with its half of the outputs),
-// ranks 2 and 3 as the first dimension times the rest, strided, odd and even, every kind; a
+// rank 2 as the first dimension times the second, rank 3 in three levels, strided, odd and
+// even, every kind; a
 // prime length (1009) has no split and stays direct. Four failed signals in one call repair
 // in four block slots at once. Against the double reference, at both sites. (The faults are
 // ones the check must see. Two that it need not, in float: a bit 30 flip of an output of the
@@ -389,6 +390,7 @@ TEST_P(CudaFftSums, TwoLevelRepairMatchesTheReference) {
     check_fault(Case<double>(ABFT_FFT_C2R, {6, 8, 10}, +1, 2, 1, 59), site, ABFT_FAULT_BITFLIP, 60, 13);
     check_fault(Case<float>(ABFT_FFT_C2R, {9, 7}, +1, 2, 1, 60), site, ABFT_FAULT_BITFLIP, 29, 18);
     check_fault(Case<float>(ABFT_FFT_C2C, {4, 6, 10}, +1, 6, 1, 61), site, ABFT_FAULT_BITFLIP, 30, 6, {0, 2, 3, 5});
+    check_fault(Case<float>(ABFT_FFT_R2C, {4, 5, 8}, -1, 2, 1, 62), site, ABFT_FAULT_BITFLIP, 30);
   }
 }
 
