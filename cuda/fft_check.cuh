@@ -364,7 +364,7 @@ struct FftRepairSplit {
   int64_t uin = 0;     ///< rank 3: u's length (n1 x the output side's last dimension), else 0
   int64_t chunk = 1, chunks = 1;  ///< outputs kB per block task, tasks per kA
   unsigned gx = 1, gy = 1;   ///< the launch's grid (block slots: gx gy, one z and u each)
-  int64_t slot() const { return 2 * (bin + uin); }  ///< doubles of scratch a block slot
+  __host__ __device__ int64_t slot() const { return 2 * (bin + uin); }  ///< doubles of scratch a block slot
 };
 
 /** The plan's repair split (host): levels for signals of more than 2^16 points whose first
