@@ -1,6 +1,6 @@
 /** \file gpu_campaign_emu_test.cpp
  *  \brief The GPU campaign adapters (src/campaign/kernel_cuda_*.cpp) on the CUDA emulator: a few
- *  dozen trials of `abft campaign --kernel cuda-fft / cuda-gemm`, run in process through
+ *  dozen trials of `abft campaign --kernel cuda-fft / cuda-gemm / cuda-attn-fwd`, run in process through
  *  TrialRunner as a worker runs them (random bit flips at every site the adapter has, a clean
  *  protected run with every trial), must give no failing outcome (SDC, bad repair, error) and no
  *  false positive or mismatch on the clean runs. On a GPU, scripts/gpu-check.sh runs 1,000
@@ -53,6 +53,11 @@ TEST(GpuCampaignsOnTheEmulator, FftAdapterEveryRankAndKind) {
   run_trials("cuda-fft", "c2c-bwd-3d", cp::DataType::F64, {4, 4, 6, 2}, 24);
   run_trials("cuda-fft", "c2r", cp::DataType::F64, {256, 3}, 24);
   run_trials("cuda-fft", "c2c", cp::DataType::F32, {512, 3}, 24);
+}
+
+TEST(GpuCampaignsOnTheEmulator, AttentionForwardAdapter) {
+  run_trials("cuda-attn-fwd", "causal", cp::DataType::F32, {40, 56, 64, 2, 1}, 24);
+  run_trials("cuda-attn-fwd", "full", cp::DataType::F32, {33, 33, 64, 2, 2}, 16);
 }
 
 TEST(GpuCampaignsOnTheEmulator, GemmAdapter) {
