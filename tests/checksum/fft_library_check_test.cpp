@@ -894,8 +894,7 @@ TEST(FftLibraryCheck, BoundIsPrecisionAwareAndGrowsWithLength) {
   }
 }
 
-/** C2R (rank 1): the host-built tables of fft_c2r_weights (the engine's construction, shared
- *  with the CPU engine): the check's identity on transforms by the CPU C2R, an error of any
+/** C2R (rank 1): the CPU engine's weights, fft_c2r_weights (the GPU engine's, until 2026-12-07): the check's identity on transforms by the CPU C2R, an error of any
  *  phase in any stored bin moves the check by at least kC2RPush / (1 + kC2RPush) of its size
  *  (the pushed-apart ||W_k| - |W_-k||), every output weight has modulus >= 1, and clean
  *  Hermitian spectra pass. */

@@ -19,8 +19,8 @@
 
 namespace abft::checksum {
 
-/** C2R (rank 1) weights, built on the host in double (docs/ABFT.md §9.1, C2R), shared by the
- *  CPU and GPU engines. An error d in a stored bin k moves the check by W_k d + W_{n-k} conj(d),
+/** C2R (rank 1) weights of the CPU engine's lines, built on the host in double (docs/ABFT.md
+ *  §9.1, C2R; the GPU engine's are fft_c2r_tables below). An error d in a stored bin k moves the check by W_k d + W_{n-k} conj(d),
  *  at least ||W_k| - |W_{n-k}|| over the phase of d, where W = F w is the transform of the output
  *  weights. Unit pseudo-random phases w (seeded, as before) keep every coefficient large but
  *  leave that difference near zero for some bin (3e-4 of the error at n = 1000); a designed

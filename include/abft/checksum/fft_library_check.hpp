@@ -23,8 +23,7 @@
  *     least |d| / 2, and the last dimension's input weight is the mean of the two,
  *     v_j = (1 + s i cot phi_j)(3 - q_j^(h+1)) / 4, |v_j| >= 1/2.
  *   - C2R (ranks 1..3): per-dimension tables of the output weights and their transforms, built
- *     on the host (abft/checksum/fft_c2r_weights.hpp: rank 1 the CPU engine's pushed-apart
- *     construction, docs/ABFT.md §9.1; ranks 2 and 3 the gain construction, §12.1).
+ *     on the host (abft/checksum/fft_c2r_weights.hpp: the gain construction, docs/ABFT.md §12.1).
  *  The weights are formed in double from exact integer angles: directly (sincospi of a reduced
  *  fraction, FftDirectWeights) or, on the GPU, as products of two short per-dimension tables of
  *  such values (FftTableWeights); every rounding is a few units of double precision.

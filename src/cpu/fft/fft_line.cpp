@@ -202,8 +202,8 @@ template <class T>
 void LinePlan<T>::build_weights_c2r() {
   const int64_t n = n_, h1 = h1_;
   // Output weights on the real line: pseudo-random phases whose transform W has every bin pair
-  // pushed apart (fft_c2r_weights in abft/checksum/fft_c2r_weights.hpp, shared with the GPU
-  // engine; docs/ABFT.md §9.1, C2R): an error d in a stored bin k moves the check by
+  // pushed apart (fft_c2r_weights in abft/checksum/fft_c2r_weights.hpp; docs/ABFT.md §9.1, C2R;
+  // the GPU engine, which used it too, takes the gain construction since 2026-12-07, §12.1): an error d in a stored bin k moves the check by
   // W_k d + W_{n-k} conj(d), at least 0.2 |d| over the phase of d; min |w_j| = 1. The DFTs are
   // the double kernels.
   auto kd = make_kernel<double>(n, +1, fft_kernels<double>(abft::cpu::active_isa()), 1);
