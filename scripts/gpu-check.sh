@@ -142,6 +142,11 @@ for g in "${gtests[@]}"; do
   [ "$rc" = 0 ] && failed=${failed:-0}
   rows+=("$(printf '| %-26s | %6s | %6s | %7s |' "$name" "${passed:-0}" "${failed:-?}" "${skipped:-0}")")
 done
+if [ -f "$logs/fft_cuda_test.log" ]; then  # cuFFT's clean error against the check's bound (ABFT.md §12.2)
+  echo "FFT check sharpness on clean outputs (max |out - in| / bound per case; the largest, then the prime length's):"
+  grep '^sharpness' "$logs/fft_cuda_test.log" | sort -t= -k2 -g | tail -4 | sed 's/^/  /'
+  grep '^sharpness .* 1009 ' "$logs/fft_cuda_test.log" | head -2 | sed 's/^/  /'
+fi
 for run in "${sdpa_runs[@]}"; do
   sfx=${run%%:*} tc=${run#*:}
   echo "Attention forward${tc:+ (ABFT_CUDA_ATTN_TC=$tc)} vs PyTorch SDPA (errors relative to the float64 output's magnitude):"

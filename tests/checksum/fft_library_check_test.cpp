@@ -53,6 +53,7 @@
 #include "abft/checksum/fft_c2r_weights.hpp"
 #include "abft/checksum/fft_library_check.hpp"
 #include "abft/fft.h"
+#include "cpu/fft/c2r_tables.hpp"
 
 namespace ck = abft::checksum;
 using ck::Cd;
@@ -966,23 +967,6 @@ TEST(FftLibraryC2R, TablesSeeEveryBinAndPassCleanSpectra) {
   }
 }
 
-/** The library's CPU FFT in double as the dft of fft_c2r_tables (plans by length and sign). */
-struct HostDft {
-  std::map<std::pair<int64_t, int>, abft_fft_plan_t> plans;
-  ~HostDft() {
-    for (auto& kv : plans) abft_fft_destroy(kv.second);
-  }
-  bool operator()(int64_t n, const double* in, double* out, int sign) {
-    abft_fft_plan_t& p = plans[{n, sign}];
-    if (!p) {
-      if (abft_fft_plan_1d(&p, nullptr, ABFT_PRECISION_DOUBLE, ABFT_FFT_C2C, n, sign, 0) != ABFT_STATUS_SUCCESS) return false;
-      abft_fft_set_policy(p, ABFT_POLICY_OFF);
-      abft_fft_set_threads(p, 1);
-    }
-    return abft_fft_execute(p, in, out, nullptr) == ABFT_STATUS_SUCCESS;
-  }
-};
-
 /** The C2R input term's two columns at stored bin idx: the check moves by Re d A + Im d B. */
 void c2r_columns(const FftLibraryShape& sh, const ck::FftC2RWeights& v, const int64_t* idx, Cd& A, Cd& B) {
   A = ck::fft_c2r_in_term(Cd{1, 0}, sh, v, idx);
@@ -1011,11 +995,10 @@ double smallest_gain(Cd A, Cd B) {
  *     of 4 bounds in one output, fails the check. */
 template <class T>
 void c2r_gpu_tables(std::vector<int64_t> n) {
-  HostDft dft;
   const FftLibraryShape sh = make_shape(n, 2, +1);
   const std::string name = std::string(Prec<T>::name) + " c2r " + shape_name(sh).substr(7);
   ck::FftC2RTables t;
-  ASSERT_TRUE(ck::fft_c2r_tables(sh, dft, t)) << name;
+  ASSERT_TRUE(abft::fft::detail::c2r_tables(sh, t)) << name;
   const ck::FftC2RWeights v = t.view();
   const int L = sh.rank - 1;
   int64_t in_dims[3] = {1, 1, 1}, out_dims[3] = {1, 1, 1};

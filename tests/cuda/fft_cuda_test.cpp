@@ -14,7 +14,9 @@
 #include <cufft.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <initializer_list>
 #include <optional>
@@ -28,6 +30,7 @@
 #include "abft/abft_cufft.h"
 #include "abft/checksum/fft_c2r_weights.hpp"
 #include "abft/fft.h"
+#include "cpu/fft/c2r_tables.hpp"
 
 namespace {
 
@@ -172,6 +175,55 @@ struct Case {
   }
 };
 
+/** The check's sharpness on a clean output: max over the signals of |out - in| / bound, with
+ *  the engine's weights and plan-time bound (abft/checksum/fft_library_check.hpp) formed on the
+ *  host from the case's input and the transform's output. Printed by check_clean: on a GPU it is
+ *  cuFFT's own error against the bound that assumes an algorithm the engine does not see — the
+ *  figure a tighter bound would start from (ABFT.md §12.2). */
+template <class T>
+double sharpness(const Case<T>& c, const std::vector<T>& out) {
+  namespace ck = abft::checksum;
+  ck::FftLibraryShape sh;
+  sh.rank = c.rank, sh.kind = int(c.kind), sh.sign = c.sign;
+  for (int d = 0; d < c.rank; ++d) sh.n[d] = c.n[size_t(d)];
+  double w_norm = ck::fft_library_w_norm(sh), v_norm = 0;
+  ck::FftC2RTables tab;
+  if (c.kind == ABFT_FFT_C2R) {
+    if (!abft::fft::detail::c2r_tables(sh, tab)) return -1;
+    w_norm = tab.w_norm, v_norm = tab.v_norm;
+  } else {
+    v_norm = ck::fft_library_v_norm(sh);
+  }
+  const ck::FftUnitBound b =
+      ck::fft_library_bound<T>(sh, w_norm, v_norm, ck::fft_engine_sum_depth(sh.in_count(), sh.out_count()));
+  const ck::FftC2RWeights c2r = tab.view();
+  int64_t din[3] = {1, 1, 1}, dout[3] = {1, 1, 1};
+  for (int d = 0; d < c.rank; ++d) din[d] = sh.in_dim(d), dout[d] = sh.out_dim(d);
+  const int si = c.cin() ? 2 : 1, so = c.cout() ? 2 : 1;
+  double worst = 0;
+  for (int64_t sig = 0; sig < c.batch; ++sig) {
+    double ir = 0, ii = 0, orr = 0, oi = 0, x2 = 0;
+    for (int64_t e = 0; e < c.in_cnt; ++e) {
+      int64_t idx[3] = {0, 0, 0};
+      ck::fft_unravel(e, c.rank, din, idx);
+      const size_t at = size_t((sig * c.idist + e * c.istride) * si);
+      const ck::Cd x{double(c.in[at]), si == 2 ? double(c.in[at + 1]) : 0.0};
+      const ck::Cd t = ck::fft_in_term_of(x, sh, ck::FftDirectWeights{}, c2r, idx);
+      ir += t.re, ii += t.im, x2 += x.re * x.re + x.im * x.im;
+    }
+    for (int64_t e = 0; e < c.out_cnt; ++e) {
+      int64_t idx[3] = {0, 0, 0};
+      ck::fft_unravel(e, c.rank, dout, idx);
+      const size_t at = size_t((sig * c.odist + e * c.ostride) * so);
+      const ck::Cd y{double(out[at]), so == 2 ? double(out[at + 1]) : 0.0};
+      const ck::Cd t = ck::fft_out_term_of(y, sh, ck::FftDirectWeights{}, c2r, idx);
+      orr += t.re, oi += t.im;
+    }
+    worst = std::max(worst, std::hypot(orr - ir, oi - ii) / b.bound(std::sqrt(x2)));
+  }
+  return worst;
+}
+
 template <class T>
 double tolerance(int64_t N) {
   return (sizeof(T) == 4 ? 2e-6 : 4e-15) * std::log2(double(N) + 2.0) * 4.0;
@@ -228,10 +280,22 @@ void check_clean(const Case<T>& c, std::initializer_list<abft_policy> pols) {
   int64_t N = 1;
   for (int64_t x : c.n) N *= x;
   uint64_t calls = 0;
+  bool reported = false;
   for (abft_policy pol : pols) {
     abft_cuda_fft_set_policy(p, pol);
     ASSERT_EQ(abft_cuda_fft_execute(p, nullptr, in.p, out.p), ABFT_STATUS_SUCCESS);
     ++calls;
+    if (pol != ABFT_POLICY_OFF && !reported) {  // the check's margin on this output
+      reported = true;
+      const double r = sharpness(c, out.get(c.out_scalars()));
+      std::string dims;
+      for (int64_t x : c.n) dims += (dims.empty() ? "" : "x") + std::to_string(x);
+      std::printf("sharpness %s %s %s batch %lld (%s): max |out - in| / bound = %.3g\n", sizeof(T) == 8 ? "f64" : "f32",
+                  c.kind == ABFT_FFT_C2C ? (c.sign < 0 ? "c2c-fwd" : "c2c-bwd") : c.kind == ABFT_FFT_R2C ? "r2c" : "c2r",
+                  dims.c_str(), (long long)c.batch, g_sums == ABFT_CUDA_FFT_SUMS_CALLBACKS ? "callbacks" : "passes", r);
+      EXPECT_GE(r, 0.0);
+      EXPECT_LE(r, 1.0) << "a clean output outside the bound";
+    }
     abft_report r{};
     ASSERT_EQ(abft_cuda_sync(h, nullptr, &r), ABFT_STATUS_SUCCESS);
     EXPECT_EQ(r.detected, 0u) << "false positive, policy " << pol;
