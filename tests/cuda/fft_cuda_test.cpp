@@ -361,6 +361,8 @@ TEST_P(CudaFftSums, NoFalsePositivesOnManyCleanSignals) {
     check_clean(Case<float>(ABFT_FFT_C2C, {256}, -1, 4096, 1, 100 + dist, dist), ABFT_POLICY_DETECT);
     check_clean(Case<double>(ABFT_FFT_C2C, {65536}, -1, 16, 1, 110 + dist, dist), ABFT_POLICY_DETECT);
     check_clean(Case<float>(ABFT_FFT_R2C, {1 << 20}, -1, 2, 1, 120 + dist, dist), ABFT_POLICY_DETECT);
+    check_clean(Case<float>(ABFT_FFT_C2R, {64, 96}, +1, 16, 1, 130 + dist, dist), ABFT_POLICY_DETECT);
+    check_clean(Case<double>(ABFT_FFT_C2R, {16, 12, 20}, +1, 8, 1, 140 + dist, dist), ABFT_POLICY_DETECT);
   }
 }
 
