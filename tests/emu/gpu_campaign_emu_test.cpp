@@ -46,6 +46,18 @@ void run_trials(const char* kernel, const char* variant, cp::DataType type, std:
               (long long)trials, (long long)landed, (long long)detected);
 }
 
+// 2,800 trials of the FFT adapter, float and double (16 s on 2 cores; not in CI): run with
+// --gtest_also_run_disabled_tests --gtest_filter='*LongFft*'.
+TEST(GpuCampaignsOnTheEmulator, DISABLED_LongFftCampaign) {
+  for (auto t : {cp::DataType::F32, cp::DataType::F64}) {
+    run_trials("cuda-fft", "c2r-2d", t, {12, 16, 3}, 400);
+    run_trials("cuda-fft", "c2r-3d", t, {4, 6, 10, 2}, 300);
+    run_trials("cuda-fft", "c2r", t, {1000, 3}, 300);
+    run_trials("cuda-fft", "r2c-2d", t, {10, 14, 2}, 200);
+    run_trials("cuda-fft", "c2c-3d", t, {4, 6, 5, 2}, 200);
+  }
+}
+
 TEST(GpuCampaignsOnTheEmulator, FftAdapterEveryRankAndKind) {
   run_trials("cuda-fft", "c2r-2d", cp::DataType::F32, {8, 12, 3}, 40);
   run_trials("cuda-fft", "c2r-3d", cp::DataType::F64, {4, 6, 10, 2}, 30);
