@@ -11,7 +11,8 @@
  *  engine did not run, counted as engine_unavailable (no usable GPU, no memory) or
  *  engine_rejected (any other refusal: a translation bug); an engine failure after it started is
  *  returned as CUBLAS_STATUS_EXECUTION_FAILED. cublasHgemm (half accumulation) always passes
- *  through: the engine's bound is for float accumulation.
+ *  through: the engine's bound is for float accumulation. The ILP64 entry points (…_64, cuBLAS
+ *  12+) take the same paths wherever their sizes fit 32 bits, the engine's doors' int.
  */
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
@@ -43,6 +44,20 @@ using GemmBatchedExFn = cublasStatus_t (*)(cublasHandle_t, cublasOperation_t, cu
                                            cudaDataType, int, const void*, void* const[], cudaDataType, int, int,
                                            cublasComputeType_t, cublasGemmAlgo_t);
 
+using GemmEx64Fn = cublasStatus_t (*)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int64_t, int64_t, int64_t,
+                                      const void*, const void*, cudaDataType, int64_t, const void*, cudaDataType,
+                                      int64_t, const void*, void*, cudaDataType, int64_t, cublasComputeType_t,
+                                      cublasGemmAlgo_t);
+using GemmStridedBatchedEx64Fn = cublasStatus_t (*)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int64_t,
+                                                    int64_t, int64_t, const void*, const void*, cudaDataType, int64_t,
+                                                    long long, const void*, cudaDataType, int64_t, long long,
+                                                    const void*, void*, cudaDataType, int64_t, long long, int64_t,
+                                                    cublasComputeType_t, cublasGemmAlgo_t);
+using GemmBatchedEx64Fn = cublasStatus_t (*)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int64_t, int64_t,
+                                             int64_t, const void*, const void* const[], cudaDataType, int64_t,
+                                             const void* const[], cudaDataType, int64_t, const void*, void* const[],
+                                             cudaDataType, int64_t, int64_t, cublasComputeType_t, cublasGemmAlgo_t);
+
 struct Ptrs {
   const void* a;
   const void* b;
@@ -50,9 +65,9 @@ struct Ptrs {
 };
 
 
-GemmCall make_call(cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k, cudaDataType_t at_,
-                   cudaDataType_t bt, cudaDataType_t ct, cublasComputeType_t compute, int lda, int ldb, int ldc,
-                   long long sa = 0, long long sb = 0, long long sc = 0, int batch = 1) {
+GemmCall make_call(cublasOperation_t ta, cublasOperation_t tb, int64_t m, int64_t n, int64_t k, cudaDataType_t at_,
+                   cudaDataType_t bt, cudaDataType_t ct, cublasComputeType_t compute, int64_t lda, int64_t ldb,
+                   int64_t ldc, long long sa = 0, long long sb = 0, long long sc = 0, int64_t batch = 1) {
   GemmCall c;
   c.transa = ta, c.transb = tb, c.m = m, c.n = n, c.k = k;
   c.atype = at_, c.btype = bt, c.ctype = ct, c.compute = compute;
@@ -142,6 +157,38 @@ cublasStatus_t strided_entry(Entry e, cublasHandle_t h, const GemmCall& c, const
   return protect_units(e, 1, engine, [](int64_t) { return int64_t(0); }, forward, &own);
 }
 
+/** A pointer-array batch (cublasGemmBatchedEx and its _64 twin): the arrays copied to the host
+ *  (on the caller's stream, then waited for: this entry point's protection synchronizes), one
+ *  engine call per item; forward(i) runs items [i, batch) on the real cuBLAS. */
+template <class Forward>
+cublasStatus_t batched_entry(Entry e, cublasHandle_t handle, const GemmCall& c, const void* alpha,
+                             const void* const Aarray[], const void* const Barray[], const void* beta,
+                             void* const Carray[], cublasGemmAlgo_t algo, Forward forward) {
+  note_call(e);
+  EngineGemm eg;
+  const Reason r = precheck(c, handle, &eg);
+  if (r != Reason::None) {
+    note_unprotected(e, r);
+    return forward(0);
+  }
+  const size_t count = size_t(c.batch);
+  std::vector<const void*> ha(count), hb(count);
+  std::vector<void*> hc(count);
+  cudaStream_t s = nullptr;
+  ABFT_REAL(Cublas, cublasGetStream_v2)(handle, &s);
+  const size_t bytes = count * sizeof(void*);
+  if (cudaMemcpyAsync(ha.data(), Aarray, bytes, cudaMemcpyDefault, s) != cudaSuccess ||
+      cudaMemcpyAsync(hb.data(), Barray, bytes, cudaMemcpyDefault, s) != cudaSuccess ||
+      cudaMemcpyAsync(hc.data(), Carray, bytes, cudaMemcpyDefault, s) != cudaSuccess ||
+      cudaStreamSynchronize(s) != cudaSuccess) {
+    cudaGetLastError();
+    note_unprotected(e, Reason::EngineUnavailable);
+    return forward(0);
+  }
+  auto item = [&](int64_t i) { return Ptrs{ha[size_t(i)], hb[size_t(i)], hc[size_t(i)]}; };
+  return protect_items(e, handle, c, eg, alpha, beta, algo, item, forward);
+}
+
 }  // namespace
 
 #define ABFT_NESTED_OR_MISSING(entry, real, ...)                     \
@@ -156,90 +203,129 @@ cublasStatus_t strided_entry(Entry e, cublasHandle_t h, const GemmCall& c, const
   }                                                                  \
   ReentryGuard guard_
 
-extern "C" cublasStatus_t cublasSgemm_v2(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,
-                                         int m, int n, int k, const float* alpha, const float* A, int lda,
-                                         const float* B, int ldb, const float* beta, float* C, int ldc) {
-  const auto real = ABFT_REAL(Cublas, cublasSgemm_v2);
-  ABFT_NESTED_OR_MISSING(Entry::Sgemm, real, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-  const GemmCall c = make_call(transa, transb, m, n, k, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F, lda,
-                               ldb, ldc);
-  return strided_entry(Entry::Sgemm, handle, c, alpha, A, B, beta, C, CUBLAS_GEMM_DEFAULT, [&](const void* a, const void* b) {
-    return real(handle, transa, transb, m, n, k, alpha, static_cast<const float*>(a), lda, static_cast<const float*>(b),
-                ldb, beta, C, ldc);
+// Every entry point twice: with int sizes, and the ILP64 twin (..._64, cuBLAS 12+) with int64_t
+// ones, which takes the same paths wherever every size fits 32 bits (the engine's doors take
+// int; a larger one passes through, counted under `arguments` by translate_gemm). I: the
+// integer type of the sizes.
+
+/** The typed GEMMs (S, D, H: fixed types and compute type). */
+#define ABFT_TYPED_GEMM(name, entry, I, T, dt, ct)                                                                    \
+  extern "C" cublasStatus_t name(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, I m,   \
+                                 I n, I k, const T* alpha, const T* A, I lda, const T* B, I ldb, const T* beta,     \
+                                 T* C, I ldc) {                                                                      \
+    const auto real = ABFT_REAL(Cublas, name);                                                                       \
+    ABFT_NESTED_OR_MISSING(entry, real, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);      \
+    const GemmCall c = make_call(transa, transb, m, n, k, dt, dt, dt, ct, lda, ldb, ldc);                          \
+    return strided_entry(entry, handle, c, alpha, A, B, beta, C, CUBLAS_GEMM_DEFAULT,                                \
+                         [&](const void* a, const void* b) {                                                          \
+                           return real(handle, transa, transb, m, n, k, alpha, static_cast<const T*>(a), lda,        \
+                                       static_cast<const T*>(b), ldb, beta, C, ldc);                                 \
+                         });                                                                                          \
+  }
+/** Their strided batches. */
+#define ABFT_TYPED_GEMM_STRIDED(name, entry, I, T, dt, ct)                                                            \
+  extern "C" cublasStatus_t name(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, I m,   \
+                                 I n, I k, const T* alpha, const T* A, I lda, long long strideA, const T* B, I ldb, \
+                                 long long strideB, const T* beta, T* C, I ldc, long long strideC, I batchCount) {  \
+    const auto real = ABFT_REAL(Cublas, name);                                                                       \
+    ABFT_NESTED_OR_MISSING(entry, real, handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB,   \
+                           beta, C, ldc, strideC, batchCount);                                                        \
+    const GemmCall c =                                                                                               \
+        make_call(transa, transb, m, n, k, dt, dt, dt, ct, lda, ldb, ldc, strideA, strideB, strideC, batchCount);   \
+    return strided_entry(entry, handle, c, alpha, A, B, beta, C, CUBLAS_GEMM_DEFAULT,                                \
+                         [&](const void* a, const void* b) {                                                          \
+                           return real(handle, transa, transb, m, n, k, alpha, static_cast<const T*>(a), lda,        \
+                                       strideA, static_cast<const T*>(b), ldb, strideB, beta, C, ldc, strideC,       \
+                                       batchCount);                                                                   \
+                         });                                                                                          \
+  }
+
+ABFT_TYPED_GEMM(cublasSgemm_v2, Entry::Sgemm, int, float, CUDA_R_32F, CUBLAS_COMPUTE_32F)
+ABFT_TYPED_GEMM(cublasDgemm_v2, Entry::Dgemm, int, double, CUDA_R_64F, CUBLAS_COMPUTE_64F)
+ABFT_TYPED_GEMM(cublasHgemm, Entry::Hgemm, int, __half, CUDA_R_16F, CUBLAS_COMPUTE_16F)
+ABFT_TYPED_GEMM_STRIDED(cublasSgemmStridedBatched, Entry::SgemmStridedBatched, int, float, CUDA_R_32F,
+                        CUBLAS_COMPUTE_32F)
+ABFT_TYPED_GEMM_STRIDED(cublasDgemmStridedBatched, Entry::DgemmStridedBatched, int, double, CUDA_R_64F,
+                        CUBLAS_COMPUTE_64F)
+ABFT_TYPED_GEMM(cublasSgemm_v2_64, Entry::Sgemm64, int64_t, float, CUDA_R_32F, CUBLAS_COMPUTE_32F)
+ABFT_TYPED_GEMM(cublasDgemm_v2_64, Entry::Dgemm64, int64_t, double, CUDA_R_64F, CUBLAS_COMPUTE_64F)
+ABFT_TYPED_GEMM(cublasHgemm_64, Entry::Hgemm64, int64_t, __half, CUDA_R_16F, CUBLAS_COMPUTE_16F)
+ABFT_TYPED_GEMM_STRIDED(cublasSgemmStridedBatched_64, Entry::SgemmStridedBatched64, int64_t, float, CUDA_R_32F,
+                        CUBLAS_COMPUTE_32F)
+ABFT_TYPED_GEMM_STRIDED(cublasDgemmStridedBatched_64, Entry::DgemmStridedBatched64, int64_t, double, CUDA_R_64F,
+                        CUBLAS_COMPUTE_64F)
+
+namespace {
+
+/** cublasGemmEx and its _64 twin. */
+template <class I, class Fn>
+cublasStatus_t gemm_ex(Entry e, Fn real, cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,
+                       I m, I n, I k, const void* alpha, const void* A, cudaDataType Atype, I lda, const void* B,
+                       cudaDataType Btype, I ldb, const void* beta, void* C, cudaDataType Ctype, I ldc,
+                       cublasComputeType_t computeType, cublasGemmAlgo_t algo) {
+  ABFT_NESTED_OR_MISSING(e, real, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype,
+                         ldc, computeType, algo);
+  const GemmCall c = make_call(transa, transb, m, n, k, Atype, Btype, Ctype, computeType, lda, ldb, ldc);
+  return strided_entry(e, handle, c, alpha, A, B, beta, C, algo, [&](const void* a, const void* b) {
+    return real(handle, transa, transb, m, n, k, alpha, a, Atype, lda, b, Btype, ldb, beta, C, Ctype, ldc, computeType,
+                algo);
   });
 }
 
-extern "C" cublasStatus_t cublasDgemm_v2(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,
-                                         int m, int n, int k, const double* alpha, const double* A, int lda,
-                                         const double* B, int ldb, const double* beta, double* C, int ldc) {
-  const auto real = ABFT_REAL(Cublas, cublasDgemm_v2);
-  ABFT_NESTED_OR_MISSING(Entry::Dgemm, real, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-  const GemmCall c = make_call(transa, transb, m, n, k, CUDA_R_64F, CUDA_R_64F, CUDA_R_64F, CUBLAS_COMPUTE_64F, lda,
-                               ldb, ldc);
-  return strided_entry(Entry::Dgemm, handle, c, alpha, A, B, beta, C, CUBLAS_GEMM_DEFAULT, [&](const void* a, const void* b) {
-    return real(handle, transa, transb, m, n, k, alpha, static_cast<const double*>(a), lda,
-                static_cast<const double*>(b), ldb, beta, C, ldc);
+/** cublasGemmStridedBatchedEx and its _64 twin. */
+template <class I, class Fn>
+cublasStatus_t gemm_strided_batched_ex(Entry e, Fn real, cublasHandle_t handle, cublasOperation_t transa,
+                                       cublasOperation_t transb, I m, I n, I k, const void* alpha, const void* A,
+                                       cudaDataType Atype, I lda, long long strideA, const void* B, cudaDataType Btype,
+                                       I ldb, long long strideB, const void* beta, void* C, cudaDataType Ctype, I ldc,
+                                       long long strideC, I batchCount, cublasComputeType_t computeType,
+                                       cublasGemmAlgo_t algo) {
+  ABFT_NESTED_OR_MISSING(e, real, handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb,
+                         strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, algo);
+  const GemmCall c = make_call(transa, transb, m, n, k, Atype, Btype, Ctype, computeType, lda, ldb, ldc, strideA,
+                               strideB, strideC, batchCount);
+  return strided_entry(e, handle, c, alpha, A, B, beta, C, algo, [&](const void* a, const void* b) {
+    return real(handle, transa, transb, m, n, k, alpha, a, Atype, lda, strideA, b, Btype, ldb, strideB, beta, C, Ctype,
+                ldc, strideC, batchCount, computeType, algo);
   });
 }
 
-extern "C" cublasStatus_t cublasHgemm(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m,
-                                      int n, int k, const __half* alpha, const __half* A, int lda, const __half* B,
-                                      int ldb, const __half* beta, __half* C, int ldc) {
-  const auto real = ABFT_REAL(Cublas, cublasHgemm);
-  ABFT_NESTED_OR_MISSING(Entry::Hgemm, real, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-  const GemmCall c = make_call(transa, transb, m, n, k, CUDA_R_16F, CUDA_R_16F, CUDA_R_16F, CUBLAS_COMPUTE_16F, lda,
-                               ldb, ldc);
-  return strided_entry(Entry::Hgemm, handle, c, alpha, A, B, beta, C, CUBLAS_GEMM_DEFAULT, [&](const void* a, const void* b) {
-    return real(handle, transa, transb, m, n, k, alpha, static_cast<const __half*>(a), lda,
-                static_cast<const __half*>(b), ldb, beta, C, ldc);
-  });
+/** cublasGemmBatchedEx and its _64 twin (the pointer arrays are the caller's device arrays: the
+ *  forwarded rest offsets them). */
+template <class I, class Fn>
+cublasStatus_t gemm_batched_ex(Entry e, Fn real, cublasHandle_t handle, cublasOperation_t transa,
+                               cublasOperation_t transb, I m, I n, I k, const void* alpha, const void* const Aarray[],
+                               cudaDataType Atype, I lda, const void* const Barray[], cudaDataType Btype, I ldb,
+                               const void* beta, void* const Carray[], cudaDataType Ctype, I ldc, I batchCount,
+                               cublasComputeType_t computeType, cublasGemmAlgo_t algo) {
+  ABFT_NESTED_OR_MISSING(e, real, handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta,
+                         Carray, Ctype, ldc, batchCount, computeType, algo);
+  auto forward = [&](int64_t i) {
+    return real(handle, transa, transb, m, n, k, alpha, Aarray + i, Atype, lda, Barray + i, Btype, ldb, beta,
+                Carray + i, Ctype, ldc, I(batchCount - i), computeType, algo);
+  };
+  const GemmCall c = make_call(transa, transb, m, n, k, Atype, Btype, Ctype, computeType, lda, ldb, ldc, 0, 0, 0,
+                               batchCount);
+  return batched_entry(e, handle, c, alpha, Aarray, Barray, beta, Carray, algo, forward);
 }
+
+}  // namespace
 
 extern "C" cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m,
                                        int n, int k, const void* alpha, const void* A, cudaDataType Atype, int lda,
                                        const void* B, cudaDataType Btype, int ldb, const void* beta, void* C,
                                        cudaDataType Ctype, int ldc, cublasComputeType_t computeType,
                                        cublasGemmAlgo_t algo) {
-  const auto real = ABFT_REAL_AS(GemmExFn, Cublas, cublasGemmEx);
-  ABFT_NESTED_OR_MISSING(Entry::GemmEx, real, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb,
-                         beta, C, Ctype, ldc, computeType, algo);
-  const GemmCall c = make_call(transa, transb, m, n, k, Atype, Btype, Ctype, computeType, lda, ldb, ldc);
-  return strided_entry(Entry::GemmEx, handle, c, alpha, A, B, beta, C, algo, [&](const void* a, const void* b) {
-    return real(handle, transa, transb, m, n, k, alpha, a, Atype, lda, b, Btype, ldb, beta, C, Ctype, ldc, computeType,
-                algo);
-  });
+  return gemm_ex(Entry::GemmEx, ABFT_REAL_AS(GemmExFn, Cublas, cublasGemmEx), handle, transa, transb, m, n, k, alpha,
+                 A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc, computeType, algo);
 }
-
-extern "C" cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa,
-                                                    cublasOperation_t transb, int m, int n, int k, const float* alpha,
-                                                    const float* A, int lda, long long strideA, const float* B,
-                                                    int ldb, long long strideB, const float* beta, float* C, int ldc,
-                                                    long long strideC, int batchCount) {
-  const auto real = ABFT_REAL(Cublas, cublasSgemmStridedBatched);
-  ABFT_NESTED_OR_MISSING(Entry::SgemmStridedBatched, real, handle, transa, transb, m, n, k, alpha, A, lda, strideA, B,
-                         ldb, strideB, beta, C, ldc, strideC, batchCount);
-  const GemmCall c = make_call(transa, transb, m, n, k, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F, lda,
-                               ldb, ldc, strideA, strideB, strideC, batchCount);
-  return strided_entry(Entry::SgemmStridedBatched, handle, c, alpha, A, B, beta, C, CUBLAS_GEMM_DEFAULT, [&](const void* a, const void* b) {
-    return real(handle, transa, transb, m, n, k, alpha, static_cast<const float*>(a), lda, strideA,
-                static_cast<const float*>(b), ldb, strideB, beta, C, ldc, strideC, batchCount);
-  });
-}
-
-extern "C" cublasStatus_t cublasDgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa,
-                                                    cublasOperation_t transb, int m, int n, int k, const double* alpha,
-                                                    const double* A, int lda, long long strideA, const double* B,
-                                                    int ldb, long long strideB, const double* beta, double* C, int ldc,
-                                                    long long strideC, int batchCount) {
-  const auto real = ABFT_REAL(Cublas, cublasDgemmStridedBatched);
-  ABFT_NESTED_OR_MISSING(Entry::DgemmStridedBatched, real, handle, transa, transb, m, n, k, alpha, A, lda, strideA, B,
-                         ldb, strideB, beta, C, ldc, strideC, batchCount);
-  const GemmCall c = make_call(transa, transb, m, n, k, CUDA_R_64F, CUDA_R_64F, CUDA_R_64F, CUBLAS_COMPUTE_64F, lda,
-                               ldb, ldc, strideA, strideB, strideC, batchCount);
-  return strided_entry(Entry::DgemmStridedBatched, handle, c, alpha, A, B, beta, C, CUBLAS_GEMM_DEFAULT, [&](const void* a, const void* b) {
-    return real(handle, transa, transb, m, n, k, alpha, static_cast<const double*>(a), lda, strideA,
-                static_cast<const double*>(b), ldb, strideB, beta, C, ldc, strideC, batchCount);
-  });
+extern "C" cublasStatus_t cublasGemmEx_64(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,
+                                          int64_t m, int64_t n, int64_t k, const void* alpha, const void* A,
+                                          cudaDataType Atype, int64_t lda, const void* B, cudaDataType Btype,
+                                          int64_t ldb, const void* beta, void* C, cudaDataType Ctype, int64_t ldc,
+                                          cublasComputeType_t computeType, cublasGemmAlgo_t algo) {
+  return gemm_ex(Entry::GemmEx64, ABFT_REAL_AS(GemmEx64Fn, Cublas, cublasGemmEx_64), handle, transa, transb, m, n, k,
+                 alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc, computeType, algo);
 }
 
 extern "C" cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation_t transa,
@@ -249,16 +335,23 @@ extern "C" cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cubl
                                                      const void* beta, void* C, cudaDataType Ctype, int ldc,
                                                      long long strideC, int batchCount,
                                                      cublasComputeType_t computeType, cublasGemmAlgo_t algo) {
-  const auto real = ABFT_REAL_AS(GemmStridedBatchedExFn, Cublas, cublasGemmStridedBatchedEx);
-  ABFT_NESTED_OR_MISSING(Entry::GemmStridedBatchedEx, real, handle, transa, transb, m, n, k, alpha, A, Atype, lda,
-                         strideA, B, Btype, ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, algo);
-  const GemmCall c =
-      make_call(transa, transb, m, n, k, Atype, Btype, Ctype, computeType, lda, ldb, ldc, strideA, strideB, strideC,
-                batchCount);
-  return strided_entry(Entry::GemmStridedBatchedEx, handle, c, alpha, A, B, beta, C, algo, [&](const void* a, const void* b) {
-    return real(handle, transa, transb, m, n, k, alpha, a, Atype, lda, strideA, b, Btype, ldb, strideB, beta, C, Ctype,
-                ldc, strideC, batchCount, computeType, algo);
-  });
+  return gemm_strided_batched_ex(Entry::GemmStridedBatchedEx,
+                                 ABFT_REAL_AS(GemmStridedBatchedExFn, Cublas, cublasGemmStridedBatchedEx), handle,
+                                 transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB, beta,
+                                 C, Ctype, ldc, strideC, batchCount, computeType, algo);
+}
+extern "C" cublasStatus_t cublasGemmStridedBatchedEx_64(cublasHandle_t handle, cublasOperation_t transa,
+                                                        cublasOperation_t transb, int64_t m, int64_t n, int64_t k,
+                                                        const void* alpha, const void* A, cudaDataType Atype,
+                                                        int64_t lda, long long strideA, const void* B,
+                                                        cudaDataType Btype, int64_t ldb, long long strideB,
+                                                        const void* beta, void* C, cudaDataType Ctype, int64_t ldc,
+                                                        long long strideC, int64_t batchCount,
+                                                        cublasComputeType_t computeType, cublasGemmAlgo_t algo) {
+  return gemm_strided_batched_ex(Entry::GemmStridedBatchedEx64,
+                                 ABFT_REAL_AS(GemmStridedBatchedEx64Fn, Cublas, cublasGemmStridedBatchedEx_64), handle,
+                                 transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB, beta,
+                                 C, Ctype, ldc, strideC, batchCount, computeType, algo);
 }
 
 extern "C" cublasStatus_t cublasGemmBatchedEx(cublasHandle_t handle, cublasOperation_t transa,
@@ -268,38 +361,18 @@ extern "C" cublasStatus_t cublasGemmBatchedEx(cublasHandle_t handle, cublasOpera
                                               const void* beta, void* const Carray[], cudaDataType Ctype, int ldc,
                                               int batchCount, cublasComputeType_t computeType,
                                               cublasGemmAlgo_t algo) {
-  const auto real = ABFT_REAL_AS(GemmBatchedExFn, Cublas, cublasGemmBatchedEx);
-  ABFT_NESTED_OR_MISSING(Entry::GemmBatchedEx, real, handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda,
-                         Barray, Btype, ldb, beta, Carray, Ctype, ldc, batchCount, computeType, algo);
-  const Entry e = Entry::GemmBatchedEx;
-  auto forward = [&](int64_t i) {  // the pointer arrays are the caller's device arrays: offset them
-    return real(handle, transa, transb, m, n, k, alpha, Aarray + i, Atype, lda, Barray + i, Btype, ldb, beta,
-                Carray + i, Ctype, ldc, int(batchCount - i), computeType, algo);
-  };
-  note_call(e);
-  const GemmCall c = make_call(transa, transb, m, n, k, Atype, Btype, Ctype, computeType, lda, ldb, ldc, 0, 0, 0,
-                               batchCount);
-  EngineGemm eg;
-  const Reason r = precheck(c, handle, &eg);
-  if (r != Reason::None) {
-    note_unprotected(e, r);
-    return forward(0);
-  }
-  // The engine needs each item's pointers on the host: copy the three arrays (on the caller's
-  // stream, then wait for it — this entry point's protection synchronizes).
-  std::vector<const void*> ha(static_cast<size_t>(batchCount)), hb(static_cast<size_t>(batchCount));
-  std::vector<void*> hc(static_cast<size_t>(batchCount));
-  cudaStream_t s = nullptr;
-  ABFT_REAL(Cublas, cublasGetStream_v2)(handle, &s);
-  const size_t bytes = size_t(batchCount) * sizeof(void*);
-  if (cudaMemcpyAsync(ha.data(), Aarray, bytes, cudaMemcpyDefault, s) != cudaSuccess ||
-      cudaMemcpyAsync(hb.data(), Barray, bytes, cudaMemcpyDefault, s) != cudaSuccess ||
-      cudaMemcpyAsync(hc.data(), Carray, bytes, cudaMemcpyDefault, s) != cudaSuccess ||
-      cudaStreamSynchronize(s) != cudaSuccess) {
-    cudaGetLastError();
-    note_unprotected(e, Reason::EngineUnavailable);
-    return forward(0);
-  }
-  auto item = [&](int64_t i) { return Ptrs{ha[size_t(i)], hb[size_t(i)], hc[size_t(i)]}; };
-  return protect_items(e, handle, c, eg, alpha, beta, algo, item, forward);
+  return gemm_batched_ex(Entry::GemmBatchedEx, ABFT_REAL_AS(GemmBatchedExFn, Cublas, cublasGemmBatchedEx), handle,
+                         transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta, Carray, Ctype,
+                         ldc, batchCount, computeType, algo);
+}
+extern "C" cublasStatus_t cublasGemmBatchedEx_64(cublasHandle_t handle, cublasOperation_t transa,
+                                                 cublasOperation_t transb, int64_t m, int64_t n, int64_t k,
+                                                 const void* alpha, const void* const Aarray[], cudaDataType Atype,
+                                                 int64_t lda, const void* const Barray[], cudaDataType Btype,
+                                                 int64_t ldb, const void* beta, void* const Carray[],
+                                                 cudaDataType Ctype, int64_t ldc, int64_t batchCount,
+                                                 cublasComputeType_t computeType, cublasGemmAlgo_t algo) {
+  return gemm_batched_ex(Entry::GemmBatchedEx64, ABFT_REAL_AS(GemmBatchedEx64Fn, Cublas, cublasGemmBatchedEx_64),
+                         handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta, Carray,
+                         Ctype, ldc, batchCount, computeType, algo);
 }

@@ -26,7 +26,9 @@ constexpr int kEntries = int(Entry::Count), kReasons = int(Reason::Count), kFami
 constexpr const char* kEntryNames[kEntries] = {
     "cublasSgemm_v2",      "cublasDgemm_v2",      "cublasHgemm",  "cublasGemmEx",
     "cublasSgemmStridedBatched", "cublasDgemmStridedBatched", "cublasGemmStridedBatchedEx",
-    "cublasGemmBatchedEx", "cublasLtMatmul",      "cufftExecC2C", "cufftExecZ2Z",
+    "cublasGemmBatchedEx", "cublasSgemm_v2_64",   "cublasDgemm_v2_64", "cublasHgemm_64", "cublasGemmEx_64",
+    "cublasSgemmStridedBatched_64", "cublasDgemmStridedBatched_64", "cublasGemmStridedBatchedEx_64",
+    "cublasGemmBatchedEx_64", "cublasLtMatmul",      "cufftExecC2C", "cufftExecZ2Z",
     "cufftExecR2C",        "cufftExecD2Z",        "cufftExecC2R", "cufftExecZ2D",
     "cufftXtExec"};
 constexpr const char* kFamilyNames[kFamilies] = {"cuBLAS entry points", "cuBLASLt matmul", "cuFFT executions"};

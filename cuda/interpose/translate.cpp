@@ -69,7 +69,7 @@ EngineGemm translate_gemm(const GemmCall& c) {
   const int64_t arows = ta ? c.k : c.m, brows = tb ? c.n : c.k;
   if (c.lda < (arows > 1 ? arows : 1) || c.ldb < (brows > 1 ? brows : 1) || c.ldc < c.m)
     return pass(Reason::Arguments);
-  for (int64_t v : {c.m, c.n, c.k, c.lda, c.ldb, c.ldc})
+  for (int64_t v : {c.m, c.n, c.k, c.lda, c.ldb, c.ldc, c.batch})
     if (!fits_int(v)) return pass(Reason::Arguments);
   e.type = t;
   e.compute = c.compute;

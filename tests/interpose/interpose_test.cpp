@@ -97,7 +97,9 @@ class PreloadNoGpu : public Interpose {
 
 const std::set<std::string> kExported = {
     "cublasSgemm_v2", "cublasDgemm_v2", "cublasHgemm", "cublasGemmEx", "cublasSgemmStridedBatched",
-    "cublasDgemmStridedBatched", "cublasGemmStridedBatchedEx", "cublasGemmBatchedEx", "cublasLtMatmul",
+    "cublasDgemmStridedBatched", "cublasGemmStridedBatchedEx", "cublasGemmBatchedEx", "cublasSgemm_v2_64",
+    "cublasDgemm_v2_64", "cublasHgemm_64", "cublasGemmEx_64", "cublasSgemmStridedBatched_64",
+    "cublasDgemmStridedBatched_64", "cublasGemmStridedBatchedEx_64", "cublasGemmBatchedEx_64", "cublasLtMatmul",
     "cufftPlan1d", "cufftPlan2d", "cufftPlan3d", "cufftPlanMany", "cufftMakePlan1d", "cufftMakePlan2d",
     "cufftMakePlan3d", "cufftMakePlanMany", "cufftMakePlanMany64", "cufftXtMakePlanMany", "cufftSetStream",
     "cufftDestroy", "cufftExecC2C", "cufftExecZ2Z", "cufftExecR2C", "cufftExecD2Z", "cufftExecC2R",
@@ -286,6 +288,69 @@ TEST_F(PreloadNoGpu, BatchedCallsAreForwardedWholeFromTheFirstItem) {
   EXPECT_EQ(pre.reason("cublasSgemmStridedBatched", "engine_unavailable"), 1u);
   for (const char* e : {"cublasSgemmStridedBatched", "cublasGemmBatchedEx"})
     EXPECT_EQ(pre.reason(e, "engine_rejected"), 0u) << e;
+}
+
+// The ILP64 entry points: intercepted, translated like their 32-bit twins (here, without a GPU,
+// the engine is unavailable: forwarded unchanged, 64-bit arguments intact), half accumulation
+// passed through, and sizes beyond 32 bits left to cuBLAS (`arguments`).
+TEST_F(PreloadNoGpu, Ilp64EntriesAreInterceptedAndForwardedUnchanged) {
+  const int64_t n = 6;
+  ASSERT_EQ(cublasSgemm_v2_64(handle, CUBLAS_OP_N, CUBLAS_OP_T, n, 5, 4, &alpha, fake<float>(0x1000), n,
+                              fake<float>(0x2000), 5, &beta, fake<float>(0x3000), n),
+            CUBLAS_STATUS_SUCCESS);
+  EXPECT_EQ(blas.last(), describe("cublasSgemm_v2_64", handle, CUBLAS_OP_N, CUBLAS_OP_T, n, 5, 4, &alpha,
+                                  fake<float>(0x1000), n, fake<float>(0x2000), 5, &beta, fake<float>(0x3000), n));
+  ASSERT_EQ(cublasDgemm_v2_64(handle, CUBLAS_OP_N, CUBLAS_OP_N, 4, 4, 4, &dalpha, fake<double>(0x10), 4,
+                              fake<double>(0x20), 4, &dbeta, fake<double>(0x30), 4),
+            CUBLAS_STATUS_SUCCESS);
+  ASSERT_EQ(cublasGemmEx_64(handle, CUBLAS_OP_N, CUBLAS_OP_N, 8, 8, 8, &alpha, fake(0x100), CUDA_R_32F, 8,
+                            fake(0x200), CUDA_R_32F, 8, &beta, fake(0x300), CUDA_R_32F, 8, CUBLAS_COMPUTE_32F,
+                            CUBLAS_GEMM_DEFAULT),
+            CUBLAS_STATUS_SUCCESS);
+  ASSERT_EQ(cublasSgemmStridedBatched_64(handle, CUBLAS_OP_N, CUBLAS_OP_N, 4, 4, 4, &alpha, fake<float>(0x1000), 4,
+                                         16, fake<float>(0x2000), 4, 16, &beta, fake<float>(0x3000), 4, 16, 5),
+            CUBLAS_STATUS_SUCCESS);
+  EXPECT_EQ(blas.last(), describe("cublasSgemmStridedBatched_64", handle, CUBLAS_OP_N, CUBLAS_OP_N, 4, 4, 4, &alpha,
+                                  fake<float>(0x1000), 4, 16LL, fake<float>(0x2000), 4, 16LL, &beta,
+                                  fake<float>(0x3000), 4, 16LL, 5));
+  ASSERT_EQ(cublasDgemmStridedBatched_64(handle, CUBLAS_OP_N, CUBLAS_OP_N, 4, 4, 4, &dalpha, fake<double>(0x10), 4,
+                                         16, fake<double>(0x20), 4, 16, &dbeta, fake<double>(0x30), 4, 16, 2),
+            CUBLAS_STATUS_SUCCESS);
+  ASSERT_EQ(cublasGemmStridedBatchedEx_64(handle, CUBLAS_OP_N, CUBLAS_OP_N, 4, 4, 4, &alpha, fake(0x100), CUDA_R_32F,
+                                          4, 16, fake(0x200), CUDA_R_32F, 4, 16, &beta, fake(0x300), CUDA_R_32F, 4,
+                                          16, 3, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+            CUBLAS_STATUS_SUCCESS);
+  void* const* arrays = fake<void* const>(0x9000);
+  ASSERT_EQ(cublasGemmBatchedEx_64(handle, CUBLAS_OP_N, CUBLAS_OP_N, 4, 4, 4, &alpha,
+                                   fake<const void* const>(0x8000), CUDA_R_32F, 4, fake<const void* const>(0x8800),
+                                   CUDA_R_32F, 4, &beta, arrays, CUDA_R_32F, 4, 3, CUBLAS_COMPUTE_32F,
+                                   CUBLAS_GEMM_DEFAULT),
+            CUBLAS_STATUS_SUCCESS);
+  EXPECT_EQ(blas.last(), describe("cublasGemmBatchedEx_64", handle, CUBLAS_OP_N, CUBLAS_OP_N, 4, 4, 4, &alpha,
+                                  fake<const void* const>(0x8000), CUDA_R_32F, 4, fake<const void* const>(0x8800),
+                                  CUDA_R_32F, 4, &beta, arrays, CUDA_R_32F, 4, 3, CUBLAS_COMPUTE_32F,
+                                  CUBLAS_GEMM_DEFAULT));
+  for (const char* e : {"cublasSgemm_v2_64", "cublasDgemm_v2_64", "cublasGemmEx_64", "cublasSgemmStridedBatched_64",
+                        "cublasDgemmStridedBatched_64", "cublasGemmStridedBatchedEx_64", "cublasGemmBatchedEx_64"}) {
+    expect_counts(e, 1, 0, 1);
+    EXPECT_EQ(pre.reason(e, "engine_unavailable"), 1u) << e;
+    EXPECT_EQ(blas.calls_of(e), 1u) << e;
+  }
+  // Half accumulation: passed through as cublasHgemm.
+  const __half h1 = __float2half(1.0f), h0 = __float2half(0.0f);
+  ASSERT_EQ(cublasHgemm_64(handle, CUBLAS_OP_N, CUBLAS_OP_N, 4, 4, 4, &h1, fake<__half>(0x10), 4, fake<__half>(0x20), 4,
+                           &h0, fake<__half>(0x30), 4),
+            CUBLAS_STATUS_SUCCESS);
+  EXPECT_EQ(pre.reason("cublasHgemm_64", "compute_type"), 1u);
+  // Sizes past 32 bits: cuBLAS's own (the call reaches it with every 64-bit argument intact).
+  const int64_t big = int64_t(1) << 31;
+  ASSERT_EQ(cublasSgemm_v2_64(handle, CUBLAS_OP_N, CUBLAS_OP_N, big, 1, 1, &alpha, fake<float>(0x1000), big,
+                              fake<float>(0x2000), 1, &beta, fake<float>(0x3000), big),
+            CUBLAS_STATUS_SUCCESS);
+  EXPECT_EQ(blas.last(), describe("cublasSgemm_v2_64", handle, CUBLAS_OP_N, CUBLAS_OP_N, big, 1, 1, &alpha,
+                                  fake<float>(0x1000), big, fake<float>(0x2000), 1, &beta, fake<float>(0x3000), big));
+  EXPECT_EQ(pre.reason("cublasSgemm_v2_64", "arguments"), 1u);
+  expect_counts("cublasSgemm_v2_64", 2, 0, 2);
 }
 
 TEST_F(PreloadNoGpu, UnsupportedTypesAndModesPassThroughCountedWithTheirReason) {

@@ -110,64 +110,67 @@ extern "C" cublasStatus_t cublasSgemm_v2(cublasHandle_t handle, cublasOperation_
   }
   return CUBLAS_STATUS_SUCCESS;
 }
-extern "C" cublasStatus_t cublasDgemm_v2(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,
-                                         int m, int n, int k, const double* alpha, const double* A, int lda,
-                                         const double* B, int ldb, const double* beta, double* C, int ldc) {
-  LOG("cublasDgemm_v2", handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-  return CUBLAS_STATUS_SUCCESS;
-}
-extern "C" cublasStatus_t cublasHgemm(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m,
-                                      int n, int k, const __half* alpha, const __half* A, int lda, const __half* B,
-                                      int ldb, const __half* beta, __half* C, int ldc) {
-  LOG("cublasHgemm", handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-  return CUBLAS_STATUS_SUCCESS;
-}
-extern "C" cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m,
-                                       int n, int k, const void* alpha, const void* A, cudaDataType Atype, int lda,
-                                       const void* B, cudaDataType Btype, int ldb, const void* beta, void* C,
-                                       cudaDataType Ctype, int ldc, cublasComputeType_t computeType,
-                                       cublasGemmAlgo_t algo) {
-  LOG("cublasGemmEx", handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc,
-      computeType, algo);
-  return CUBLAS_STATUS_SUCCESS;
-}
-extern "C" cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa,
-                                                    cublasOperation_t transb, int m, int n, int k, const float* alpha,
-                                                    const float* A, int lda, long long strideA, const float* B,
-                                                    int ldb, long long strideB, const float* beta, float* C, int ldc,
-                                                    long long strideC, int batchCount) {
-  LOG("cublasSgemmStridedBatched", handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C,
-      ldc, strideC, batchCount);
-  return CUBLAS_STATUS_SUCCESS;
-}
-extern "C" cublasStatus_t cublasDgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa,
-                                                    cublasOperation_t transb, int m, int n, int k, const double* alpha,
-                                                    const double* A, int lda, long long strideA, const double* B,
-                                                    int ldb, long long strideB, const double* beta, double* C, int ldc,
-                                                    long long strideC, int batchCount) {
-  LOG("cublasDgemmStridedBatched", handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C,
-      ldc, strideC, batchCount);
-  return CUBLAS_STATUS_SUCCESS;
-}
-extern "C" cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation_t transa,
-                                                     cublasOperation_t transb, int m, int n, int k, const void* alpha,
-                                                     const void* A, cudaDataType Atype, int lda, long long strideA,
-                                                     const void* B, cudaDataType Btype, int ldb, long long strideB,
-                                                     const void* beta, void* C, cudaDataType Ctype, int ldc,
-                                                     long long strideC, int batchCount,
-                                                     cublasComputeType_t computeType, cublasGemmAlgo_t algo) {
-  LOG("cublasGemmStridedBatchedEx", handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb,
-      strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, algo);
-  return CUBLAS_STATUS_SUCCESS;
-}
-extern "C" cublasStatus_t cublasGemmBatchedEx(cublasHandle_t handle, cublasOperation_t transa,
-                                              cublasOperation_t transb, int m, int n, int k, const void* alpha,
-                                              const void* const Aarray[], cudaDataType Atype, int lda,
-                                              const void* const Barray[], cudaDataType Btype, int ldb,
-                                              const void* beta, void* const Carray[], cudaDataType Ctype, int ldc,
-                                              int batchCount, cublasComputeType_t computeType,
-                                              cublasGemmAlgo_t algo) {
-  LOG("cublasGemmBatchedEx", handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta,
-      Carray, Ctype, ldc, batchCount, computeType, algo);
-  return CUBLAS_STATUS_SUCCESS;
-}
+
+// The GEMMs with int sizes and their ILP64 twins (..._64, cuBLAS 12+), logged alike (I: the
+// integer type of the sizes; cublasSgemm_v2, above, also plays the nested call).
+#define STUB_TYPED(name, I, T)                                                                                   \
+  extern "C" cublasStatus_t name(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, I m, \
+                                 I n, I k, const T* alpha, const T* A, I lda, const T* B, I ldb, const T* beta,   \
+                                 T* C, I ldc) {                                                                    \
+    LOG(#name, handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);                             \
+    return CUBLAS_STATUS_SUCCESS;                                                                                 \
+  }
+#define STUB_STRIDED(name, I, T)                                                                                 \
+  extern "C" cublasStatus_t name(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, I m, \
+                                 I n, I k, const T* alpha, const T* A, I lda, long long strideA, const T* B,      \
+                                 I ldb, long long strideB, const T* beta, T* C, I ldc, long long strideC,         \
+                                 I batchCount) {                                                                   \
+    LOG(#name, handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC,   \
+        batchCount);                                                                                               \
+    return CUBLAS_STATUS_SUCCESS;                                                                                 \
+  }
+#define STUB_EX(name, I)                                                                                         \
+  extern "C" cublasStatus_t name(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, I m, \
+                                 I n, I k, const void* alpha, const void* A, cudaDataType Atype, I lda,           \
+                                 const void* B, cudaDataType Btype, I ldb, const void* beta, void* C,             \
+                                 cudaDataType Ctype, I ldc, cublasComputeType_t computeType,                       \
+                                 cublasGemmAlgo_t algo) {                                                          \
+    LOG(#name, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc,         \
+        computeType, algo);                                                                                        \
+    return CUBLAS_STATUS_SUCCESS;                                                                                 \
+  }
+#define STUB_STRIDED_EX(name, I)                                                                                 \
+  extern "C" cublasStatus_t name(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, I m, \
+                                 I n, I k, const void* alpha, const void* A, cudaDataType Atype, I lda,           \
+                                 long long strideA, const void* B, cudaDataType Btype, I ldb, long long strideB,  \
+                                 const void* beta, void* C, cudaDataType Ctype, I ldc, long long strideC,         \
+                                 I batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo) {           \
+    LOG(#name, handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB, beta, C,   \
+        Ctype, ldc, strideC, batchCount, computeType, algo);                                                       \
+    return CUBLAS_STATUS_SUCCESS;                                                                                 \
+  }
+#define STUB_BATCHED_EX(name, I)                                                                                 \
+  extern "C" cublasStatus_t name(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, I m, \
+                                 I n, I k, const void* alpha, const void* const Aarray[], cudaDataType Atype,     \
+                                 I lda, const void* const Barray[], cudaDataType Btype, I ldb, const void* beta,  \
+                                 void* const Carray[], cudaDataType Ctype, I ldc, I batchCount,                    \
+                                 cublasComputeType_t computeType, cublasGemmAlgo_t algo) {                         \
+    LOG(#name, handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta, Carray,      \
+        Ctype, ldc, batchCount, computeType, algo);                                                                \
+    return CUBLAS_STATUS_SUCCESS;                                                                                 \
+  }
+STUB_TYPED(cublasDgemm_v2, int, double)
+STUB_TYPED(cublasHgemm, int, __half)
+STUB_STRIDED(cublasSgemmStridedBatched, int, float)
+STUB_STRIDED(cublasDgemmStridedBatched, int, double)
+STUB_EX(cublasGemmEx, int)
+STUB_STRIDED_EX(cublasGemmStridedBatchedEx, int)
+STUB_BATCHED_EX(cublasGemmBatchedEx, int)
+STUB_TYPED(cublasSgemm_v2_64, int64_t, float)
+STUB_TYPED(cublasDgemm_v2_64, int64_t, double)
+STUB_TYPED(cublasHgemm_64, int64_t, __half)
+STUB_STRIDED(cublasSgemmStridedBatched_64, int64_t, float)
+STUB_STRIDED(cublasDgemmStridedBatched_64, int64_t, double)
+STUB_EX(cublasGemmEx_64, int64_t)
+STUB_STRIDED_EX(cublasGemmStridedBatchedEx_64, int64_t)
+STUB_BATCHED_EX(cublasGemmBatchedEx_64, int64_t)

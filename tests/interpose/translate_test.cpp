@@ -81,6 +81,10 @@ TEST(PreloadTranslate, EmptyNegativeAndHugeSizesAreLeftToCublas) {
   EXPECT_EQ(translate_gemm(call(CUBLAS_OP_N, CUBLAS_OP_N, 4, 4, 4, int64_t(1) << 32, 4, 4)).reason,
             Reason::Arguments);
   EXPECT_EQ(translate_gemm(call(cublasOperation_t(7), CUBLAS_OP_N, 4, 4, 4, 4, 4, 4)).reason, Reason::Arguments);
+  // A batch count past 32 bits (the _64 entry points): the engine's doors take int.
+  GemmCall many = call(CUBLAS_OP_N, CUBLAS_OP_N, 4, 4, 4, 4, 4, 4);
+  many.stride_a = many.stride_b = 16, many.stride_c = 16, many.batch = int64_t(1) << 31;
+  EXPECT_EQ(translate_gemm(many).reason, Reason::Arguments);
   // k = 0 is a product (C = beta C): the engine runs it.
   EXPECT_EQ(translate_gemm(call(CUBLAS_OP_N, CUBLAS_OP_N, 4, 4, 0, 4, 1, 4)).reason, Reason::None);
 }
