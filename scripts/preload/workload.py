@@ -8,7 +8,10 @@ LD_PRELOAD=libabft_preload.so, and its results are compared afterwards (compare.
                            fixed seed and data) in that precision; the losses, the final weights
                            and the gradients of the last step are saved
   --fft                    torch.fft on fixed data: fft / ifft (C2C, float), rfft (R2C), irfft
-                           (C2R, 1-D), fft2 (2-D C2C), in float32
+                           (C2R, 1-D), fft2 (2-D C2C), rfft2 / irfft2 (2-D R2C and C2R), in
+                           float32 (keys fft.*); and irfft2 of a spectrum filtered unevenly in its
+                           k_last = 0 column, which is then not Hermitian there (key fftnh.*:
+                           what a C2R makes of it depends on the library's algorithm)
   --out FILE               the results (torch.save of a dict of CPU tensors)
 """
 import argparse
@@ -56,14 +59,30 @@ def fft_results(device):
     x = torch.randn(16, 1000, dtype=torch.complex64, generator=gen).to(device)
     r = torch.randn(16, 1024, generator=gen).to(device)
     img = torch.randn(4, 64, 48, dtype=torch.complex64, generator=gen).to(device)
+    real_img = torch.randn(3, 64, 48, generator=gen).to(device)
     spec = torch.fft.rfft(r)
+    spec2 = torch.fft.rfft2(real_img)
     return {
         "fft": torch.fft.fft(x).cpu(),
         "ifft": torch.fft.ifft(x).cpu(),
         "rfft": spec.cpu(),
         "irfft": torch.fft.irfft(spec, n=1024).cpu(),
         "fft2": torch.fft.fft2(img).cpu(),
+        "rfft2": spec2.cpu(),
+        "irfft2": torch.fft.irfft2(spec2, s=(64, 48)).cpu(),
     }
+
+
+def fft_non_hermitian(device):
+    """irfft2 of a spectrum whose k_last = 0 column weights rows k and -k differently (a spectral
+    filter's doing): not Hermitian in that column."""
+    gen = torch.Generator(device="cpu").manual_seed(9)
+    spec = torch.fft.rfft2(torch.randn(3, 64, 48, generator=gen).to(device))
+    gain = torch.ones(64, 1, device=device)
+    gain[1:9] = 2.0  # rows 1..8 doubled, their mirrors 56..63 not
+    filt = spec.clone()
+    filt[:, :, :1] = filt[:, :, :1] * gain
+    return {"irfft2_filtered": torch.fft.irfft2(filt, s=(64, 48)).cpu()}
 
 
 def main():
@@ -88,6 +107,8 @@ def main():
     if args.fft:
         for k, v in fft_results(args.device).items():
             res[f"fft.{k}"] = v
+        for k, v in fft_non_hermitian(args.device).items():
+            res[f"fftnh.{k}"] = v
     if args.device == "cuda":
         torch.cuda.synchronize()
     torch.save(res, args.out)
