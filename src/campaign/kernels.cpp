@@ -43,6 +43,8 @@ const std::vector<KernelInfo>& kernel_list() {
        "also with -2d or -3d"},
       {"cuda-attn-fwd", "f32", "q,kv,d,heads[,kv_heads] (72,128,64,2,1)",
        "protected GPU attention forward (fused kernel; needs a device); --variant causal|full"},
+      {"cuda-attn-bwd", "f32", "q,kv,d,heads[,kv_heads] (72,128,64,2,1)",
+       "protected GPU attention backward (dQ, dK, dV; fused kernels; needs a device); --variant causal|full"},
       {"train", "f32", "batch,seq (2,16)",
        "one training step (forward, loss, backward; output: loss + gradient); "
        "--variant gpt2-tiny|llama-tiny|gpt2-demo|llama-demo"},
@@ -67,7 +69,7 @@ std::unique_ptr<Kernel> make_kernel(const KernelOptions& o, std::string* error) 
   if (k == "selftest") return make_selftest_kernel(o, error);
   if (k == "cuda-gemm") return make_cuda_gemm_kernel(o, error);
   if (k == "cuda-fft") return make_cuda_fft_kernel(o, error);
-  if (k == "cuda-attn-fwd") return make_cuda_attention_kernel(o, error);
+  if (k == "cuda-attn-fwd" || k == "cuda-attn-bwd") return make_cuda_attention_kernel(o, error);
   for (const char* r : {"symm", "hemm", "syrk", "herk", "syr2k", "her2k", "trmm", "trsm"})
     if (k == r) return make_blas3_kernel(o, error);
   *error = "unknown kernel '" + k + "' (abft campaign --list shows them)";

@@ -1,6 +1,6 @@
 /** \file gpu_campaign_emu_test.cpp
  *  \brief The GPU campaign adapters (src/campaign/kernel_cuda_*.cpp) on the CUDA emulator: a few
- *  dozen trials of `abft campaign --kernel cuda-fft / cuda-gemm / cuda-attn-fwd`, run in process through
+ *  dozen trials of `abft campaign --kernel cuda-fft / cuda-gemm / cuda-attn-fwd / cuda-attn-bwd`, run in process through
  *  TrialRunner as a worker runs them (random bit flips at every site the adapter has, a clean
  *  protected run with every trial), must give no failing outcome (SDC, bad repair, error) and no
  *  false positive or mismatch on the clean runs. On a GPU, scripts/gpu-check.sh runs 1,000
@@ -70,6 +70,19 @@ TEST(GpuCampaignsOnTheEmulator, FftAdapterEveryRankAndKind) {
 TEST(GpuCampaignsOnTheEmulator, AttentionForwardAdapter) {
   run_trials("cuda-attn-fwd", "causal", cp::DataType::F32, {40, 56, 64, 2, 1}, 24);
   run_trials("cuda-attn-fwd", "full", cp::DataType::F32, {33, 33, 64, 2, 2}, 16);
+}
+
+TEST(GpuCampaignsOnTheEmulator, AttentionBackwardAdapter) {
+  run_trials("cuda-attn-bwd", "causal", cp::DataType::F32, {40, 56, 64, 2, 1}, 32);
+  run_trials("cuda-attn-bwd", "full", cp::DataType::F32, {33, 45, 32, 2, 2}, 24);
+}
+
+// 1,200 trials of the attention backward adapter (not in CI): run with
+// --gtest_also_run_disabled_tests --gtest_filter='*LongAttention*'.
+TEST(GpuCampaignsOnTheEmulator, DISABLED_LongAttentionBackwardCampaign) {
+  run_trials("cuda-attn-bwd", "causal", cp::DataType::F32, {72, 128, 64, 2, 1}, 400);
+  run_trials("cuda-attn-bwd", "full", cp::DataType::F32, {40, 96, 128, 4, 2}, 400);
+  run_trials("cuda-attn-bwd", "causal", cp::DataType::F32, {33, 33, 32, 2, 2}, 400);
 }
 
 TEST(GpuCampaignsOnTheEmulator, GemmAdapter) {

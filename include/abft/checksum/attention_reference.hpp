@@ -111,10 +111,12 @@ constexpr int64_t kEngineKeyBlock = 96;
  *  pads to: attn_float_tile_coefficient). */
 struct Blocking {
   int64_t key_block = kEngineKeyBlock;
+  int64_t query_block = kEngineQueryBlock;  ///< the backward's query tiles
   bool dot_tiles = false;
   static Blocking gpu() {
     Blocking b;
     b.key_block = 32;
+    b.query_block = 32;
     b.dot_tiles = true;
     return b;
   }
@@ -473,10 +475,12 @@ inline EscapeLimits forward_escape_limits(const abft_attention_desc& d, const Fo
  *  outputs (O and lse widened: the engine's backward is a function of them); lse_max_abs:
  *  max |lse| of those finite lse values. dQ: per (head, query block), the key blocks plus
  *  the partials' sum; dK, dV: per (kv head, key block) over every (query head of its group,
- *  query block) tile. */
+ *  query block) tile. blk: the CPU engine's blocks and coefficient, or (Blocking::gpu()) the
+ *  GPU backward's 32 x 32 tiles and attn_bwd_accumulated_coefficient (cuda/attention_backward.cu,
+ *  the SIMT kernels). */
 inline EscapeLimits backward_escape_limits(const abft_attention_desc& d, const Backward& rb,
-                                           double lse_max_abs, double factor) {
-  const int64_t D = d.head_dim, kQB = kEngineQueryBlock, kKB = kEngineKeyBlock;
+                                           double lse_max_abs, double factor, const Blocking& blk = Blocking()) {
+  const int64_t D = d.head_dim, kQB = blk.query_block, kKB = blk.key_block;
   const int64_t nkb = (d.kv_len + kKB - 1) / kKB, nqb = (d.q_len + kQB - 1) / kQB;
   const int64_t group = d.kv_heads > 0 ? d.heads / d.kv_heads : 1;
   const Tol t = tolerance(d, rb.qk_mag, rb.s_max_abs, lse_max_abs, 1.0);
@@ -484,12 +488,15 @@ inline EscapeLimits backward_escape_limits(const abft_attention_desc& d, const B
   e.t = {detail::tensor_floor(t, rb.magdQ), detail::tensor_floor(t, rb.magdK),
          detail::tensor_floor(t, rb.magdV)};
   detail::raise_cols(e.t[0], rb.magdQ, d.q_len, D, kQB, factor, [&](int64_t n) {
-    return attn_accumulated_coefficient<float>(kKB, nkb + 4, kQB, n);
+    return blk.dot_tiles ? attn_bwd_accumulated_coefficient<float>(kKB, nkb, kQB, n)
+                         : attn_accumulated_coefficient<float>(kKB, nkb + 4, kQB, n);
   });
   const int64_t chunks = group * nqb;
   for (int k = 1; k <= 2; ++k)
-    detail::raise_cols(e.t[size_t(k)], k == 1 ? rb.magdK : rb.magdV, d.kv_len, D, kKB, factor,
-                       [&](int64_t n) { return attn_accumulated_coefficient<float>(kQB, chunks, n, n); });
+    detail::raise_cols(e.t[size_t(k)], k == 1 ? rb.magdK : rb.magdV, d.kv_len, D, kKB, factor, [&](int64_t n) {
+      return blk.dot_tiles ? attn_bwd_accumulated_coefficient<float>(kQB, chunks, kKB, n)
+                           : attn_accumulated_coefficient<float>(kQB, chunks, n, n);
+    });
   return e;
 }
 
