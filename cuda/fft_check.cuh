@@ -583,12 +583,7 @@ __global__ void fft_c2r_hermitian_kernel(T* in, SigLayout L, ck::FftLibraryShape
   for (int64_t t = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; t < total; t += int64_t(gridDim.x) * blockDim.x) {
     const int64_t o = t % outer, bp = t / outer, b = bp / planes;
     int64_t idx[3] = {0, 0, 0}, mir[3] = {0, 0, 0};
-    ck::fft_unravel(o, last, sh.n, idx);
-    int64_t mo = 0;
-    for (int d = 0; d < last; ++d) {
-      mir[d] = idx[d] == 0 ? 0 : sh.n[d] - idx[d];
-      mo = mo * sh.n[d] + mir[d];
-    }
+    const int64_t mo = ck::fft_mirror_flat(o, last, sh.n, idx, mir);
     if (mo < o) continue;  // the pair's other bin does it
     idx[last] = mir[last] = (bp % planes) * (nl / 2);
     T* x = in + 2 * L.offset(b, idx);

@@ -1021,7 +1021,7 @@ void c2r_gpu_tables(std::vector<int64_t> n) {
     Cd W = {1, 0}, Wm = {1, 0};
     bool self = true;
     for (int d = 0; d < sh.rank; ++d) {
-      mir[d] = idx[d] == 0 ? 0 : sh.n[d] - idx[d];
+      mir[d] = ck::fft_mirror_index(idx[d], sh.n[d]);
       self = self && (mir[d] == idx[d]);
       W = ck::cmul(W, v.W[d][idx[d]]);
       Wm = ck::cmul(Wm, v.W[d][mir[d]]);
@@ -1094,7 +1094,7 @@ void c2r_gpu_tables(std::vector<int64_t> n) {
     ck::fft_unravel(e, sh.rank, in_dims, idx);
     const bool self = [&] {
       for (int d = 0; d < sh.rank; ++d)
-        if ((idx[d] == 0 ? 0 : sh.n[d] - idx[d]) != idx[d]) return false;
+        if (ck::fft_mirror_index(idx[d], sh.n[d]) != idx[d]) return false;
       return true;
     }();
     std::vector<T> Xf = X;  // a self-mirrored bin: a real error (the transform uses the real part)

@@ -27,6 +27,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "abft/checksum/fft_library_check.hpp"
 #include "abft/fft.h"
 
 extern "C" {
@@ -160,14 +161,13 @@ cufftResult exec(Plan* p, void* in, void* out, int direction) {
       for (long long b = 0; b < q.batch; ++b) a[size_t(b * cin + 1)].x += a[size_t(b * cin)].y;
     if (real_out(q.type) && q.rank > 1) {  // one bin of each pair of the self-conjugate planes read, the other its conjugate
       const int L = q.rank - 1;
-      long long outer = 1;
-      for (int i = 0; i < L; ++i) outer *= q.n[i];
+      int64_t outer = 1, dims[3] = {q.n[0], q.n[1], q.n[2]};
+      for (int i = 0; i < L; ++i) outer *= dims[i];
       for (long long b = 0; b < q.batch; ++b)
         for (long long pl = 0; pl <= (q.n[L] % 2 == 0 ? 1 : 0); ++pl)
-          for (long long o = 0; o < outer; ++o) {
-            long long idx[2] = {0, 0}, r = o, mo = 0;
-            for (int i = L - 1; i >= 0; --i) idx[i] = r % q.n[i], r /= q.n[i];
-            for (int i = 0; i < L; ++i) mo = mo * q.n[i] + (idx[i] == 0 ? 0 : q.n[i] - idx[i]);
+          for (int64_t o = 0; o < outer; ++o) {
+            int64_t idx[3] = {0, 0, 0}, mir[3] = {0, 0, 0};
+            const int64_t mo = abft::checksum::fft_mirror_flat(o, L, dims, idx, mir);
             if (mo <= o) continue;
             const long long h1 = din[L], lo = b * cin + o * h1 + pl * (q.n[L] / 2), hi = b * cin + mo * h1 + pl * (q.n[L] / 2);
             a[size_t(hi)].x = a[size_t(lo)].x;

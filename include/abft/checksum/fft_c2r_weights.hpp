@@ -215,7 +215,7 @@ bool fft_c2r_tables(const FftLibraryShape& sh, Dft&& dft, FftC2RTables& t) {
   const int64_t n = sh.n[L];
   double last = 0;
   for (int64_t k = 0; 2 * k <= n; ++k) {
-    const Cd a = t.W[L][size_t(k)], b = t.W[L][size_t(k == 0 ? 0 : n - k)];
+    const Cd a = t.W[L][size_t(k)], b = t.W[L][size_t(fft_mirror_index(k, n))];
     const double h = (k == 0 || 2 * k == n) ? 0.5 : 1.0;
     last += h * h * (a.re * a.re + a.im * a.im + b.re * b.re + b.im * b.im);
   }
@@ -238,7 +238,7 @@ inline double fft_c2r_min_gain(const FftLibraryShape& sh, const FftC2RTables& t)
     Cd a{1, 0}, b{1, 0};
     bool self = true;
     for (int d = 0; d < sh.rank; ++d) {
-      const int64_t m = idx[d] == 0 ? 0 : sh.n[d] - idx[d];
+      const int64_t m = fft_mirror_index(idx[d], sh.n[d]);
       self = self && m == idx[d];
       a = cmul(a, t.W[d][size_t(idx[d])]);
       b = cmul(b, t.W[d][size_t(m)]);
@@ -264,9 +264,8 @@ void fft_c2r_make_hermitian(T* x, const FftLibraryShape& sh, int64_t stride = 1)
   for (int d = 0; d < L; ++d) outer *= sh.n[d];
   for (int64_t pl = 0; pl < (sh.n[L] % 2 == 0 && sh.n[L] > 1 ? 2 : 1); ++pl)
     for (int64_t o = 0; o < outer; ++o) {
-      int64_t idx[3] = {0, 0, 0}, mo = 0;
-      fft_unravel(o, L, sh.n, idx);
-      for (int d = 0; d < L; ++d) mo = mo * sh.n[d] + (idx[d] == 0 ? 0 : sh.n[d] - idx[d]);
+      int64_t idx[3] = {0, 0, 0}, mir[3] = {0, 0, 0};
+      const int64_t mo = fft_mirror_flat(o, L, sh.n, idx, mir);
       T* at = x + 2 * stride * (o * h1 + pl * (sh.n[L] / 2));
       const T* from = x + 2 * stride * (mo * h1 + pl * (sh.n[L] / 2));
       if (mo == o) at[1] = T(0);

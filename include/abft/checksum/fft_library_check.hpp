@@ -240,6 +240,9 @@ ABFT_HD Cd fft_out_weight_md(const FftLibraryShape& sh, const int64_t* idx, cons
   return z;
 }
 
+/** Index of -k modulo n along a dimension of length n (0 stays 0): a bin's conjugate mirror. */
+ABFT_HD int64_t fft_mirror_index(int64_t k, int64_t n) { return k == 0 ? 0 : n - k; }
+
 /** R2C: the weight of the conjugate mirror that the stored element idx also stands for
  *  (indices -idx modulo n), or false when it has none outside the stored half (last index 0,
  *  or n/2 for even n: the mirror is itself stored). The output side adds w conj(y) / 2. */
@@ -250,7 +253,7 @@ ABFT_HD bool fft_r2c_mirror_weight(const FftLibraryShape& sh, const int64_t* idx
   const int64_t k = idx[L], n = sh.n[L];
   if (k < 1 || k > n - n / 2 - 1) return false;
   Cd z{1.0, 0.0};
-  for (int d = 0; d < rank; ++d) z = cmul(z, w.out(d, idx[d] == 0 ? 0 : sh.n[d] - idx[d], sh.n[d], sh.sign));
+  for (int d = 0; d < rank; ++d) z = cmul(z, w.out(d, fft_mirror_index(idx[d], sh.n[d]), sh.n[d], sh.sign));
   *m = z;
   return true;
 }
@@ -292,12 +295,12 @@ ABFT_HD Cd fft_c2r_in_term(Cd x, const FftLibraryShape& sh, const FftC2RWeights&
   if (kl == 0 || 2 * kl == sh.n[rank - 1]) x.re *= 0.5, x.im *= 0.5;  // h = 1/2 (exact)
   // One product at a time (W_k x, then W_-k conj x): fewer values live at once, which the
   // callbacks inlined into cuFFT's kernels pay for in registers (forming W_k and W_-k first
-  // took a double load and store callback from 68 to 74 registers; this, 69: linked by
+  // took a double load and store callback from 68 to 74 registers; this, 68: linked by
   // nvJitLink for sm_90 with tests/cuda/fft_callback_driver.cu).
   Cd t1 = x;
   for (int d = 0; d < rank; ++d) t1 = cmul(t1, t.W[d][idx[d]]);
   Cd t2{x.re, -x.im};
-  for (int d = 0; d < rank; ++d) t2 = cmul(t2, t.W[d][idx[d] == 0 ? 0 : sh.n[d] - idx[d]]);
+  for (int d = 0; d < rank; ++d) t2 = cmul(t2, t.W[d][fft_mirror_index(idx[d], sh.n[d])]);
   return {t1.re + t2.re, t1.im + t2.im};
 }
 
@@ -336,6 +339,18 @@ ABFT_HD void fft_unravel(int64_t e, int rank, const int64_t* dims, int64_t* idx)
     idx[d] = e % dims[d];
     e /= dims[d];
   }
+}
+
+/** The conjugate mirror of the linear (row-major) position o over the sizes dims[0..rank): its
+ *  linear position, with both multi-indices in idx and mir. (rank 0: position 0, its own.) */
+ABFT_HD int64_t fft_mirror_flat(int64_t o, int rank, const int64_t* dims, int64_t* idx, int64_t* mir) {
+  fft_unravel(o, rank, dims, idx);
+  int64_t m = 0;
+  for (int d = 0; d < rank; ++d) {
+    mir[d] = fft_mirror_index(idx[d], dims[d]);
+    m = m * dims[d] + mir[d];
+  }
+  return m;
 }
 
 /** Relative 2-norm error of one dimension of length n computed by an FFT of the assumed class
