@@ -13,12 +13,8 @@ namespace abft::transformer {
 
 namespace {
 
-void fit(std::vector<float>& v, size_t n) {
-  if (v.size() < n) v.resize(n);
-}
-
 /** Backward of layer l: ws.dx holds d(loss)/d(X(l + 1)) on entry and d(loss)/d(X(l)) on exit. */
-void layer_backward(const Weights& w, Workspace& ws, int64_t l, int64_t B, int64_t T, float* g, bool gz) {
+void layer_backward(const WeightsView& w, Workspace& ws, int64_t l, int64_t B, int64_t T, float* g, bool gz) {
   ops::OpContext& cx = ws.cx;
   const Config& c = ws.cfg;
   const LayerOffsets& o = w.layout().layer(l);
@@ -77,47 +73,64 @@ double Model::loss(const int32_t* tokens, const int32_t* targets, int64_t B, int
                    float scale, bool grads_zero) {
   if (!targets) throw Error(ABFT_STATUS_NULL_POINTER, "loss: targets is null");
   const WeightsOnDevice held(*this);  // the forward and the backward read the same weights
-  Workspace& ws = *ws_;
+  // The GPU engine runs the pass resident (its workspace on the device, ops_resident.hpp).
+  Workspace& ws = dws_ ? *dws_ : *ws_;
+  if (ws.device) ops::resident::begin(ws.cx);
   const Config& c = config();
   const bool train = grads != nullptr;
-  ws.prepare(B > 0 && T > 0 ? B * T : 1, train);
   const int64_t N = B * T;
   for (int64_t i = 0; i < N && B > 0 && T > 0; ++i)
     if (targets[i] >= c.vocab)
       throw Error(ABFT_STATUS_INVALID_VALUE, "loss: target " + std::to_string(targets[i]) + " at index " +
                                                  std::to_string(i) + " is outside the vocabulary");
-  pass::full_sequence_forward(weights_, ws, tokens, B, T);
-  fit(ws.logits, size_t(N) * size_t(ws.V));
+  const WeightsView w = view_for(ws);
+  ws.prepare(B > 0 && T > 0 ? B * T : 1, train);
+  pass::full_sequence_forward(w, ws, tokens, B, T);
+  ws.logits.fit(size_t(N) * size_t(ws.V));
   float* logits = ws.logits.data();
-  pass::lm_head(weights_, ws, ws.nf.data(), N, ws.d, logits);
+  pass::lm_head(w, ws, ws.nf.data(), N, ws.d, logits);
   // The gradient of the loss overwrites the logits.
   const double l = ops::cross_entropy(ws.cx, N, ws.V, logits, targets, train ? logits : nullptr, scale);
-  if (!train) return l;
+  if (!train) {
+    if (ws.device) ops::resident::flush(ws.cx);
+    return l;
+  }
 
   const ParamLayout& lay = weights_.layout();
   const int64_t d = ws.d;
-  fit(ws.dx, size_t(N * d));
-  fit(ws.dn, size_t(N * d));
-  fit(ws.dqkv, size_t(N * ws.W));
-  fit(ws.datt, size_t(N * d));
-  fit(ws.dact, size_t(N * ws.F));
-  fit(ws.dup, size_t(N * ws.F));
-  if (c.arch == Arch::Llama) fit(ws.dgate, size_t(N * ws.F));
+  ws.dx.fit(size_t(N * d));
+  ws.dn.fit(size_t(N * d));
+  ws.dqkv.fit(size_t(N * ws.W));
+  ws.datt.fit(size_t(N * d));
+  ws.dact.fit(size_t(N * ws.F));
+  ws.dup.fit(size_t(N * ws.F));
+  if (c.arch == Arch::Llama) ws.dgate.fit(size_t(N * ws.F));
   float* g = grads;
+  const size_t gbytes = weights_.size() * sizeof(float);
+  if (ws.device) {  // the gradient on the device: zeros, or the caller's running sum
+    ws.grads.fit(weights_.size());
+    g = ws.grads.data();
+    if (grads_zero) ops::fill_zero(ws.cx, g, int64_t(weights_.size()));
+    else ops::resident::upload(g, grads, gbytes);
+  }
   // LM head: logits = nf E^T.
-  ops::linear_dx(ws.cx, -1, OpKind::LmHead, N, d, ws.V, logits, ws.V, weights_.at(lay.lm_head),
+  ops::linear_dx(ws.cx, -1, OpKind::LmHead, N, d, ws.V, logits, ws.V, w.at(lay.lm_head),
                  ops::WLayout::OutIn, ws.dn.data(), d, false);
   // The LM head's gradient is written first (before the tied embedding's scatter-add).
   ops::linear_dw(ws.cx, -1, OpKind::LmHead, N, d, ws.V, ws.nf.data(), d, logits, ws.V,
                  ops::WLayout::OutIn, g + lay.lm_head, nullptr, grads_zero);
-  std::fill(ws.dx.begin(), ws.dx.begin() + N * d, 0.0f);
+  ops::fill_zero(ws.cx, ws.dx.data(), N * d);
   const bool gpt2 = c.arch == Arch::GPT2;
-  ops::norm_bwd(ws.cx, -1, N, d, ws.X(c.layers), weights_.at(lay.lnf_w), gpt2,
+  ops::norm_bwd(ws.cx, -1, N, d, ws.X(c.layers), w.at(lay.lnf_w), gpt2,
                 gpt2 ? ws.meanf.data() : nullptr, ws.rstdf.data(), ws.dn.data(), ws.dx.data(),
                 g + lay.lnf_w, gpt2 ? g + lay.lnf_b : nullptr);
-  for (int64_t li = c.layers - 1; li >= 0; --li) layer_backward(weights_, ws, li, B, T, g, grads_zero);
+  for (int64_t li = c.layers - 1; li >= 0; --li) layer_backward(w, ws, li, B, T, g, grads_zero);
   ops::embed_bwd(ws.cx, N, d, ws.tok.data(), ws.pos.data(), ws.dx.data(), g + lay.tok_emb,
                  lay.pos_emb == LayerOffsets::kNone ? nullptr : g + lay.pos_emb);
+  if (ws.device) {
+    ops::resident::download(grads, g, gbytes);
+    ops::resident::flush(ws.cx);
+  }
   return l;
 }
 

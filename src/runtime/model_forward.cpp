@@ -21,19 +21,28 @@ namespace abft::transformer {
 
 // ------------------------------------------------------------------ workspace, cache
 
-Workspace::Workspace(const Config& c)
+Workspace::Workspace(const Config& c, bool dev)
     : cfg(c), d(c.d_model), hd(c.head_dim()), H(c.heads), KVH(c.kv_heads), F(c.ffn), V(c.vocab),
-      W((c.heads + 2 * c.kv_heads) * c.head_dim()) {
+      W((c.heads + 2 * c.kv_heads) * c.head_dim()), device(dev) {
   if (c.arch == Arch::Llama) ops::rope_tables(c.context, hd, c.rope_theta, rope_cos, rope_sin);
+  if (!dev) return;
+  resident = std::make_unique<ops::ResidentState>();
+  cx.resident = resident.get();
+  if (!rope_cos.empty()) {
+    resident->cos_t.fit(rope_cos.size());
+    resident->sin_t.fit(rope_sin.size());
+    ops::resident::upload(resident->cos_t.data(), rope_cos.data(), rope_cos.size() * sizeof(float));
+    ops::resident::upload(resident->sin_t.data(), rope_sin.data(), rope_sin.size() * sizeof(float));
+  }
 }
+
+Workspace::~Workspace() = default;
 
 void Workspace::prepare(int64_t N, bool keep_layers) {
   rows = N;
   keep = keep_layers;
   const size_t L = size_t(keep ? cfg.layers : 1), n = size_t(N);
-  auto fit = [](std::vector<float>& v, size_t sz) {
-    if (v.size() < sz) v.resize(sz);
-  };
+  auto fit = [](Buf<float>& v, size_t sz) { v.fit(sz); };
   fit(x, (keep ? size_t(cfg.layers + 1) : 2) * n * size_t(d));
   fit(n1, L * n * size_t(d));
   fit(mean1, L * n);
@@ -83,21 +92,40 @@ Model::Model(const Config& cfg, const ModelOptions& opt) : opt_(opt), weights_(c
   if (opt_.engine == Engine::Gpu && !ops::gpu_engine_available(&why))
     throw Error(ABFT_STATUS_NOT_SUPPORTED, std::string("the GPU engine cannot run: ") + why);
   stats_.resize(int(cfg.layers));
-  ws_ = std::make_unique<Workspace>(cfg);
   handle_.set_policy(opt_.policy);
   if (opt_.threads > 0) handle_.set_threads(opt_.threads);
-  ws_->cx.handle = handle_.get();
-  ws_->cx.policy = static_cast<abft_policy>(opt_.policy);
-  ws_->cx.stats = &stats_;
-  ws_->cx.opt = &opt_;
+  ws_ = std::make_unique<Workspace>(cfg);
+  bind(*ws_);
+  if (opt_.engine == Engine::Gpu) {
+    dws_ = std::make_unique<Workspace>(cfg, true);
+    bind(*dws_);
+  }
+}
+
+void Model::bind(Workspace& ws) {
+  ws.cx.handle = handle_.get();
+  ws.cx.policy = static_cast<abft_policy>(opt_.policy);
+  ws.cx.stats = &stats_;
+  ws.cx.opt = &opt_;
+  ws.cx.injector = injector_ ? injector_->get() : nullptr;
 #ifdef _OPENMP
-  ws_->cx.threads = opt_.threads > 0 ? opt_.threads : omp_get_max_threads();
+  ws.cx.threads = opt_.threads > 0 ? opt_.threads : omp_get_max_threads();
 #else
-  ws_->cx.threads = 1;
+  ws.cx.threads = 1;
 #endif
 }
 
+WeightsView Model::view_for(const Workspace& ws) {
+  if (!ws.device) return WeightsView{&weights_.layout(), weights_.data()};
+  const float* base = ops::gpu_resident_weights(handle_.get(), weights_.data(), weights_.size());
+  if (!base)
+    throw Error(ABFT_STATUS_ALLOC_FAILED, "GPU engine: no device memory for the weights (" +
+                                              std::to_string(weights_.size() * sizeof(float)) + " bytes)");
+  return WeightsView{&weights_.layout(), base};
+}
+
 Model::~Model() {
+  dws_.reset();  // (its device buffers, before the engine's state goes)
   if (opt_.engine == Engine::Gpu && handle_.get()) ops::gpu_release(handle_.get());
 }
 // The workspace's op context points at this object's statistics and options: a move must
@@ -106,11 +134,12 @@ Model::~Model() {
 Model::Model(Model&& o) noexcept
     : opt_(std::move(o.opt_)), weights_(std::move(o.weights_)), handle_(std::move(o.handle_)),
       injector_(std::move(o.injector_)), inj_settings_(std::move(o.inj_settings_)),
-      stats_(std::move(o.stats_)), ws_(std::move(o.ws_)) {
-  if (ws_) {
-    ws_->cx.stats = &stats_;
-    ws_->cx.opt = &opt_;
-  }
+      stats_(std::move(o.stats_)), ws_(std::move(o.ws_)), dws_(std::move(o.dws_)) {
+  for (Workspace* w : {ws_.get(), dws_.get()})
+    if (w) {
+      w->cx.stats = &stats_;
+      w->cx.opt = &opt_;
+    }
 }
 
 Model& Model::operator=(Model&& o) noexcept {
@@ -124,11 +153,14 @@ Model& Model::operator=(Model&& o) noexcept {
     injector_ = std::move(o.injector_);
     inj_settings_ = std::move(o.inj_settings_);
     stats_ = std::move(o.stats_);
+    dws_.reset();
     ws_ = std::move(o.ws_);
-    if (ws_) {
-      ws_->cx.stats = &stats_;
-      ws_->cx.opt = &opt_;
-    }
+    dws_ = std::move(o.dws_);
+    for (Workspace* w : {ws_.get(), dws_.get()})
+      if (w) {
+        w->cx.stats = &stats_;
+        w->cx.opt = &opt_;
+      }
   }
   return *this;
 }
@@ -159,13 +191,15 @@ void Model::set_policy(abft::Policy p) {
   if (p == abft::Policy::Default) p = static_cast<abft::Policy>(abft_default_policy());
   opt_.policy = p;
   handle_.set_policy(p);
-  ws_->cx.policy = static_cast<abft_policy>(p);
+  for (Workspace* w : {ws_.get(), dws_.get()})
+    if (w) w->cx.policy = static_cast<abft_policy>(p);
 }
 
 void Model::set_injection(const InjectionSettings& s) {
   handle_.set_injector(nullptr);
   injector_.reset();
-  ws_->cx.injector = nullptr;
+  for (Workspace* w : {ws_.get(), dws_.get()})
+    if (w) w->cx.injector = nullptr;
   inj_settings_ = s;
   if (!s.enabled()) return;
   injector_ = std::make_unique<abft::Injector>(s.seed);
@@ -180,7 +214,8 @@ void Model::set_injection(const InjectionSettings& s) {
   if (s.per_flop) injector_->set_flop_rate(s.rate);
   else injector_->set_rate(s.rate);
   handle_.set_injector(injector_.get());
-  ws_->cx.injector = injector_->get();
+  for (Workspace* w : {ws_.get(), dws_.get()})
+    if (w) w->cx.injector = injector_->get();
 }
 
 Model Model::from_pretrained(const std::string& dir, const ModelOptions& opt) {
@@ -211,7 +246,7 @@ void Model::save_pretrained(const std::string& dir) const {
 
 namespace pass {
 
-void layer_forward(const Weights& w, Workspace& ws, int64_t l, const AttentionFn& attend) {
+void layer_forward(const WeightsView& w, Workspace& ws, int64_t l, const AttentionFn& attend) {
   ops::OpContext& cx = ws.cx;
   const Config& c = ws.cfg;
   const LayerOffsets& o = w.layout().layer(l);
@@ -225,7 +260,7 @@ void layer_forward(const Weights& w, Workspace& ws, int64_t l, const AttentionFn
   ops::norm_fwd(cx, li, N, d, x, P(o.ln1_w), P(o.ln1_b), c.norm_eps, ws.N1(l), gpt2 ? ws.M1(l) : nullptr, ws.R1(l));
   if (gpt2) {
     ops::linear(cx, li, OpKind::QKV, N, d, 3 * d, ws.N1(l), d, P(o.qkv_w), ops::WLayout::InOut, qkv, W);
-    ops::add_bias(N, W, qkv, W, P(o.qkv_b), cx.threads);
+    ops::add_bias(cx, N, W, qkv, W, P(o.qkv_b));
   } else {
     ops::linear(cx, li, OpKind::QKV, N, d, Hd, ws.N1(l), d, P(o.q_w), ops::WLayout::OutIn, qkv, W);
     ops::linear(cx, li, OpKind::QKV, N, d, KVd, ws.N1(l), d, P(o.k_w), ops::WLayout::OutIn, qkv + Hd, W);
@@ -236,7 +271,7 @@ void layer_forward(const Weights& w, Workspace& ws, int64_t l, const AttentionFn
   attend(l, qkv, ws.ATT(l));
   float* xm = ws.XM(l);
   ops::linear(cx, li, OpKind::OutProj, N, Hd, d, ws.ATT(l), Hd, P(o.o_w), gpt2 ? ops::WLayout::InOut : ops::WLayout::OutIn, xm, d);
-  ops::residual_add(N, d, xm, x, P(o.o_b), cx.threads);
+  ops::residual_add(cx, N, d, xm, x, P(o.o_b));
 
   ops::norm_fwd(cx, li, N, d, xm, P(o.ln2_w), P(o.ln2_b), c.norm_eps, ws.N2(l), gpt2 ? ws.M2(l) : nullptr, ws.R2(l));
   float* next = ws.X(l + 1);
@@ -244,24 +279,24 @@ void layer_forward(const Weights& w, Workspace& ws, int64_t l, const AttentionFn
     ops::linear(cx, li, OpKind::MlpUp, N, d, F, ws.N2(l), d, P(o.up_w), ops::WLayout::InOut, ws.UP(l), F);
     ops::bias_gelu_fwd(cx, li, N, F, ws.UP(l), P(o.up_b), ws.ACT(l));
     ops::linear(cx, li, OpKind::MlpDown, N, F, d, ws.ACT(l), F, P(o.down_w), ops::WLayout::InOut, next, d);
-    ops::residual_add(N, d, next, xm, P(o.down_b), cx.threads);
+    ops::residual_add(cx, N, d, next, xm, P(o.down_b));
   } else {
     ops::linear(cx, li, OpKind::MlpGate, N, d, F, ws.N2(l), d, P(o.gate_w), ops::WLayout::OutIn, ws.GATE(l), F);
     ops::linear(cx, li, OpKind::MlpUp, N, d, F, ws.N2(l), d, P(o.up_w), ops::WLayout::OutIn, ws.UP(l), F);
     ops::swiglu_fwd(cx, li, N, F, ws.GATE(l), ws.UP(l), ws.ACT(l));
     ops::linear(cx, li, OpKind::MlpDown, N, F, d, ws.ACT(l), F, P(o.down_w), ops::WLayout::OutIn, next, d);
-    ops::residual_add(N, d, next, xm, nullptr, cx.threads);
+    ops::residual_add(cx, N, d, next, xm, nullptr);
   }
 }
 
-void embed(const Weights& w, Workspace& ws) {
+void embed(const WeightsView& w, Workspace& ws) {
   const ParamLayout& lay = w.layout();
   ops::embed_fwd(ws.cx, ws.rows, ws.d, ws.V, ws.cfg.context, ws.tok.data(), ws.pos.data(),
                  w.at(lay.tok_emb), lay.pos_emb == LayerOffsets::kNone ? nullptr : w.at(lay.pos_emb),
                  ws.X(0));
 }
 
-void final_norm(const Weights& w, Workspace& ws) {
+void final_norm(const WeightsView& w, Workspace& ws) {
   const ParamLayout& lay = w.layout();
   const bool gpt2 = ws.cfg.arch == Arch::GPT2;
   ops::norm_fwd(ws.cx, -1, ws.rows, ws.d, ws.X(ws.cfg.layers), w.at(lay.lnf_w),
@@ -269,7 +304,7 @@ void final_norm(const Weights& w, Workspace& ws) {
                 gpt2 ? ws.meanf.data() : nullptr, ws.rstdf.data());
 }
 
-void lm_head(const Weights& w, Workspace& ws, const float* rows, int64_t n, int64_t ld, float* logits) {
+void lm_head(const WeightsView& w, Workspace& ws, const float* rows, int64_t n, int64_t ld, float* logits) {
   ops::linear(ws.cx, -1, OpKind::LmHead, n, ws.d, ws.V, rows, ld, w.at(w.layout().lm_head),
               ops::WLayout::OutIn, logits, ws.V);
 }
@@ -293,7 +328,7 @@ ops::AttnViews sequence_attention(const Workspace& ws, int64_t B, int64_t T, con
   return a;
 }
 
-void full_sequence_forward(const Weights& w, Workspace& ws, const int32_t* tokens, int64_t B, int64_t T) {
+void full_sequence_forward(const WeightsView& w, Workspace& ws, const int32_t* tokens, int64_t B, int64_t T) {
   const Config& c = ws.cfg;
   if (B < 1 || T < 1) throw Error(ABFT_STATUS_INVALID_SIZE, "forward: batch and sequence length must be >= 1");
   if (T > c.context)
@@ -321,10 +356,20 @@ void full_sequence_forward(const Weights& w, Workspace& ws, const int32_t* token
 void Model::forward(const int32_t* tokens, int64_t B, int64_t T, float* logits) {
   if (!logits) throw Error(ABFT_STATUS_NULL_POINTER, "forward: logits is null");
   const WeightsOnDevice held(*this);
-  Workspace& ws = *ws_;
+  Workspace& ws = dws_ ? *dws_ : *ws_;
+  if (ws.device) ops::resident::begin(ws.cx);
+  const WeightsView w = view_for(ws);
   ws.prepare(B > 0 && T > 0 ? B * T : 1, false);
-  pass::full_sequence_forward(weights_, ws, tokens, B, T);
-  pass::lm_head(weights_, ws, ws.nf.data(), B * T, ws.d, logits);
+  pass::full_sequence_forward(w, ws, tokens, B, T);
+  if (!ws.device) {
+    pass::lm_head(w, ws, ws.nf.data(), B * T, ws.d, logits);
+    return;
+  }
+  const size_t n = size_t(B * T) * size_t(ws.V);
+  ws.logits.fit(n);
+  pass::lm_head(w, ws, ws.nf.data(), B * T, ws.d, ws.logits.data());
+  ops::resident::download(logits, ws.logits.data(), n * sizeof(float));
+  ops::resident::flush(ws.cx);
 }
 
 void Model::decode(KVCache& cache, const std::vector<SeqChunk>& chunks, float* logits, bool all_logits) {
@@ -351,7 +396,8 @@ void Model::decode(KVCache& cache, const std::vector<SeqChunk>& chunks, float* l
                                                    " is outside the vocabulary");
     N += ch.count;
   }
-  Workspace& ws = *ws_;
+  Workspace& ws = *ws_;  // (on the GPU engine: products and attention offloaded, weights held)
+  const WeightsView w = view_for(ws);
   ws.prepare(N, false);
   std::vector<int64_t> row0(chunks.size());
   for (size_t i = 0, r = 0; i < chunks.size(); ++i) {
@@ -361,10 +407,10 @@ void Model::decode(KVCache& cache, const std::vector<SeqChunk>& chunks, float* l
       ws.pos[r] = int32_t(cache.length(chunks[i].slot) + t);
     }
   }
-  pass::embed(weights_, ws);
+  pass::embed(w, ws);
   const int64_t hd = ws.hd, KVH = ws.KVH, cap = cache.capacity();
   for (int64_t l = 0; l < c.layers; ++l) {
-    pass::layer_forward(weights_, ws, l, [&](int64_t layer, float* qkv, float* out) {
+    pass::layer_forward(w, ws, l, [&](int64_t layer, float* qkv, float* out) {
       float* kc = cache.k(layer);
       float* vc = cache.v(layer);
       for (size_t i = 0; i < chunks.size(); ++i) {
@@ -399,9 +445,9 @@ void Model::decode(KVCache& cache, const std::vector<SeqChunk>& chunks, float* l
     });
   }
   for (const SeqChunk& ch : chunks) cache.advance(ch.slot, ch.count);
-  pass::final_norm(weights_, ws);
+  pass::final_norm(w, ws);
   if (all_logits) {
-    pass::lm_head(weights_, ws, ws.nf.data(), N, ws.d, logits);
+    pass::lm_head(w, ws, ws.nf.data(), N, ws.d, logits);
     return;
   }
   // Only the last token of each sequence: gather their rows, one product.
@@ -409,7 +455,7 @@ void Model::decode(KVCache& cache, const std::vector<SeqChunk>& chunks, float* l
   for (size_t i = 0; i < chunks.size(); ++i)
     std::memcpy(last.data() + i * size_t(ws.d), ws.nf.data() + (row0[i] + chunks[i].count - 1) * ws.d,
                 size_t(ws.d) * sizeof(float));
-  pass::lm_head(weights_, ws, last.data(), int64_t(chunks.size()), ws.d, logits);
+  pass::lm_head(w, ws, last.data(), int64_t(chunks.size()), ws.d, logits);
 }
 
 }  // namespace abft::transformer

@@ -18,14 +18,14 @@ ops::AttnViews sequence_attention(const Workspace& ws, int64_t B, int64_t T, con
                                   float* lse);
 
 /** One decoder layer on ws.rows rows: X(l) -> X(l + 1), activations kept in the workspace. */
-void layer_forward(const Weights& w, Workspace& ws, int64_t l, const AttentionFn& attend);
+void layer_forward(const WeightsView& w, Workspace& ws, int64_t l, const AttentionFn& attend);
 /** X(0) from ws.tok and ws.pos. */
-void embed(const Weights& w, Workspace& ws);
+void embed(const WeightsView& w, Workspace& ws);
 /** ws.nf from X(layers). */
-void final_norm(const Weights& w, Workspace& ws);
+void final_norm(const WeightsView& w, Workspace& ws);
 /** logits [n, vocab] of n rows (ld apart). */
-void lm_head(const Weights& w, Workspace& ws, const float* rows, int64_t n, int64_t ld, float* logits);
+void lm_head(const WeightsView& w, Workspace& ws, const float* rows, int64_t n, int64_t ld, float* logits);
 /** B sequences of T tokens from position 0, causal, up to ws.nf (no LM head). */
-void full_sequence_forward(const Weights& w, Workspace& ws, const int32_t* tokens, int64_t B, int64_t T);
+void full_sequence_forward(const WeightsView& w, Workspace& ws, const int32_t* tokens, int64_t B, int64_t T);
 
 }  // namespace abft::transformer::pass

@@ -17,6 +17,8 @@
 
 namespace abft::transformer::ops {
 
+struct ResidentState;  // ops_resident.hpp
+
 /** Where a kernel call's outcome goes. */
 struct OpContext {
   abft_handle_t handle = nullptr;
@@ -26,6 +28,10 @@ struct OpContext {
   const ModelOptions* opt = nullptr;
   int threads = 1;                     ///< for the pointwise loops
   std::vector<float> shadow;           ///< scratch of the check-time samples
+  /** The GPU engine's resident pass (ops_resident.hpp): every array an op is given is device
+   *  memory, and every op runs there. nullptr: host arrays (the CPU engine, or the GPU engine's
+   *  offload of products and attention while decoding). */
+  ResidentState* resident = nullptr;
 
   /** Whether the products and attention run on the GPU engine (ops_gpu.hpp). */
   bool on_gpu() const { return opt && opt->engine == Engine::Gpu; }
@@ -96,26 +102,31 @@ void rope_tables(int64_t positions, int64_t hd, double theta, std::vector<float>
                  std::vector<float>& sin_t);
 /** Rotate `heads` heads of hd values from column 0 of each row (ld apart) by the row's
  *  position (HF rotate-half); inverse rotates back (the backward). Checks that every pair
- *  keeps its norm. */
+ *  keeps its norm. (Resident: the pass's positions and the device tables; pos, cos_t and sin_t
+ *  are not read.) */
 void rope(OpContext& cx, int layer, Pass pass, int64_t N, int64_t heads, int64_t hd, float* x,
           int64_t ld, const int32_t* pos, const float* cos_t, const float* sin_t, bool inverse);
 
 /** Y[N, n] (ldy) += b (broadcast over rows) — a bias of a product, outside the checksum. */
-void add_bias(int64_t N, int64_t n, float* Y, int64_t ldy, const float* b, int threads);
+void add_bias(OpContext& cx, int64_t N, int64_t n, float* Y, int64_t ldy, const float* b);
 /** y = y + r (+ b), the residual add after a projection (its values are checked by the norm
  *  that reads them next). */
-void residual_add(int64_t N, int64_t d, float* y, const float* r, const float* b, int threads);
+void residual_add(OpContext& cx, int64_t N, int64_t d, float* y, const float* r, const float* b);
+/** p[0, n) = 0. */
+void fill_zero(OpContext& cx, float* p, int64_t n);
 
 /** x[N, d] = wte[tok] (+ wpe[pos]); throws Error for a token outside the vocabulary or a
- *  position outside the table. */
+ *  position outside the table. tok and pos are host arrays on every engine (resident: copied to
+ *  the device for the pass's other ops). */
 void embed_fwd(OpContext& cx, int64_t N, int64_t d, int64_t vocab, int64_t npos, const int32_t* tok,
                const int32_t* pos, const float* wte, const float* wpe, float* x);
-/** dwte[tok] += dx, dwpe[pos] += dx. */
+/** dwte[tok] += dx, dwpe[pos] += dx (resident: the pass's ids; tok and pos are not read). */
 void embed_bwd(OpContext& cx, int64_t N, int64_t d, const int32_t* tok, const int32_t* pos,
                const float* dx, float* dwte, float* dwpe);
 
 /** Mean cross-entropy of rows with target >= 0; with dlogits, writes scale * d(loss)/d(logits)
- *  over the logits (which may be the same buffer). Returns the loss (0 with no targets). */
+ *  over the logits (which may be the same buffer). Returns the loss (0 with no targets).
+ *  targets is a host array on every engine. */
 double cross_entropy(OpContext& cx, int64_t N, int64_t V, float* logits, const int32_t* targets,
                      float* dlogits, float scale);
 

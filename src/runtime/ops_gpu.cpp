@@ -41,6 +41,11 @@ struct HandleDevice {
   };
   std::map<Key, Held> weights;
   size_t weight_bytes = 0;
+  /** The resident pass's copy of all the weights (gpu_resident_weights). */
+  float* flat = nullptr;
+  const float* flat_src = nullptr;
+  size_t flat_n = 0;
+  int flat_uses = 0;
   /** Device buffers reused call after call by index: 0-2 the products' A, B and C; from
    *  kMirrorBase the attention calls' mirrored regions. */
   static constexpr int kSlots = 32, kMirrorBase = 4;
@@ -50,6 +55,8 @@ struct HandleDevice {
     for (auto& kv : weights) cudaFree(kv.second.dev);
     weights.clear();
     weight_bytes = 0;
+    cudaFree(flat);
+    flat = nullptr, flat_src = nullptr, flat_n = 0, flat_uses = 0;
   }
   void free_all() {
     free_weights();
@@ -265,7 +272,73 @@ void gpu_drop_held_weights(abft_handle_t h) {
 size_t gpu_held_weight_bytes(abft_handle_t h) {
   std::lock_guard<std::mutex> g(g_dev_mu);
   auto it = devices().find(h);
-  return it == devices().end() ? 0 : it->second.weight_bytes;
+  return it == devices().end() ? 0 : it->second.weight_bytes + it->second.flat_n * sizeof(float);
+}
+
+void* gpu_malloc(size_t bytes) {
+  void* p = nullptr;
+  if (cudaMalloc(&p, bytes ? bytes : 1) != cudaSuccess) {
+    cudaGetLastError();
+    return nullptr;
+  }
+  return p;
+}
+
+void gpu_free(void* p) {
+  if (p) cudaFree(p);
+}
+
+const float* gpu_resident_weights(abft_handle_t h, const float* host, size_t n) {
+  std::lock_guard<std::mutex> g(g_dev_mu);
+  HandleDevice& hd = devices()[h];
+  if (!hd.on_current_device()) return nullptr;
+  if (hd.flat && hd.flat_src == host && hd.flat_n == n && ++hd.flat_uses <= kRefreshUses) return hd.flat;
+  if (!hd.flat || hd.flat_n != n) {
+    cudaFree(hd.flat);
+    hd.flat = nullptr, hd.flat_n = 0;
+    if (cudaMalloc(&hd.flat, std::max<size_t>(n, 1) * sizeof(float)) != cudaSuccess) {
+      hd.flat = nullptr;
+      cudaGetLastError();
+      return nullptr;
+    }
+    hd.flat_n = n;
+  }
+  if (n && cudaMemcpy(hd.flat, host, n * sizeof(float), cudaMemcpyHostToDevice) != cudaSuccess) {
+    cudaGetLastError();
+    hd.free_weights();
+    return nullptr;
+  }
+  hd.flat_src = host;
+  hd.flat_uses = 1;
+  return hd.flat;
+}
+
+abft_status gpu_sgemm_device(abft_handle_t h, abft_policy policy, abft_op ta, abft_op tb, int64_t m, int64_t n,
+                             int64_t k, const float* A, int64_t lda, const float* B, int64_t ldb, float beta,
+                             float* C, int64_t ldc, abft_report* r) {
+  if (r) *r = abft_report{};
+  if (m <= 0 || n <= 0) return ABFT_STATUS_SUCCESS;
+  const abft_status s =
+      abft_cuda_sgemm(h, nullptr, policy, ABFT_ROW_MAJOR, ta, tb, m, n, k, 1.0f, A, lda, B, ldb, beta, C, ldc);
+  return finish(h, s, r);
+}
+
+abft_status gpu_attention_forward_device(abft_handle_t h, abft_policy policy, const abft_attention_desc& d,
+                                         const float* q, const float* k, const float* v, float* o, float* lse,
+                                         abft_report* r) {
+  if (r) *r = abft_report{};
+  const abft_status s = abft_cuda_attention_forward(h, nullptr, policy, &d, ABFT_CUDA_FLOAT, q, k, v, nullptr, o, lse);
+  return finish(h, s, r);
+}
+
+abft_status gpu_attention_backward_device(abft_handle_t h, abft_policy policy, const abft_attention_desc& d,
+                                          const float* q, const float* k, const float* v, const float* o,
+                                          const float* dO, const float* lse, float* dq, float* dk, float* dv,
+                                          abft_report* r) {
+  if (r) *r = abft_report{};
+  const abft_status s =
+      abft_cuda_attention_backward(h, nullptr, policy, &d, ABFT_CUDA_FLOAT, q, k, v, nullptr, o, dO, lse, dq, dk, dv);
+  return finish(h, s, r);
 }
 
 abft_status gpu_sgemm(abft_handle_t h, abft_policy policy, abft_op ta, abft_op tb, int64_t m, int64_t n,
@@ -402,6 +475,22 @@ abft_status gpu_attention_forward(abft_handle_t, abft_policy, const abft_attenti
 abft_status gpu_attention_backward(abft_handle_t, abft_policy, const abft_attention_desc&, const float*,
                                    const float*, const float*, const float*, const float*, const float*, float*,
                                    float*, float*, abft_report*) {
+  return ABFT_STATUS_NOT_SUPPORTED;
+}
+void* gpu_malloc(size_t) { return nullptr; }
+void gpu_free(void*) {}
+const float* gpu_resident_weights(abft_handle_t, const float*, size_t) { return nullptr; }
+abft_status gpu_sgemm_device(abft_handle_t, abft_policy, abft_op, abft_op, int64_t, int64_t, int64_t, const float*,
+                             int64_t, const float*, int64_t, float, float*, int64_t, abft_report*) {
+  return ABFT_STATUS_NOT_SUPPORTED;
+}
+abft_status gpu_attention_forward_device(abft_handle_t, abft_policy, const abft_attention_desc&, const float*,
+                                         const float*, const float*, float*, float*, abft_report*) {
+  return ABFT_STATUS_NOT_SUPPORTED;
+}
+abft_status gpu_attention_backward_device(abft_handle_t, abft_policy, const abft_attention_desc&, const float*,
+                                          const float*, const float*, const float*, const float*, const float*,
+                                          float*, float*, float*, abft_report*) {
   return ABFT_STATUS_NOT_SUPPORTED;
 }
 

@@ -10,6 +10,7 @@
  *  model's Error says so).
  */
 #pragma once
+#include <cstddef>
 #include <cstdint>
 
 #include "abft/abft.h"
@@ -47,5 +48,31 @@ abft_status gpu_attention_backward(abft_handle_t h, abft_policy policy, const ab
                                    const float* q, const float* k, const float* v, const float* o,
                                    const float* dO, const float* lse, float* dq, float* dk, float* dv,
                                    abft_report* r);
+
+// ---- The resident pass (ops_resident.hpp): every pointer below is device memory.
+
+/** Device memory (nullptr when there is none, or no CUDA engine); gpu_free(nullptr) is a no-op. */
+void* gpu_malloc(size_t bytes);
+void gpu_free(void* p);
+
+/** The device copy of a model's n weights (one array, the host's layout), made at the first
+ *  resident pass of a hold and kept while h holds its weights (gpu_hold_weights); made again
+ *  from the host after kRefreshUses passes, when the weights changed (gpu_drop_held_weights) or
+ *  when `host` or n is another model's. nullptr without device memory. Counted in
+ *  gpu_held_weight_bytes; freed with the other held weights. */
+const float* gpu_resident_weights(abft_handle_t h, const float* host, size_t n);
+
+/** gpu_sgemm, gpu_attention_forward, gpu_attention_backward on device arrays: the protected
+ *  kernels on the caller's pointers, no copies; the call's counters read by abft_cuda_sync. */
+abft_status gpu_sgemm_device(abft_handle_t h, abft_policy policy, abft_op ta, abft_op tb, int64_t m, int64_t n,
+                             int64_t k, const float* A, int64_t lda, const float* B, int64_t ldb, float beta,
+                             float* C, int64_t ldc, abft_report* r);
+abft_status gpu_attention_forward_device(abft_handle_t h, abft_policy policy, const abft_attention_desc& d,
+                                         const float* q, const float* k, const float* v, float* o, float* lse,
+                                         abft_report* r);
+abft_status gpu_attention_backward_device(abft_handle_t h, abft_policy policy, const abft_attention_desc& d,
+                                          const float* q, const float* k, const float* v, const float* o,
+                                          const float* dO, const float* lse, float* dq, float* dk, float* dv,
+                                          abft_report* r);
 
 }  // namespace abft::transformer::ops

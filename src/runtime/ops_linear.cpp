@@ -11,6 +11,7 @@
 #include "abft/transformer/error.hpp"
 #include "ops.hpp"
 #include "ops_gpu.hpp"
+#include "ops_resident.hpp"
 
 namespace abft::transformer::ops {
 
@@ -63,7 +64,8 @@ void gemm(OpContext& cx, int layer, OpKind op, Pass pass, abft_op ta, abft_op tb
     abft_report r{};
     const Clock::time_point t0 = Clock::now();
     const abft_status s =
-        gpu_sgemm(cx.handle, cx.policy, ta, tb, m, n, k, A, lda, B, ldb, beta, C, ldc, &r, b_weight);
+        cx.resident ? gpu_sgemm_device(cx.handle, cx.policy, ta, tb, m, n, k, A, lda, B, ldb, beta, C, ldc, &r)
+                    : gpu_sgemm(cx.handle, cx.policy, ta, tb, m, n, k, A, lda, B, ldb, beta, C, ldc, &r, b_weight);
     cx.record(layer, op, pass, s, r, seconds_since(t0), "sgemm (GPU)");
     return;
   }
@@ -124,6 +126,7 @@ void linear_dw(OpContext& cx, int layer, OpKind op, int64_t N, int64_t in, int64
     gemm(cx, layer, op, Pass::Weight, ABFT_TRANS, ABFT_NO_TRANS, out, in, N, dY, ldy, X, ldx,
          beta, dW, in);
   if (!db) return;
+  if (cx.resident) return resident::column_sums_add(cx, N, out, dY, ldy, db);
   // Column sums of dY, in double per column block (not checksummed: a bias gradient is a
   // reduction, not a product).
   const int64_t nb = 64;
@@ -143,7 +146,9 @@ void attention_fwd(OpContext& cx, int layer, const AttnViews& a) {
   if (cx.on_gpu()) {
     abft_report r{};
     const Clock::time_point t0 = Clock::now();
-    const abft_status s = gpu_attention_forward(cx.handle, cx.policy, a.d, a.q, a.k, a.v, a.o, a.lse, &r);
+    const abft_status s =
+        cx.resident ? gpu_attention_forward_device(cx.handle, cx.policy, a.d, a.q, a.k, a.v, a.o, a.lse, &r)
+                    : gpu_attention_forward(cx.handle, cx.policy, a.d, a.q, a.k, a.v, a.o, a.lse, &r);
     cx.record(layer, OpKind::Attention, Pass::Forward, s, r, seconds_since(t0), "attention forward (GPU)");
     return;
   }
@@ -179,7 +184,9 @@ void attention_bwd(OpContext& cx, int layer, const AttnViews& a, const float* dO
     abft_report r{};
     const Clock::time_point t0 = Clock::now();
     const abft_status s =
-        gpu_attention_backward(cx.handle, cx.policy, a.d, a.q, a.k, a.v, a.o, dO, a.lse, dq, dk, dv, &r);
+        cx.resident
+            ? gpu_attention_backward_device(cx.handle, cx.policy, a.d, a.q, a.k, a.v, a.o, dO, a.lse, dq, dk, dv, &r)
+            : gpu_attention_backward(cx.handle, cx.policy, a.d, a.q, a.k, a.v, a.o, dO, a.lse, dq, dk, dv, &r);
     cx.record(layer, OpKind::Attention, Pass::Backward, s, r, seconds_since(t0), "attention backward (GPU)");
     return;
   }

@@ -11,6 +11,7 @@
 #include "abft/transformer/error.hpp"
 #include "fast_math.hpp"
 #include "ops.hpp"
+#include "ops_resident.hpp"
 
 namespace abft::transformer::ops {
 
@@ -27,6 +28,10 @@ double cross_entropy(OpContext& cx, int64_t N, int64_t V, float* logits, const i
     count += targets[i] >= 0 ? 1 : 0;
   }
   const float g = count ? scale / float(count) : 0.0f;
+  if (cx.resident) {
+    const double total = resident::cross_entropy(cx, N, V, logits, targets, dlogits, g);
+    return count ? total / double(count) : 0.0;
+  }
   // Per-row losses, added in row order after the parallel loop: an OpenMP sum reduction
   // combines the threads' partial sums in whatever order they finish, which made the loss
   // differ in its last bits from run to run with more than two threads.

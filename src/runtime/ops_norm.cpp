@@ -11,6 +11,7 @@
 #endif
 
 #include "ops.hpp"
+#include "ops_resident.hpp"
 
 namespace abft::transformer::ops {
 
@@ -55,6 +56,7 @@ bool norm_rows(int64_t N, int64_t d, const float* x, const float* w, const float
 
 void norm_fwd(OpContext& cx, int layer, int64_t N, int64_t d, const float* x, const float* w,
               const float* b, double eps, float* y, float* mean, float* rstd) {
+  if (cx.resident) return resident::norm_fwd(cx, layer, N, d, x, w, b, eps, y, mean, rstd);
   const Clock::time_point t0 = Clock::now();
   bool ok = norm_rows(N, d, x, w, b, eps, y, mean, rstd, cx.threads);
   bool ok2 = ok;
@@ -65,6 +67,7 @@ void norm_fwd(OpContext& cx, int layer, int64_t N, int64_t d, const float* x, co
 void norm_bwd(OpContext& cx, int layer, int64_t N, int64_t d, const float* x, const float* w,
               bool layernorm, const float* mean, const float* rstd, const float* dy, float* dx,
               float* dw, float* db) {
+  if (cx.resident) return resident::norm_bwd(cx, layer, N, d, x, w, layernorm, mean, rstd, dy, dx, dw, db);
   const Clock::time_point t0 = Clock::now();
   const int nt = std::max(1, cx.threads);
   std::vector<double> part(size_t(nt) * size_t(2 * d), 0.0);

@@ -11,20 +11,15 @@
 #include "abft/transformer/error.hpp"
 #include "fast_math.hpp"
 #include "ops.hpp"
+#include "ops_resident.hpp"
 
 namespace abft::transformer::ops {
 
 namespace {
 
-constexpr float kGeluC = 0.7978845608028654f;  // sqrt(2/pi)
-constexpr float kGeluA = 0.044715f;
-// Lower bounds of the activations (minima -0.16997 and -0.27846), with slack for rounding.
-constexpr float kGeluMin = -0.1701f;
-constexpr float kSiluMin = -0.2786f;
-
-inline float gelu(float u) {
-  return 0.5f * u * (1.0f + fastm::tanh(kGeluC * (u + kGeluA * u * u * u)));
-}
+using fastm::gelu;
+using fastm::kGeluMin;
+using fastm::kSiluMin;
 inline float sigmoid(float g) { return fastm::sigmoid(g); }
 
 /** Run `pass` (returns true when its invariant held); once more if it failed and checks are on. */
@@ -39,16 +34,18 @@ void checked(OpContext& cx, int layer, OpKind op, Pass pass, F&& run) {
 
 }  // namespace
 
-void add_bias(int64_t N, int64_t n, float* Y, int64_t ldy, const float* b, int threads) {
-#pragma omp parallel for num_threads(threads) schedule(static)
+void add_bias(OpContext& cx, int64_t N, int64_t n, float* Y, int64_t ldy, const float* b) {
+  if (cx.resident) return resident::add_bias(N, n, Y, ldy, b);
+#pragma omp parallel for num_threads(cx.threads) schedule(static)
   for (int64_t i = 0; i < N; ++i) {
     float* y = Y + i * ldy;
     for (int64_t j = 0; j < n; ++j) y[j] += b[j];
   }
 }
 
-void residual_add(int64_t N, int64_t d, float* y, const float* r, const float* b, int threads) {
-#pragma omp parallel for num_threads(threads) schedule(static)
+void residual_add(OpContext& cx, int64_t N, int64_t d, float* y, const float* r, const float* b) {
+  if (cx.resident) return resident::residual_add(N, d, y, r, b);
+#pragma omp parallel for num_threads(cx.threads) schedule(static)
   for (int64_t i = 0; i < N; ++i) {
     float* yr = y + i * d;
     const float* rr = r + i * d;
@@ -59,8 +56,14 @@ void residual_add(int64_t N, int64_t d, float* y, const float* r, const float* b
   }
 }
 
+void fill_zero(OpContext& cx, float* p, int64_t n) {
+  if (cx.resident) return resident::zero(p, n);
+  if (n > 0) std::fill(p, p + n, 0.0f);
+}
+
 void bias_gelu_fwd(OpContext& cx, int layer, int64_t N, int64_t f, float* u, const float* b, float* a) {
-  if (b) add_bias(N, f, u, f, b, cx.threads);
+  if (cx.resident) return resident::bias_gelu_fwd(cx, layer, N, f, u, b, a);
+  if (b) add_bias(cx, N, f, u, f, b);
   checked(cx, layer, OpKind::Activation, Pass::Forward, [&] {
     int bad = 0;
 #pragma omp parallel for num_threads(cx.threads) schedule(static) reduction(| : bad)
@@ -82,6 +85,7 @@ void bias_gelu_fwd(OpContext& cx, int layer, int64_t N, int64_t f, float* u, con
 }
 
 void gelu_bwd(OpContext& cx, int layer, int64_t N, int64_t f, const float* u, const float* da, float* du) {
+  if (cx.resident) return resident::gelu_bwd(cx, layer, N, f, u, da, du);
   checked(cx, layer, OpKind::Activation, Pass::Backward, [&] {
     int bad = 0;
 #pragma omp parallel for num_threads(cx.threads) schedule(static) reduction(| : bad)
@@ -92,11 +96,7 @@ void gelu_bwd(OpContext& cx, int layer, int64_t N, int64_t f, const float* u, co
       float sum = 0.0f;
 #pragma omp simd reduction(+ : sum)
       for (int64_t j = 0; j < f; ++j) {
-        const float x = ur[j];
-        const float t = fastm::tanh(kGeluC * (x + kGeluA * x * x * x));
-        const float dg = 0.5f * (1.0f + t) +
-                         0.5f * x * (1.0f - t * t) * kGeluC * (1.0f + 3.0f * kGeluA * x * x);
-        o[j] = gr[j] * dg;
+        o[j] = gr[j] * fastm::gelu_grad(ur[j]);
         sum += o[j];
       }
       if (!std::isfinite(sum)) bad |= 1;
@@ -106,6 +106,7 @@ void gelu_bwd(OpContext& cx, int layer, int64_t N, int64_t f, const float* u, co
 }
 
 void swiglu_fwd(OpContext& cx, int layer, int64_t N, int64_t f, const float* g, const float* u, float* a) {
+  if (cx.resident) return resident::swiglu_fwd(cx, layer, N, f, g, u, a);
   checked(cx, layer, OpKind::Activation, Pass::Forward, [&] {
     int bad = 0;
 #pragma omp parallel for num_threads(cx.threads) schedule(static) reduction(| : bad)
@@ -129,6 +130,7 @@ void swiglu_fwd(OpContext& cx, int layer, int64_t N, int64_t f, const float* g, 
 
 void swiglu_bwd(OpContext& cx, int layer, int64_t N, int64_t f, const float* g, const float* u,
                 const float* da, float* dg, float* du) {
+  if (cx.resident) return resident::swiglu_bwd(cx, layer, N, f, g, u, da, dg, du);
   checked(cx, layer, OpKind::Activation, Pass::Backward, [&] {
     int bad = 0;
 #pragma omp parallel for num_threads(cx.threads) schedule(static) reduction(| : bad)
@@ -170,6 +172,7 @@ void rope_tables(int64_t positions, int64_t hd, double theta, std::vector<float>
 
 void rope(OpContext& cx, int layer, Pass pass, int64_t N, int64_t heads, int64_t hd, float* x,
           int64_t ld, const int32_t* pos, const float* cos_t, const float* sin_t, bool inverse) {
+  if (cx.resident) return resident::rope(cx, layer, pass, N, heads, hd, x, ld, inverse);
   const Clock::time_point t0 = Clock::now();
   const int64_t h = hd / 2;
   const float sgn = inverse ? -1.0f : 1.0f;
@@ -209,6 +212,7 @@ void embed_fwd(OpContext& cx, int64_t N, int64_t d, int64_t vocab, int64_t npos,
       throw Error(ABFT_STATUS_INVALID_SIZE, "position " + std::to_string(pos[i]) +
                                                 " is outside the context of " + std::to_string(npos));
   }
+  if (cx.resident) return resident::embed_fwd(cx, N, d, tok, pos, wte, wpe, x);
   checked(cx, -1, OpKind::Embedding, Pass::Forward, [&] {
     int bad = 0;
 #pragma omp parallel for num_threads(cx.threads) schedule(static) reduction(| : bad)
@@ -230,6 +234,7 @@ void embed_fwd(OpContext& cx, int64_t N, int64_t d, int64_t vocab, int64_t npos,
 
 void embed_bwd(OpContext& cx, int64_t N, int64_t d, const int32_t* tok, const int32_t* pos,
                const float* dx, float* dwte, float* dwpe) {
+  if (cx.resident) return resident::embed_bwd(cx, N, d, dx, dwte, dwpe);
   const Clock::time_point t0 = Clock::now();
   // Columns split across threads: rows that share a token add into the same row of dwte.
   const int64_t cb = 16;

@@ -225,6 +225,12 @@ T atomicMin(T* p, T v) {
   return old;
 }
 template <class T>
+T atomicOr(T* p, T v) {
+  const T old = *p;
+  *p = old | v;
+  return old;
+}
+template <class T>
 T atomicCAS(T* p, T cmp, T v) {
   const T old = *p;
   if (old == cmp) *p = v;

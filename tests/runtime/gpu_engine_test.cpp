@@ -6,6 +6,10 @@
 //    summation orders), every protected op is counted with checks and nothing detected, and under
 //    one injected exponent flip per kernel call policy correct gives the clean results while
 //    every landed fault is detected;
+//  - the resident pass (forward and loss keep everything on the device, ops_resident.hpp): every
+//    op of every layer is counted and checked as on the CPU engine; a non-finite embedding row
+//    fails the same invariant checks (embedding, norms, activations, loss) on both engines; the
+//    gradient accumulates into the caller's buffer, or overwrites it with grads_zero;
 //  - weights held on the device (Model::WeightsOnDevice): counted without a device (every CI
 //    build); with one, a held weight is copied once and reused, dropped when the hold ends, a
 //    weight changed between holds is read anew, and greedy generation (which holds the weights
@@ -125,6 +129,123 @@ TEST(GpuEngine, MatchesTheCpuEngineAndCountsItsChecks) {
     EXPECT_LT(rel_diff(rf.logits, rg.logits), 1e-6) << nc.name;
     EXPECT_NEAR(rf.loss, rg.loss, 1e-6 * (1.0 + std::fabs(rg.loss))) << nc.name;
   }
+}
+
+/** Every (layer, op, pass) of two statistics tables: calls equal; for the ops with invariant
+ *  checks, checks equal and with outcomes also detected, corrected and uncorrectable; for the
+ *  products and attention (the engines' kernels differ) with abft_checks whether they checked.
+ *  (On non-finite inputs the GPU attention skips its checks where the CPU's count them.) */
+void expect_same_counts(const at::RunStats& g, const at::RunStats& c, bool outcomes, bool abft_checks,
+                        const std::string& what) {
+  ASSERT_EQ(g.layers(), c.layers());
+  for (int l = -1; l < c.layers(); ++l)
+    for (int k = 0; k < int(at::OpKind::Count_); ++k)
+      for (int p = 0; p < int(at::Pass::Count_); ++p) {
+        const at::OpKind op = at::OpKind(k);
+        const at::Pass pass = at::Pass(p);
+        const at::OpCounters& a = g.at(l, op, pass);
+        const at::OpCounters& b = c.at(l, op, pass);
+        const std::string where = what + ": layer " + std::to_string(l) + " " + at::op_name(op) + " " +
+                                  at::pass_name(pass);
+        EXPECT_EQ(a.calls, b.calls) << where;
+        if (at::op_is_abft(op)) {
+          if (abft_checks) {
+            EXPECT_EQ(a.checks > 0, b.checks > 0) << where;
+          }
+          continue;
+        }
+        EXPECT_EQ(a.checks, b.checks) << where;
+        if (!outcomes) continue;
+        EXPECT_EQ(a.detected, b.detected) << where;
+        EXPECT_EQ(a.corrected, b.corrected) << where;
+        EXPECT_EQ(a.uncorrectable, b.uncorrectable) << where;
+      }
+}
+
+TEST(GpuEngine, ResidentPassCountsEveryOpAsTheCpuEngine) {
+  const char* why = nullptr;
+  if (!at::ops::gpu_engine_available(&why)) GTEST_SKIP() << "no usable CUDA device: " << why;
+  const std::vector<reftest::NamedConfig> all = reftest::test_configs();
+  for (const reftest::NamedConfig& nc : {all[0], all[2]}) {
+    const at::Config& c = nc.config;
+    const int64_t B = 2, T = 5;
+    const std::vector<int32_t> tok = reftest::random_tokens(B * T, c.vocab, 31);
+    const std::vector<int32_t> tgt = reftest::random_tokens(B * T, c.vocab, 32);
+    at::Model cpu(c), gpu(c, gpu_options());
+    reftest::randomize(cpu.weights(), 33);
+    reftest::randomize(gpu.weights(), 33);
+    const Result rc = run(cpu, tok, tgt, B, T), rg = run(gpu, tok, tgt, B, T);
+    expect_same_counts(gpu.stats(), cpu.stats(), true, true, nc.name);
+    EXPECT_GT(gpu.stats().total(at::OpKind::Norm, at::Pass::Backward).checks, 0u) << nc.name;
+    EXPECT_EQ(gpu.stats().total().detected, 0u) << nc.name;
+    // Checks off: calls counted, nothing checked, the same results.
+    at::ModelOptions off = gpu_options();
+    off.invariant_checks = false;
+    at::Model quiet(c, off);
+    reftest::randomize(quiet.weights(), 33);
+    const Result rq = run(quiet, tok, tgt, B, T);
+    EXPECT_EQ(quiet.stats().total(at::OpKind::Norm, at::Pass::Forward).checks, 0u) << nc.name;
+    EXPECT_EQ(quiet.stats().total(at::OpKind::Norm, at::Pass::Forward).calls,
+              gpu.stats().total(at::OpKind::Norm, at::Pass::Forward).calls) << nc.name;
+    EXPECT_LT(rel_diff(rq.logits, rg.logits), 1e-6) << nc.name;
+  }
+}
+
+TEST(GpuEngine, ResidentChecksSeeANonFiniteEmbeddingAsTheCpuEngine) {
+  const char* why = nullptr;
+  if (!at::ops::gpu_engine_available(&why)) GTEST_SKIP() << "no usable CUDA device: " << why;
+  const std::vector<reftest::NamedConfig> all = reftest::test_configs();
+  for (const reftest::NamedConfig& nc : {all[0], all[2]}) {
+    const at::Config& c = nc.config;
+    const int64_t B = 1, T = 4;
+    const std::vector<int32_t> tok = reftest::random_tokens(B * T, c.vocab, 41);
+    const std::vector<int32_t> tgt = reftest::random_tokens(B * T, c.vocab, 42);
+    at::Model cpu(c), gpu(c, gpu_options());
+    for (at::Model* m : {&cpu, &gpu}) {
+      reftest::randomize(m->weights(), 43);
+      // One element of the first token's embedding row: Inf (a fault in memory, say).
+      at::Weights& w = m->weights();
+      w.at(w.layout().tok_emb)[int64_t(tok[0]) * c.d_model + 3] = INFINITY;
+      m->stats().reset();
+      std::vector<float> logits(size_t(B * T * c.vocab));
+      m->forward(tok.data(), B, T, logits.data());
+    }
+    const at::OpCounters& e = gpu.stats().at(-1, at::OpKind::Embedding, at::Pass::Forward);
+    EXPECT_EQ(e.detected, 1u) << nc.name;
+    EXPECT_EQ(e.uncorrectable, 1u) << nc.name;  // recomputed from the same bad row: still bad
+    EXPECT_GT(gpu.stats().at(0, at::OpKind::Norm, at::Pass::Forward).detected, 0u) << nc.name;
+    expect_same_counts(gpu.stats(), cpu.stats(), true, false, nc.name);
+  }
+}
+
+TEST(GpuEngine, ResidentGradientsAccumulateOrOverwrite) {
+  const char* why = nullptr;
+  if (!at::ops::gpu_engine_available(&why)) GTEST_SKIP() << "no usable CUDA device: " << why;
+  const at::Config c = reftest::test_configs()[0].config;
+  const int64_t B = 1, T = 6;
+  const std::vector<int32_t> tok = reftest::random_tokens(B * T, c.vocab, 51);
+  std::vector<int32_t> tgt = reftest::random_tokens(B * T, c.vocab, 52);
+  tgt[2] = -1;  // ignored
+  at::Model gpu(c, gpu_options());
+  reftest::randomize(gpu.weights(), 53);
+  const size_t n = std::as_const(gpu).weights().size();
+  std::vector<float> once(n, 0.0f), twice(n, 0.0f), fresh(n, 7.0f);
+  const double l1 = gpu.loss(tok.data(), tgt.data(), B, T, once.data());
+  gpu.loss(tok.data(), tgt.data(), B, T, twice.data());
+  const double l2 = gpu.loss(tok.data(), tgt.data(), B, T, twice.data());
+  EXPECT_EQ(l1, l2);
+  std::vector<float> doubled(once);
+  for (float& v : doubled) v *= 2.0f;
+  EXPECT_LT(rel_diff(twice, doubled), 1e-6);
+  // grads_zero: the buffer's contents are not read (the caller promised zeros).
+  std::fill(fresh.begin(), fresh.end(), 0.0f);
+  gpu.loss(tok.data(), tgt.data(), B, T, fresh.data(), 1.0f, true);
+  EXPECT_LT(rel_diff(fresh, once), 1e-6);
+  // Evaluation only: the loss, no gradient.
+  EXPECT_EQ(gpu.loss(tok.data(), tgt.data(), B, T), l1);
+  double gnorm = 0;
+  for (float v : once) gnorm += double(v) * v;
+  EXPECT_GT(gnorm, 0.0);
 }
 
 TEST(GpuEngine, HoldsAreCountedWithoutADevice) {

@@ -17,10 +17,13 @@
 
 namespace abft::transformer {
 
-/** Where the protected products and attention of a pass run. Gpu: on the CUDA engine's kernels,
- *  the pointwise ops on the host (an offload engine: each call copies its operands to the device
- *  and its results back; docs/ARCHITECTURE.md). Needs a build with the CUDA engine and a usable
- *  device: the Model's constructor throws Error(NOT_SUPPORTED) otherwise. */
+/** Where the protected products and attention of a pass run. Gpu: on the CUDA engine's kernels.
+ *  forward and loss run resident: activations, gradients and a copy of the weights stay in
+ *  device memory for the whole pass, the pointwise ops and their checks run on the device too,
+ *  and only tokens, targets, logits, loss and gradients cross; decode offloads its products and
+ *  attention (each call copies its operands to the device and its results back, the weights
+ *  held; docs/ARCHITECTURE.md). Needs a build with the CUDA engine and a usable device: the
+ *  Model's constructor throws Error(NOT_SUPPORTED) otherwise. */
 enum class Engine { Cpu, Gpu };
 
 struct ModelOptions {
@@ -141,6 +144,11 @@ class Model {
   InjectionSettings inj_settings_;
   RunStats stats_;
   std::unique_ptr<Workspace> ws_;
+  /// The GPU engine's resident pass (forward, loss): its workspace in device memory.
+  std::unique_ptr<Workspace> dws_;
+  void bind(Workspace& ws);
+  /** The weights as a pass on ws reads them: the host's, or (resident) their device copy. */
+  struct WeightsView view_for(const Workspace& ws);
 };
 
 }  // namespace abft::transformer

@@ -1,0 +1,79 @@
+/** \file ops_resident.hpp
+ *  \brief The GPU engine's resident pass: Model::forward and Model::loss on Engine::Gpu keep the
+ *  whole pass on the device — activations and gradients in device buffers (Workspace on the
+ *  device), the weights in one device copy (gpu_resident_weights), the products and attention on
+ *  the protected kernels with device pointers, and the pointwise ops on the runtime's own kernels
+ *  (cuda/runtime_ops.cu) with the CPU engine's invariant checks. Nothing crosses to the host but
+ *  the token ids and targets going in, the logits, loss and gradients coming out, and each
+ *  protected call's counters (abft_cuda_sync); the pointwise checks' outcomes stay on the device
+ *  until the pass ends (flush), so they cost the host no wait.
+ *
+ *  Each op of ops.hpp calls its namesake here when its OpContext has a ResidentState; they
+ *  take the same arguments. The ids (tokens, positions) of a pass are uploaded by its
+ *  embed_fwd; rope and embed_bwd use them (their host pointers are not read).
+ */
+#pragma once
+#include <vector>
+
+#include "buffer.hpp"
+#include "ops.hpp"
+
+namespace abft::transformer::ops {
+
+/** What a resident pass keeps on the device besides its activations. */
+struct ResidentState {
+  /** One pending invariant check: the op call, its two device flags (runtime_ops.hpp's
+   *  CheckFlags at flags[2 i]), the host time of its launch. */
+  struct Pending {
+    int layer;
+    OpKind op;
+    Pass pass;
+    double sec;
+  };
+  std::vector<Pending> pending;
+  Buf<uint32_t> flags{true};
+  Buf<int32_t> tok{true}, pos{true}, tgt{true};
+  int64_t ids = 0;  ///< rows of the ids uploaded by the pass's embed_fwd
+  Buf<float> cos_t{true}, sin_t{true};  ///< the rotary tables (Llama), copied by the Workspace
+  Buf<double> scratch{true};          ///< column sums
+  Buf<double> loss{true};             ///< per-row losses and their total
+};
+
+namespace resident {
+
+/** A pass starts: no pending checks. */
+void begin(OpContext& cx);
+/** Wait for the device and move the pending checks' outcomes into the statistics. */
+void flush(OpContext& cx);
+/** Copies between the host and the device (waits for the device); throws Error on failure. */
+void upload(void* dev, const void* host, size_t bytes);
+void download(void* host, const void* dev, size_t bytes);
+/** p[0, n) = 0. */
+void zero(float* p, int64_t n);
+
+void norm_fwd(OpContext& cx, int layer, int64_t N, int64_t d, const float* x, const float* w, const float* b,
+              double eps, float* y, float* mean, float* rstd);
+void norm_bwd(OpContext& cx, int layer, int64_t N, int64_t d, const float* x, const float* w, bool layernorm,
+              const float* mean, const float* rstd, const float* dy, float* dx, float* dw, float* db);
+/** db[j] += sum_i dY[i, j]. */
+void column_sums_add(OpContext& cx, int64_t N, int64_t n, const float* dY, int64_t ldy, float* db);
+void add_bias(int64_t N, int64_t n, float* Y, int64_t ldy, const float* b);
+void residual_add(int64_t N, int64_t d, float* y, const float* r, const float* b);
+void bias_gelu_fwd(OpContext& cx, int layer, int64_t N, int64_t f, float* u, const float* b, float* a);
+void gelu_bwd(OpContext& cx, int layer, int64_t N, int64_t f, const float* u, const float* da, float* du);
+void swiglu_fwd(OpContext& cx, int layer, int64_t N, int64_t f, const float* g, const float* u, float* a);
+void swiglu_bwd(OpContext& cx, int layer, int64_t N, int64_t f, const float* g, const float* u, const float* da,
+                float* dg, float* du);
+/** The rotation by the pass's positions and the state's tables. */
+void rope(OpContext& cx, int layer, Pass pass, int64_t N, int64_t heads, int64_t hd, float* x, int64_t ld,
+          bool inverse);
+/** tok and pos: host ids, already checked; uploaded for the pass. */
+void embed_fwd(OpContext& cx, int64_t N, int64_t d, const int32_t* tok, const int32_t* pos, const float* wte,
+               const float* wpe, float* x);
+void embed_bwd(OpContext& cx, int64_t N, int64_t d, const float* dx, float* dwte, float* dwpe);
+/** targets: host, already checked; count of those >= 0. Returns the sum of the row losses. */
+double cross_entropy(OpContext& cx, int64_t N, int64_t V, float* logits, const int32_t* targets, float* dlogits,
+                     float g);
+
+}  // namespace resident
+}  // namespace abft::transformer::ops
