@@ -378,6 +378,18 @@ __global__ void embed_bwd_kernel(int64_t N, int64_t d, const int32_t* tok, const
   }
 }
 
+__global__ void kv_append_kernel(int64_t count, int64_t kvh, int64_t hd, const float* qkv, int64_t ld, int64_t koff,
+                                 int64_t voff, float* kc, float* vc, int64_t cap, int64_t len) {
+  const int64_t total = count * kvh * hd;
+  for (int64_t e = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; e < total; e += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t i = e % hd, h = (e / hd) % kvh, t = e / (hd * kvh);
+    const float* row = qkv + t * ld;
+    const int64_t at = (h * cap + len + t) * hd + i;
+    kc[at] = row[koff + h * hd + i];
+    vc[at] = row[voff + h * hd + i];
+  }
+}
+
 // ------------------------------------------------------------------ loss
 
 __global__ void __launch_bounds__(kRowThreads)
@@ -521,6 +533,14 @@ cudaError_t embed_bwd(int64_t N, int64_t d, const int32_t* tok, const int32_t* p
                       float* dwpe) {
   if (N <= 0 || d <= 0) return cudaSuccess;
   embed_bwd_kernel<<<unsigned((d + 127) / 128), 128>>>(N, d, tok, pos, dx, dwte, dwpe);
+  return cudaGetLastError();
+}
+
+cudaError_t kv_append(int64_t count, int64_t kv_heads, int64_t hd, const float* qkv, int64_t ld, int64_t koff,
+                      int64_t voff, float* kc, float* vc, int64_t cap, int64_t len) {
+  if (count <= 0 || kv_heads <= 0 || hd <= 0) return cudaSuccess;
+  kv_append_kernel<<<grid_elems(count * kv_heads * hd), 256>>>(count, kv_heads, hd, qkv, ld, koff, voff, kc, vc, cap,
+                                                               len);
   return cudaGetLastError();
 }
 

@@ -74,6 +74,11 @@ cudaError_t embed_fwd(int64_t N, int64_t d, const int32_t* tok, const int32_t* p
 cudaError_t embed_bwd(int64_t N, int64_t d, const int32_t* tok, const int32_t* pos, const float* dx,
                       float* dwte, float* dwpe);
 
+/** The KV cache's append: for t < count and h < kv_heads, row t's K head h (columns koff + h hd
+ *  of rows ld apart from qkv) to kc[(h cap + len + t) hd], its V head (from voff) to vc alike. */
+cudaError_t kv_append(int64_t count, int64_t kv_heads, int64_t hd, const float* qkv, int64_t ld, int64_t koff,
+                      int64_t voff, float* kc, float* vc, int64_t cap, int64_t len);
+
 /** Softmax cross-entropy per row (targets < 0 ignored, already checked < V): row_loss[i] (0 when
  *  ignored), *total = their sum in double in a fixed order; with dlogits (may be logits),
  *  dlogits = g * softmax - g at the target (0 for ignored rows). Check: every loss finite and

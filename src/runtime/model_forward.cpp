@@ -74,9 +74,62 @@ KVCache::KVCache(const Config& c, int64_t slots, int64_t capacity)
                                               " is outside [1, context = " +
                                               std::to_string(c.context) + "]");
   len_.assign(size_t(slots), 0);
-  const size_t per = size_t(slots) * size_t(c.kv_heads) * size_t(capacity) * size_t(c.head_dim());
-  k_.assign(size_t(c.layers), std::vector<float>(per, 0.0f));
-  v_.assign(size_t(c.layers), std::vector<float>(per, 0.0f));
+  per_ = size_t(slots) * size_t(c.kv_heads) * size_t(capacity) * size_t(c.head_dim());
+  k_.assign(size_t(c.layers), std::vector<float>(per_, 0.0f));
+  v_.assign(size_t(c.layers), std::vector<float>(per_, 0.0f));
+}
+
+struct KVCache::Device {
+  float* p = nullptr;
+};
+void KVCache::DeviceFree::operator()(Device* d) const {
+  if (d) ops::gpu_free(d->p);
+  delete d;
+}
+KVCache::~KVCache() = default;
+
+KVCache::KVCache(const KVCache& o)
+    : slots_(o.slots_), capacity_(o.capacity_), per_(o.per_), len_(o.len_) {
+  const_cast<KVCache&>(o).to_host();
+  k_ = o.k_;
+  v_ = o.v_;
+}
+
+KVCache& KVCache::operator=(const KVCache& o) {
+  if (this != &o) {
+    KVCache t(o);
+    *this = std::move(t);
+  }
+  return *this;
+}
+
+void KVCache::to_host() {
+  if (!dev_ || !dev_newer_) return;
+  for (size_t l = 0; l < k_.size(); ++l) {
+    ops::resident::download(k_[l].data(), dev_->p + 2 * l * per_, per_ * sizeof(float));
+    ops::resident::download(v_[l].data(), dev_->p + (2 * l + 1) * per_, per_ * sizeof(float));
+  }
+  dev_newer_ = false;
+}
+
+float* KVCache::on_device() {
+  if (!dev_) {
+    std::unique_ptr<Device, DeviceFree> d(new Device);
+    d->p = static_cast<float*>(ops::gpu_malloc(2 * k_.size() * per_ * sizeof(float)));
+    if (!d->p)
+      throw Error(ABFT_STATUS_ALLOC_FAILED, "KV cache: no device memory for " +
+                                                std::to_string(2 * k_.size() * per_ * sizeof(float)) + " bytes");
+    dev_ = std::move(d);
+    dev_newer_ = false;  // the host's are the newer ones: copied below
+  }
+  if (!dev_newer_) {
+    for (size_t l = 0; l < k_.size(); ++l) {
+      ops::resident::upload(dev_->p + 2 * l * per_, k_[l].data(), per_ * sizeof(float));
+      ops::resident::upload(dev_->p + (2 * l + 1) * per_, v_[l].data(), per_ * sizeof(float));
+    }
+    dev_newer_ = true;
+  }
+  return dev_->p;
 }
 
 void KVCache::clear() { std::fill(len_.begin(), len_.end(), 0); }
@@ -396,7 +449,9 @@ void Model::decode(KVCache& cache, const std::vector<SeqChunk>& chunks, float* l
                                                    " is outside the vocabulary");
     N += ch.count;
   }
-  Workspace& ws = *ws_;  // (on the GPU engine: products and attention offloaded, weights held)
+  // The GPU engine decodes resident: the workspace and the cache's contents on the device.
+  Workspace& ws = dws_ ? *dws_ : *ws_;
+  if (ws.device) ops::resident::begin(ws.cx);
   const WeightsView w = view_for(ws);
   ws.prepare(N, false);
   std::vector<int64_t> row0(chunks.size());
@@ -409,15 +464,19 @@ void Model::decode(KVCache& cache, const std::vector<SeqChunk>& chunks, float* l
   }
   pass::embed(w, ws);
   const int64_t hd = ws.hd, KVH = ws.KVH, cap = cache.capacity();
+  float* dcache = ws.device ? cache.on_device() : nullptr;
   for (int64_t l = 0; l < c.layers; ++l) {
     pass::layer_forward(w, ws, l, [&](int64_t layer, float* qkv, float* out) {
-      float* kc = cache.k(layer);
-      float* vc = cache.v(layer);
+      float* kc = dcache ? dcache + 2 * size_t(layer) * cache.per_ : cache.k(layer);
+      float* vc = dcache ? dcache + (2 * size_t(layer) + 1) * cache.per_ : cache.v(layer);
       for (size_t i = 0; i < chunks.size(); ++i) {
         const SeqChunk& ch = chunks[i];
         const int64_t len = cache.length(ch.slot);
         const int64_t base = ch.slot * KVH * cap * hd;
-        for (int64_t t = 0; t < ch.count; ++t) {
+        if (dcache)
+          ops::resident::kv_append(ch.count, KVH, hd, qkv + row0[i] * ws.W, ws.W, ws.H * hd, (ws.H + KVH) * hd,
+                                   kc + base, vc + base, cap, len);
+        for (int64_t t = 0; t < ch.count && !dcache; ++t) {
           const float* row = qkv + (row0[i] + t) * ws.W;
           for (int64_t h = 0; h < KVH; ++h) {
             std::memcpy(kc + base + (h * cap + len + t) * hd, row + (ws.H + h) * hd, size_t(hd) * sizeof(float));
@@ -446,16 +505,36 @@ void Model::decode(KVCache& cache, const std::vector<SeqChunk>& chunks, float* l
   }
   for (const SeqChunk& ch : chunks) cache.advance(ch.slot, ch.count);
   pass::final_norm(w, ws);
-  if (all_logits) {
-    pass::lm_head(w, ws, ws.nf.data(), N, ws.d, logits);
+  const int64_t rows = all_logits ? N : int64_t(chunks.size());
+  const float* head_in = ws.nf.data();
+  std::vector<float> last;
+  if (!all_logits) {
+    // Only the last token of each sequence: gather their rows, one product (resident: into the
+    // backward's scratch, unused while decoding).
+    float* dst = nullptr;
+    if (ws.device) {
+      ws.dn.fit(chunks.size() * size_t(ws.d));
+      dst = ws.dn.data();
+    } else {
+      last.resize(chunks.size() * size_t(ws.d));
+      dst = last.data();
+    }
+    for (size_t i = 0; i < chunks.size(); ++i) {
+      const float* src = ws.nf.data() + (row0[i] + chunks[i].count - 1) * ws.d;
+      if (ws.device) ops::resident::copy(dst + i * size_t(ws.d), src, size_t(ws.d) * sizeof(float));
+      else std::memcpy(dst + i * size_t(ws.d), src, size_t(ws.d) * sizeof(float));
+    }
+    head_in = dst;
+  }
+  if (!ws.device) {
+    pass::lm_head(w, ws, head_in, rows, ws.d, logits);
     return;
   }
-  // Only the last token of each sequence: gather their rows, one product.
-  std::vector<float> last(chunks.size() * size_t(ws.d));
-  for (size_t i = 0; i < chunks.size(); ++i)
-    std::memcpy(last.data() + i * size_t(ws.d), ws.nf.data() + (row0[i] + chunks[i].count - 1) * ws.d,
-                size_t(ws.d) * sizeof(float));
-  pass::lm_head(w, ws, last.data(), int64_t(chunks.size()), ws.d, logits);
+  const size_t n = size_t(rows) * size_t(ws.V);
+  ws.logits.fit(n);
+  pass::lm_head(w, ws, head_in, rows, ws.d, ws.logits.data());
+  ops::resident::download(logits, ws.logits.data(), n * sizeof(float));
+  ops::resident::flush(ws.cx);
 }
 
 }  // namespace abft::transformer

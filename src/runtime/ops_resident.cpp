@@ -92,6 +92,15 @@ void zero(float* p, int64_t n) {
   if (n > 0) check(cudaMemsetAsync(p, 0, size_t(n) * sizeof(float)), "clearing a buffer");
 }
 
+void copy(void* dst, const void* src, size_t bytes) {
+  if (bytes) check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice), "copy on the device");
+}
+
+void kv_append(int64_t count, int64_t kv_heads, int64_t hd, const float* qkv, int64_t ld, int64_t koff,
+               int64_t voff, float* kc, float* vc, int64_t cap, int64_t len) {
+  check(rt::kv_append(count, kv_heads, hd, qkv, ld, koff, voff, kc, vc, cap, len), "KV cache append");
+}
+
 void norm_fwd(OpContext& cx, int layer, int64_t N, int64_t d, const float* x, const float* w, const float* b,
               double eps, float* y, float* mean, float* rstd) {
   const Clock::time_point t0 = Clock::now();
@@ -214,6 +223,10 @@ void flush(OpContext&) {}
 void upload(void*, const void*, size_t) { none(); }
 void download(void*, const void*, size_t) { none(); }
 void zero(float*, int64_t) { none(); }
+void copy(void*, const void*, size_t) { none(); }
+void kv_append(int64_t, int64_t, int64_t, const float*, int64_t, int64_t, int64_t, float*, float*, int64_t, int64_t) {
+  none();
+}
 void norm_fwd(OpContext&, int, int64_t, int64_t, const float*, const float*, const float*, double, float*, float*,
               float*) { none(); }
 void norm_bwd(OpContext&, int, int64_t, int64_t, const float*, const float*, bool, const float*, const float*,

@@ -50,6 +50,11 @@ void upload(void* dev, const void* host, size_t bytes);
 void download(void* host, const void* dev, size_t bytes);
 /** p[0, n) = 0. */
 void zero(float* p, int64_t n);
+/** bytes from src to dst, both on the device (stream-ordered, no wait). */
+void copy(void* dst, const void* src, size_t bytes);
+/** The KV cache's append of `count` rows of the QKV buffer (runtime_ops.hpp's kv_append). */
+void kv_append(int64_t count, int64_t kv_heads, int64_t hd, const float* qkv, int64_t ld, int64_t koff,
+               int64_t voff, float* kc, float* vc, int64_t cap, int64_t len);
 
 void norm_fwd(OpContext& cx, int layer, int64_t N, int64_t d, const float* x, const float* w, const float* b,
               double eps, float* y, float* mean, float* rstd);

@@ -248,6 +248,42 @@ TEST(GpuEngine, ResidentGradientsAccumulateOrOverwrite) {
   EXPECT_GT(gnorm, 0.0);
 }
 
+// Decoding keeps the cache's contents on the device; a CPU-engine model that goes on with the same
+// cache reads them back (KVCache::k, v), as does a copy of the cache.
+TEST(GpuEngine, ResidentDecodeCacheMovesBetweenEngines) {
+  const char* why = nullptr;
+  if (!at::ops::gpu_engine_available(&why)) GTEST_SKIP() << "no usable CUDA device: " << why;
+  const std::vector<reftest::NamedConfig> all = reftest::test_configs();
+  for (const reftest::NamedConfig& nc : {all[0], all[2]}) {
+    const at::Config& c = nc.config;
+    at::Model cpu(c), gpu(c, gpu_options());
+    reftest::randomize(cpu.weights(), 61);
+    reftest::randomize(gpu.weights(), 61);
+    const std::vector<int32_t> a = reftest::random_tokens(7, c.vocab, 62), b = reftest::random_tokens(4, c.vocab, 63);
+    const size_t V = size_t(c.vocab);
+    // Reference: the CPU engine alone. Prefill both slots, then one token each, twice.
+    at::KVCache ref(c, 2, 16), mixed(c, 2, 16);
+    std::vector<float> lr(2 * V), lm(2 * V);
+    cpu.decode(ref, {{0, a.data(), 5}, {1, b.data(), 2}}, lr.data());
+    gpu.decode(mixed, {{0, a.data(), 5}, {1, b.data(), 2}}, lm.data());
+    EXPECT_LT(rel_diff(lm, lr), 1e-4) << nc.name;
+    // The device's contents, read back through k() by a copy and by the CPU engine.
+    at::KVCache copy(mixed);
+    EXPECT_LT(rel_diff(std::vector<float>(copy.k(1), copy.k(1) + 16 * c.kv_heads * c.head_dim()),
+                       std::vector<float>(ref.k(1), ref.k(1) + 16 * c.kv_heads * c.head_dim())),
+              1e-4)
+        << nc.name;
+    cpu.decode(ref, {{0, a.data() + 5, 1}, {1, b.data() + 2, 1}}, lr.data());
+    cpu.decode(mixed, {{0, a.data() + 5, 1}, {1, b.data() + 2, 1}}, lm.data());  // CPU after GPU
+    EXPECT_LT(rel_diff(lm, lr), 1e-4) << nc.name;
+    cpu.decode(ref, {{0, a.data() + 6, 1}, {1, b.data() + 3, 1}}, lr.data());
+    gpu.decode(mixed, {{0, a.data() + 6, 1}, {1, b.data() + 3, 1}}, lm.data());  // and back
+    EXPECT_LT(rel_diff(lm, lr), 1e-4) << nc.name;
+    EXPECT_EQ(mixed.length(0), 7);
+    EXPECT_EQ(mixed.length(1), 4);
+  }
+}
+
 TEST(GpuEngine, HoldsAreCountedWithoutADevice) {
   // The CPU engine's guard does nothing; the engine's own counter nests, never goes below zero,
   // and holds no bytes until a product runs on a device.

@@ -38,23 +38,52 @@ struct ModelOptions {
 };
 
 /** The KV cache of a batch of sequences ("slots"): per layer K and V of
- *  [slots, kv_heads, capacity, head_dim]. */
+ *  [slots, kv_heads, capacity, head_dim]. A model on the GPU engine keeps the cache's contents
+ *  on the device while it decodes (one device copy, made at its first decode); k() and v()
+ *  bring them back to the host first, and a model on the CPU engine decoding with the cache
+ *  afterwards reads them there. A copy of a cache is a host copy. */
 class KVCache {
  public:
   KVCache(const Config& c, int64_t slots, int64_t capacity);
+  KVCache(const KVCache& o);
+  KVCache& operator=(const KVCache& o);
+  KVCache(KVCache&&) noexcept = default;
+  KVCache& operator=(KVCache&&) noexcept = default;
+  ~KVCache();
   int64_t slots() const { return slots_; }
   int64_t capacity() const { return capacity_; }
   int64_t length(int64_t slot) const { return len_[size_t(slot)]; }
   void clear();                  ///< every slot empty
   void clear(int64_t slot);
-  float* k(int64_t layer) { return k_[size_t(layer)].data(); }
-  float* v(int64_t layer) { return v_[size_t(layer)].data(); }
+  float* k(int64_t layer) {
+    to_host();
+    return k_[size_t(layer)].data();
+  }
+  float* v(int64_t layer) {
+    to_host();
+    return v_[size_t(layer)].data();
+  }
   void advance(int64_t slot, int64_t n) { len_[size_t(slot)] += n; }
 
  private:
+  friend class Model;
+  /** The device copy: K and V of every layer in one array, K of layer l at 2 l * per, V at
+   *  (2 l + 1) * per (per = slots * kv_heads * capacity * head_dim). */
+  struct Device;
+  struct DeviceFree {
+    void operator()(Device* d) const;
+  };
+  /** The device's contents to the host when they are the newer ones. */
+  void to_host();
+  /** The device copy, made or refreshed from the host when the host's are the newer ones; the
+   *  device's become the newer ones (the caller is about to write them). */
+  float* on_device();
   int64_t slots_, capacity_;
+  size_t per_ = 0;
   std::vector<int64_t> len_;
   std::vector<std::vector<float>> k_, v_;
+  std::unique_ptr<Device, DeviceFree> dev_;
+  bool dev_newer_ = false;
 };
 
 /** New tokens of one sequence for Model::decode: appended to `slot` of the cache. */
