@@ -254,7 +254,7 @@ if want preload; then
 fi
 
 # Issue 11: the transformer runtime on a GPT-2-small shape, CPU engine vs GPU engine (the GPU
-# engine offloads each product and attention call: ops_gpu.cpp), training step time and tokens/s,
+# engine's resident pass: ops_resident.hpp), training step time and tokens/s,
 # decoding tokens/s; clean runs, so any detection fails the row (the commands exit 1). Last: no
 # bar rides on it, and gpu_engine_test checked the engine in phase 1. The corpus is read from
 # this tree (the binaries' built-in path is the build machine's); training and decoding are

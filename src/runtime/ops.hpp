@@ -29,12 +29,8 @@ struct OpContext {
   int threads = 1;                     ///< for the pointwise loops
   std::vector<float> shadow;           ///< scratch of the check-time samples
   /** The GPU engine's resident pass (ops_resident.hpp): every array an op is given is device
-   *  memory, and every op runs there. nullptr: host arrays (the CPU engine, or the GPU engine's
-   *  offload of products and attention while decoding). */
+   *  memory, and every op runs there. nullptr: host arrays, the CPU engine. */
   ResidentState* resident = nullptr;
-
-  /** Whether the products and attention run on the GPU engine (ops_gpu.hpp). */
-  bool on_gpu() const { return opt && opt->engine == Engine::Gpu; }
   /** Record one protected call: report, status, seconds; throws Error on an argument error. */
   void record(int layer, OpKind op, Pass pass, abft_status s, const abft_report& r, double sec,
               const char* what);

@@ -55,17 +55,14 @@ void OpContext::record_invariant(int layer, OpKind op, Pass pass, bool ok, bool 
 namespace {
 
 /** One sgemm on the handle, recorded under (layer, op, pass); with a check-time sample, the
- *  same call again with policy off into scratch memory (not injected, not counted).
- *  b_weight: B is a model weight (the GPU engine keeps it on the device while held). */
+ *  same call again with policy off into scratch memory (not injected, not counted). */
 void gemm(OpContext& cx, int layer, OpKind op, Pass pass, abft_op ta, abft_op tb, int64_t m,
           int64_t n, int64_t k, const float* A, int64_t lda, const float* B, int64_t ldb,
-          float beta, float* C, int64_t ldc, bool b_weight = false) {
-  if (cx.on_gpu()) {  // the GPU engine: no check-time samples (the pairs would time the copies)
+          float beta, float* C, int64_t ldc) {
+  if (cx.resident) {  // the GPU engine: no check-time samples (the wait for the counters is in the time)
     abft_report r{};
     const Clock::time_point t0 = Clock::now();
-    const abft_status s =
-        cx.resident ? gpu_sgemm_device(cx.handle, cx.policy, ta, tb, m, n, k, A, lda, B, ldb, beta, C, ldc, &r)
-                    : gpu_sgemm(cx.handle, cx.policy, ta, tb, m, n, k, A, lda, B, ldb, beta, C, ldc, &r, b_weight);
+    const abft_status s = gpu_sgemm_device(cx.handle, cx.policy, ta, tb, m, n, k, A, lda, B, ldb, beta, C, ldc, &r);
     cx.record(layer, op, pass, s, r, seconds_since(t0), "sgemm (GPU)");
     return;
   }
@@ -98,10 +95,10 @@ void linear(OpContext& cx, int layer, OpKind op, int64_t N, int64_t in, int64_t 
             bool accumulate) {
   if (wl == WLayout::InOut)
     gemm(cx, layer, op, Pass::Forward, ABFT_NO_TRANS, ABFT_NO_TRANS, N, out, in, X, ldx, W, out,
-         accumulate ? 1.0f : 0.0f, Y, ldy, true);
+         accumulate ? 1.0f : 0.0f, Y, ldy);
   else
     gemm(cx, layer, op, Pass::Forward, ABFT_NO_TRANS, ABFT_TRANS, N, out, in, X, ldx, W, in,
-         accumulate ? 1.0f : 0.0f, Y, ldy, true);
+         accumulate ? 1.0f : 0.0f, Y, ldy);
 }
 
 void linear_dx(OpContext& cx, int layer, OpKind op, int64_t N, int64_t in, int64_t out,
@@ -109,10 +106,10 @@ void linear_dx(OpContext& cx, int layer, OpKind op, int64_t N, int64_t in, int64
                bool accumulate) {
   if (wl == WLayout::InOut)
     gemm(cx, layer, op, Pass::Backward, ABFT_NO_TRANS, ABFT_TRANS, N, in, out, dY, ldy, W, out,
-         accumulate ? 1.0f : 0.0f, dX, ldx, true);
+         accumulate ? 1.0f : 0.0f, dX, ldx);
   else
     gemm(cx, layer, op, Pass::Backward, ABFT_NO_TRANS, ABFT_NO_TRANS, N, in, out, dY, ldy, W, in,
-         accumulate ? 1.0f : 0.0f, dX, ldx, true);
+         accumulate ? 1.0f : 0.0f, dX, ldx);
 }
 
 void linear_dw(OpContext& cx, int layer, OpKind op, int64_t N, int64_t in, int64_t out,
@@ -143,12 +140,10 @@ void linear_dw(OpContext& cx, int layer, OpKind op, int64_t N, int64_t in, int64
 }
 
 void attention_fwd(OpContext& cx, int layer, const AttnViews& a) {
-  if (cx.on_gpu()) {
+  if (cx.resident) {
     abft_report r{};
     const Clock::time_point t0 = Clock::now();
-    const abft_status s =
-        cx.resident ? gpu_attention_forward_device(cx.handle, cx.policy, a.d, a.q, a.k, a.v, a.o, a.lse, &r)
-                    : gpu_attention_forward(cx.handle, cx.policy, a.d, a.q, a.k, a.v, a.o, a.lse, &r);
+    const abft_status s = gpu_attention_forward_device(cx.handle, cx.policy, a.d, a.q, a.k, a.v, a.o, a.lse, &r);
     cx.record(layer, OpKind::Attention, Pass::Forward, s, r, seconds_since(t0), "attention forward (GPU)");
     return;
   }
@@ -180,13 +175,11 @@ void attention_fwd(OpContext& cx, int layer, const AttnViews& a) {
 
 void attention_bwd(OpContext& cx, int layer, const AttnViews& a, const float* dO, float* dq,
                    float* dk, float* dv) {
-  if (cx.on_gpu()) {
+  if (cx.resident) {
     abft_report r{};
     const Clock::time_point t0 = Clock::now();
     const abft_status s =
-        cx.resident
-            ? gpu_attention_backward_device(cx.handle, cx.policy, a.d, a.q, a.k, a.v, a.o, dO, a.lse, dq, dk, dv, &r)
-            : gpu_attention_backward(cx.handle, cx.policy, a.d, a.q, a.k, a.v, a.o, dO, a.lse, dq, dk, dv, &r);
+        gpu_attention_backward_device(cx.handle, cx.policy, a.d, a.q, a.k, a.v, a.o, dO, a.lse, dq, dk, dv, &r);
     cx.record(layer, OpKind::Attention, Pass::Backward, s, r, seconds_since(t0), "attention backward (GPU)");
     return;
   }

@@ -10,10 +10,12 @@
 //    op of every layer is counted and checked as on the CPU engine; a non-finite embedding row
 //    fails the same invariant checks (embedding, norms, activations, loss) on both engines; the
 //    gradient accumulates into the caller's buffer, or overwrites it with grads_zero;
+//  - decoding resident: the KV cache's contents move between the engines (a GPU model's cache
+//    continued by a CPU model and back);
 //  - weights held on the device (Model::WeightsOnDevice): counted without a device (every CI
-//    build); with one, a held weight is copied once and reused, dropped when the hold ends, a
-//    weight changed between holds is read anew, and greedy generation (which holds the weights
-//    for its loop) gives the CPU engine's tokens.
+//    build); with one, the weights are copied once and reused, dropped when the hold ends,
+//    weights changed between holds are read anew, and greedy generation (which holds the
+//    weights for its loop) gives the CPU engine's tokens.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -328,19 +330,30 @@ TEST(GpuEngine, HeldWeightsAreCopiedOnceAndDroppedWithTheHold) {
   EnginePair e(11);
   reftest::randomize(e.cpu.weights(), 12);
   reftest::randomize(e.gpu.weights(), 12);
+  e.cpu_forward();
+  float* kept = e.gpu.weights().data();  // memory kept from weights(): written behind the hold's back
   {
     const at::Model::WeightsOnDevice held = e.gpu.hold_weights_on_device();
     e.gpu_forward();
+    EXPECT_LT(rel_diff(e.lg, e.lc), 1e-4);
+    const std::vector<float> first = e.lg;
     const size_t bytes = at::ops::gpu_held_weight_bytes(e.h);
-    EXPECT_GT(bytes, 0u);
-    EXPECT_LE(bytes, std::as_const(e.gpu).weights().size() * sizeof(float));  // each weight matrix once at most
+    EXPECT_EQ(bytes, std::as_const(e.gpu).weights().size() * sizeof(float));  // one copy of them all
+    // The held copy is what the passes read: a change behind its back is not seen ...
+    const std::vector<float> saved(kept, kept + std::as_const(e.gpu).weights().size());
+    for (size_t i = 0; i < saved.size(); i += 7) kept[i] *= 1.5f;
     e.gpu_forward();
-    EXPECT_EQ(at::ops::gpu_held_weight_bytes(e.h), bytes) << "a held weight was copied again";
-    for (int i = 0; i < 70; ++i) e.gpu_forward();  // past a refresh (64 uses)
+    EXPECT_EQ(e.lg, first) << "the weights were copied again inside the hold";
     EXPECT_EQ(at::ops::gpu_held_weight_bytes(e.h), bytes);
+    // ... until the copy is made again from the host, for the 65th pass.
+    for (int i = 0; i < 62; ++i) e.gpu_forward();  // 64 passes on the copy
+    EXPECT_EQ(e.lg, first) << "refreshed before 64 passes";
+    e.gpu_forward();
+    EXPECT_GT(rel_diff(e.lg, first), 1e-3) << "not refreshed after 64 passes";
+    std::copy(saved.begin(), saved.end(), kept);
   }
   EXPECT_EQ(at::ops::gpu_held_weight_bytes(e.h), 0u);
-  e.cpu_forward();
+  e.gpu_forward();  // a new hold: the restored weights
   EXPECT_LT(rel_diff(e.lg, e.lc), 1e-4);
   // New weights between holds: read anew (a stale copy would keep the old logits).
   reftest::randomize(e.cpu.weights(), 13);

@@ -17,13 +17,12 @@
 
 namespace abft::transformer {
 
-/** Where the protected products and attention of a pass run. Gpu: on the CUDA engine's kernels.
- *  forward and loss run resident: activations, gradients and a copy of the weights stay in
- *  device memory for the whole pass, the pointwise ops and their checks run on the device too,
- *  and only tokens, targets, logits, loss and gradients cross; decode offloads its products and
- *  attention (each call copies its operands to the device and its results back, the weights
- *  held; docs/ARCHITECTURE.md). Needs a build with the CUDA engine and a usable device: the
- *  Model's constructor throws Error(NOT_SUPPORTED) otherwise. */
+/** Where a pass runs. Gpu: resident on the CUDA engine — forward, loss and decode keep the
+ *  activations, gradients, KV cache and a copy of the weights in device memory for the whole
+ *  pass; products and attention run on the protected GPU kernels, the pointwise ops and their
+ *  invariant checks on the runtime's own device kernels; only tokens, targets, logits, the loss
+ *  and the gradients cross (docs/ARCHITECTURE.md). Needs a build with the CUDA engine and a
+ *  usable device: the Model's constructor throws Error(NOT_SUPPORTED) otherwise. */
 enum class Engine { Cpu, Gpu };
 
 struct ModelOptions {
@@ -108,20 +107,21 @@ class Model {
   void save_pretrained(const std::string& dir) const;
 
   const Config& config() const { return weights_.config(); }
-  /** Mutable access (loading, initialising, an optimizer's step). The GPU engine's held copies
-   *  of the weights (WeightsOnDevice) are dropped here and made again at their next use, so a
-   *  change made through this reference before the next product is read even inside a hold;
+  /** Mutable access (loading, initialising, an optimizer's step). The GPU engine's held copy
+   *  of the weights (WeightsOnDevice) is dropped here and made again at the next pass, so a
+   *  change made through this reference before the next pass is read even inside a hold;
    *  memory kept from it and written later is not seen (ask for weights() again). */
   Weights& weights();
 
-  /** While a WeightsOnDevice lives, the GPU engine keeps the weights its products read on the
-   *  device, copied once at their first use, instead of copying them at every call (decoding
-   *  reads every weight once per token). A change through the mutable weights() drops the copies
-   *  (made again at their next use); the weights' memory must not be written otherwise while
-   *  held. forward, loss and decode hold them for their own call; generate() for its whole
-   *  loop; a caller's own decoding loop can hold them across its calls. A held copy is made again from the host
-   *  after 64 uses (it is the checks' input too: a fault in device memory would otherwise last
-   *  the whole hold). Nothing on the CPU engine. Movable; must not outlive its model. */
+  /** While a WeightsOnDevice lives, the GPU engine keeps one copy of the weights on the device,
+   *  made at the first pass, instead of copying them at every pass (decoding runs one pass per
+   *  token). A change through the mutable weights() drops the copy (made again at the next
+   *  pass); the weights' memory must not be written otherwise while held. forward, loss and
+   *  decode hold them for their own call; generate() for its whole loop, a training step for its
+   *  micro-batches; a caller's own decoding loop can hold them across its calls. The copy is made
+   *  again from the host after 64 passes (it is the checks' input too: a fault in device memory
+   *  would otherwise last the whole hold). Nothing on the CPU engine. Movable; must not outlive
+   *  its model. */
   class WeightsOnDevice {
    public:
     WeightsOnDevice() = default;
