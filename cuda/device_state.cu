@@ -9,6 +9,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <new>
 #include <map>
@@ -50,6 +51,7 @@ State::~State() {
   cudaFree(tile_done);
   cudaFree(work);
   cudaFree(attn_work);
+  cudaFree(snap);
   cudaSetDevice(cur);
 }
 
@@ -83,6 +85,7 @@ abft_status state_of(abft_handle_t h, State** out) {
       cudaMemset(s->counters, 0, nk * sizeof(DeviceCounters)) != cudaSuccess ||
       cudaMemset(s->repair, 0, nk * sizeof(RepairCounters)) != cudaSuccess ||
       cudaMalloc(&s->tile_done, kGemmTileCounters * sizeof(unsigned)) != cudaSuccess ||
+      cudaMalloc(&s->snap, abft_cuda_counters_bytes()) != cudaSuccess ||
       cudaMemset(s->tile_done, 0, kGemmTileCounters * sizeof(unsigned)) != cudaSuccess ||
       // (cudaMemset is asynchronous for device memory: done before a call's stream, which may
       // not synchronize with the default one, adds to the counters.)
@@ -135,37 +138,48 @@ void release_state(abft_handle_t h) {
 
 }  // namespace abft::cuda
 
-extern "C" abft_status abft_cuda_sync(abft_handle_t h, void* stream, abft_report* out) {
-  if (!h) return ABFT_STATUS_NULL_POINTER;
+namespace abft::cuda {
+namespace {
+
+// A snapshot: every kernel's DeviceCounters, then every kernel's RepairCounters.
+constexpr int kKernels = ABFT_KERNEL_COUNT_;
+constexpr int kDeviceWords = kKernels * 3, kRepairWords = kKernels * 2;  // unsigned long long words
+static_assert(sizeof(DeviceCounters) == 3 * sizeof(unsigned long long), "counter layout");
+static_assert(sizeof(RepairCounters) == 2 * sizeof(unsigned long long), "counter layout");
+
+/** Take st's counters into `snap` on stream s (each moved and zeroed at once). */
+bool take(State* st, cudaStream_t s, unsigned long long* snap) {
+  take_counters_kernel<<<1, 128, 0, s>>>(reinterpret_cast<unsigned long long*>(st->counters), snap, kDeviceWords);
+  take_counters_kernel<<<1, 128, 0, s>>>(reinterpret_cast<unsigned long long*>(st->repair), snap + kDeviceWords,
+                                         kRepairWords);
+  if (cudaGetLastError() != cudaSuccess) return false;
+  return true;
+}
+
+}  // namespace
+}  // namespace abft::cuda
+
+extern "C" size_t abft_cuda_counters_bytes(void) {
+  return size_t(abft::cuda::kDeviceWords + abft::cuda::kRepairWords) * sizeof(unsigned long long);
+}
+
+extern "C" abft_status abft_cuda_take_counters(abft_handle_t h, void* stream, void* snapshot) {
+  if (!h || !snapshot) return ABFT_STATUS_NULL_POINTER;
   abft::cuda::State* st = nullptr;
   const abft_status ss = abft::cuda::state_of(h, &st);
   if (ss != ABFT_STATUS_SUCCESS) return ss;
-  if (cudaStreamSynchronize(static_cast<cudaStream_t>(stream)) != cudaSuccess) {
-    cudaGetLastError();
-    return ABFT_STATUS_INTERNAL_ERROR;
-  }
-  constexpr int nk = ABFT_KERNEL_COUNT_;
-  abft::cuda::DeviceCounters dc[nk] = {};
-  abft::cuda::RepairCounters rc[nk] = {};
-  // Take the counters atomically (each moved to a snapshot and zeroed at once), then read.
-  constexpr int nd = nk * 3, nr = nk * 2;  // unsigned long long words: DeviceCounters 3, RepairCounters 2
-  static_assert(sizeof(abft::cuda::DeviceCounters) == 3 * sizeof(unsigned long long), "counter layout");
-  static_assert(sizeof(abft::cuda::RepairCounters) == 2 * sizeof(unsigned long long), "counter layout");
-  unsigned long long* snap = nullptr;
-  cudaStream_t s = static_cast<cudaStream_t>(stream);
-  bool ok = cudaMalloc(&snap, sizeof dc + sizeof rc) == cudaSuccess;
-  if (ok) {
-    abft::cuda::take_counters_kernel<<<1, 128, 0, s>>>(reinterpret_cast<unsigned long long*>(st->counters), snap, nd);
-    abft::cuda::take_counters_kernel<<<1, 128, 0, s>>>(reinterpret_cast<unsigned long long*>(st->repair), snap + nd, nr);
-    ok = cudaMemcpyAsync(dc, snap, sizeof dc, cudaMemcpyDeviceToHost, s) == cudaSuccess &&
-         cudaMemcpyAsync(rc, snap + nd, sizeof rc, cudaMemcpyDeviceToHost, s) == cudaSuccess &&
-         cudaStreamSynchronize(s) == cudaSuccess;
-  }
-  cudaFree(snap);
-  if (!ok) {
-    cudaGetLastError();
-    return ABFT_STATUS_INTERNAL_ERROR;
-  }
+  return abft::cuda::take(st, static_cast<cudaStream_t>(stream), static_cast<unsigned long long*>(snapshot))
+             ? ABFT_STATUS_SUCCESS
+             : ABFT_STATUS_INTERNAL_ERROR;
+}
+
+extern "C" abft_status abft_cuda_counters_report(abft_handle_t h, const void* snapshot, abft_report* out) {
+  if (!h || !snapshot) return ABFT_STATUS_NULL_POINTER;
+  constexpr int nk = abft::cuda::kKernels;
+  abft::cuda::DeviceCounters dc[nk];
+  abft::cuda::RepairCounters rc[nk];
+  std::memcpy(dc, snapshot, sizeof dc);
+  std::memcpy(rc, static_cast<const unsigned char*>(snapshot) + sizeof dc, sizeof rc);
   abft_report r{};
   for (int k = 0; k < nk; ++k) {
     abft_report x{};
@@ -184,6 +198,29 @@ extern "C" abft_status abft_cuda_sync(abft_handle_t h, void* stream, abft_report
   if (r.uncorrectable) return ABFT_STATUS_FAULT_UNCORRECTABLE;
   // Detections that no repair answered: the calls ran under DETECT.
   return r.detected > r.corrected + r.uncorrectable ? ABFT_STATUS_FAULT_DETECTED : ABFT_STATUS_SUCCESS;
+}
+
+extern "C" abft_status abft_cuda_sync(abft_handle_t h, void* stream, abft_report* out) {
+  if (!h) return ABFT_STATUS_NULL_POINTER;
+  abft::cuda::State* st = nullptr;
+  const abft_status ss = abft::cuda::state_of(h, &st);
+  if (ss != ABFT_STATUS_SUCCESS) return ss;
+  cudaStream_t s = static_cast<cudaStream_t>(stream);
+  if (cudaStreamSynchronize(s) != cudaSuccess) {
+    cudaGetLastError();
+    return ABFT_STATUS_INTERNAL_ERROR;
+  }
+  // Take the counters (each moved to the state's snapshot and zeroed at once), then read. The
+  // snapshot is the state's: calls on one handle are serialized by the caller for syncs too.
+  unsigned long long host[abft::cuda::kDeviceWords + abft::cuda::kRepairWords];
+  const bool ok = abft::cuda::take(st, s, st->snap) &&
+                  cudaMemcpyAsync(host, st->snap, sizeof host, cudaMemcpyDeviceToHost, s) == cudaSuccess &&
+                  cudaStreamSynchronize(s) == cudaSuccess;
+  if (!ok) {
+    cudaGetLastError();
+    return ABFT_STATUS_INTERNAL_ERROR;
+  }
+  return abft_cuda_counters_report(h, host, out);
 }
 
 extern "C" abft_status abft_cuda_release(abft_handle_t h) {

@@ -59,6 +59,8 @@ struct State {
   size_t work_bytes = 0;
   void* attn_work = nullptr;  ///< the attention's key-block sums (attention_key_sums.cu)
   size_t attn_work_bytes = 0;
+  /// abft_cuda_sync's snapshot of the counters (abft_cuda_counters_bytes()), made with the state.
+  unsigned long long* snap = nullptr;
   ~State();
 };
 

@@ -205,6 +205,22 @@ ABFT_API abft_status abft_cuda_attention_backward(abft_handle_t h, void* stream,
  *  Returns FAULT_UNCORRECTABLE when a repaired line still failed, FAULT_DETECTED when detections
  *  were not repaired (policy DETECT), SUCCESS otherwise. */
 ABFT_API abft_status abft_cuda_sync(abft_handle_t h, void* stream, abft_report* out);
+
+/** The same counts without waiting, for a caller that wants each call's report but not a wait
+ *  after each call (the transformer runtime's resident pass): after a call, take its counts
+ *  into a snapshot in device memory (stream-ordered, nothing waits); later, with the snapshots
+ *  copied to the host in one transfer, turn each into its report. abft_cuda_sync is these two
+ *  with a wait between. */
+/** Bytes of one snapshot. */
+ABFT_API size_t abft_cuda_counters_bytes(void);
+/** Enqueue on `stream` the move of h's device counters (every call counted since the last sync
+ *  or take) into `snapshot`, device memory of abft_cuda_counters_bytes() bytes, zeroing them.
+ *  NULL_POINTER for a NULL h or snapshot; INTERNAL_ERROR when the launch fails. */
+ABFT_API abft_status abft_cuda_take_counters(abft_handle_t h, void* stream, void* snapshot);
+/** A snapshot's report (host copy of abft_cuda_counters_bytes() bytes) into *out (may be NULL),
+ *  added per kernel to h's statistics and the process's as abft_cuda_sync adds them; the same
+ *  return values as abft_cuda_sync. */
+ABFT_API abft_status abft_cuda_counters_report(abft_handle_t h, const void* snapshot, abft_report* out);
 /** Free the device state (workspace, counters, cuBLAS handle) kept for h; call before
  *  abft_handle_destroy(h). Harmless when h never ran on the GPU. */
 ABFT_API abft_status abft_cuda_release(abft_handle_t h);

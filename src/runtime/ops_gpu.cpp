@@ -65,14 +65,6 @@ std::unordered_map<abft_handle_t, HandleDevice>& devices() {
   return *m;
 }
 
-/** The call's counters: abft_cuda_sync's report; its status when the call itself succeeded. */
-abft_status finish(abft_handle_t h, abft_status call, abft_report* r) {
-  abft_report rep{};
-  const abft_status s = abft_cuda_sync(h, nullptr, &rep);
-  if (r) *r = rep;
-  return call != ABFT_STATUS_SUCCESS ? call : s;
-}
-
 }  // namespace
 
 bool gpu_engine_available(const char** why) {
@@ -161,30 +153,20 @@ const float* gpu_resident_weights(abft_handle_t h, const float* host, size_t n) 
 
 abft_status gpu_sgemm_device(abft_handle_t h, abft_policy policy, abft_op ta, abft_op tb, int64_t m, int64_t n,
                              int64_t k, const float* A, int64_t lda, const float* B, int64_t ldb, float beta,
-                             float* C, int64_t ldc, abft_report* r) {
-  if (r) *r = abft_report{};
-  if (m <= 0 || n <= 0) return ABFT_STATUS_SUCCESS;
-  const abft_status s =
-      abft_cuda_sgemm(h, nullptr, policy, ABFT_ROW_MAJOR, ta, tb, m, n, k, 1.0f, A, lda, B, ldb, beta, C, ldc);
-  return finish(h, s, r);
+                             float* C, int64_t ldc) {
+  return abft_cuda_sgemm(h, nullptr, policy, ABFT_ROW_MAJOR, ta, tb, m, n, k, 1.0f, A, lda, B, ldb, beta, C, ldc);
 }
 
 abft_status gpu_attention_forward_device(abft_handle_t h, abft_policy policy, const abft_attention_desc& d,
-                                         const float* q, const float* k, const float* v, float* o, float* lse,
-                                         abft_report* r) {
-  if (r) *r = abft_report{};
-  const abft_status s = abft_cuda_attention_forward(h, nullptr, policy, &d, ABFT_CUDA_FLOAT, q, k, v, nullptr, o, lse);
-  return finish(h, s, r);
+                                         const float* q, const float* k, const float* v, float* o, float* lse) {
+  return abft_cuda_attention_forward(h, nullptr, policy, &d, ABFT_CUDA_FLOAT, q, k, v, nullptr, o, lse);
 }
 
 abft_status gpu_attention_backward_device(abft_handle_t h, abft_policy policy, const abft_attention_desc& d,
                                           const float* q, const float* k, const float* v, const float* o,
-                                          const float* dO, const float* lse, float* dq, float* dk, float* dv,
-                                          abft_report* r) {
-  if (r) *r = abft_report{};
-  const abft_status s =
-      abft_cuda_attention_backward(h, nullptr, policy, &d, ABFT_CUDA_FLOAT, q, k, v, nullptr, o, dO, lse, dq, dk, dv);
-  return finish(h, s, r);
+                                          const float* dO, const float* lse, float* dq, float* dk, float* dv) {
+  return abft_cuda_attention_backward(h, nullptr, policy, &d, ABFT_CUDA_FLOAT, q, k, v, nullptr, o, dO, lse, dq, dk,
+                                      dv);
 }
 
 #else  // no CUDA engine in this build
@@ -202,16 +184,16 @@ void* gpu_malloc(size_t) { return nullptr; }
 void gpu_free(void*) {}
 const float* gpu_resident_weights(abft_handle_t, const float*, size_t) { return nullptr; }
 abft_status gpu_sgemm_device(abft_handle_t, abft_policy, abft_op, abft_op, int64_t, int64_t, int64_t, const float*,
-                             int64_t, const float*, int64_t, float, float*, int64_t, abft_report*) {
+                             int64_t, const float*, int64_t, float, float*, int64_t) {
   return ABFT_STATUS_NOT_SUPPORTED;
 }
 abft_status gpu_attention_forward_device(abft_handle_t, abft_policy, const abft_attention_desc&, const float*,
-                                         const float*, const float*, float*, float*, abft_report*) {
+                                         const float*, const float*, float*, float*) {
   return ABFT_STATUS_NOT_SUPPORTED;
 }
 abft_status gpu_attention_backward_device(abft_handle_t, abft_policy, const abft_attention_desc&, const float*,
                                           const float*, const float*, const float*, const float*, const float*,
-                                          float*, float*, float*, abft_report*) {
+                                          float*, float*, float*) {
   return ABFT_STATUS_NOT_SUPPORTED;
 }
 

@@ -2,8 +2,7 @@
  *  \brief The runtime's GPU engine (ModelOptions::engine = Engine::Gpu): what the resident pass
  *  (ops_resident.hpp) needs from the CUDA engine — device memory, one device copy of the weights
  *  while a Model call, a generation loop or a training step holds them, and the protected
- *  products and attention on device arrays, each call's counters read with abft_cuda_sync so
- *  that every call's report reaches the per-layer statistics as on the CPU. Built with the CUDA
+ *  products and attention on device arrays. Built with the CUDA
  *  engine only; otherwise the model refuses the engine (gpu_engine_available) and the rest
  *  returns NOT_SUPPORTED or nothing.
  */
@@ -46,16 +45,15 @@ void gpu_free(void* p);
 const float* gpu_resident_weights(abft_handle_t h, const float* host, size_t n);
 
 /** The protected sgemm (row-major, alpha 1) and attention forward and backward (float) on the
- *  caller's device arrays, no copies; the call's counters read by abft_cuda_sync into r. */
+ *  caller's device arrays, no copies, on the default stream; the launch's status (the counters
+ *  stay on the device: ops_resident.hpp's record_call takes them). */
 abft_status gpu_sgemm_device(abft_handle_t h, abft_policy policy, abft_op ta, abft_op tb, int64_t m, int64_t n,
                              int64_t k, const float* A, int64_t lda, const float* B, int64_t ldb, float beta,
-                             float* C, int64_t ldc, abft_report* r);
+                             float* C, int64_t ldc);
 abft_status gpu_attention_forward_device(abft_handle_t h, abft_policy policy, const abft_attention_desc& d,
-                                         const float* q, const float* k, const float* v, float* o, float* lse,
-                                         abft_report* r);
+                                         const float* q, const float* k, const float* v, float* o, float* lse);
 abft_status gpu_attention_backward_device(abft_handle_t h, abft_policy policy, const abft_attention_desc& d,
                                           const float* q, const float* k, const float* v, const float* o,
-                                          const float* dO, const float* lse, float* dq, float* dk, float* dv,
-                                          abft_report* r);
+                                          const float* dO, const float* lse, float* dq, float* dk, float* dv);
 
 }  // namespace abft::transformer::ops

@@ -59,11 +59,10 @@ namespace {
 void gemm(OpContext& cx, int layer, OpKind op, Pass pass, abft_op ta, abft_op tb, int64_t m,
           int64_t n, int64_t k, const float* A, int64_t lda, const float* B, int64_t ldb,
           float beta, float* C, int64_t ldc) {
-  if (cx.resident) {  // the GPU engine: no check-time samples (the wait for the counters is in the time)
-    abft_report r{};
+  if (cx.resident) {  // the GPU engine: no check-time samples (the calls are asynchronous)
     const Clock::time_point t0 = Clock::now();
-    const abft_status s = gpu_sgemm_device(cx.handle, cx.policy, ta, tb, m, n, k, A, lda, B, ldb, beta, C, ldc, &r);
-    cx.record(layer, op, pass, s, r, seconds_since(t0), "sgemm (GPU)");
+    const abft_status s = gpu_sgemm_device(cx.handle, cx.policy, ta, tb, m, n, k, A, lda, B, ldb, beta, C, ldc);
+    resident::record_call(cx, layer, op, pass, s, seconds_since(t0), "sgemm (GPU)");
     return;
   }
   const bool sample = cx.sample_timing(layer, op, pass);
@@ -141,10 +140,9 @@ void linear_dw(OpContext& cx, int layer, OpKind op, int64_t N, int64_t in, int64
 
 void attention_fwd(OpContext& cx, int layer, const AttnViews& a) {
   if (cx.resident) {
-    abft_report r{};
     const Clock::time_point t0 = Clock::now();
-    const abft_status s = gpu_attention_forward_device(cx.handle, cx.policy, a.d, a.q, a.k, a.v, a.o, a.lse, &r);
-    cx.record(layer, OpKind::Attention, Pass::Forward, s, r, seconds_since(t0), "attention forward (GPU)");
+    const abft_status s = gpu_attention_forward_device(cx.handle, cx.policy, a.d, a.q, a.k, a.v, a.o, a.lse);
+    resident::record_call(cx, layer, OpKind::Attention, Pass::Forward, s, seconds_since(t0), "attention forward (GPU)");
     return;
   }
   const bool sample = cx.sample_timing(layer, OpKind::Attention, Pass::Forward);
@@ -176,11 +174,11 @@ void attention_fwd(OpContext& cx, int layer, const AttnViews& a) {
 void attention_bwd(OpContext& cx, int layer, const AttnViews& a, const float* dO, float* dq,
                    float* dk, float* dv) {
   if (cx.resident) {
-    abft_report r{};
     const Clock::time_point t0 = Clock::now();
     const abft_status s =
-        gpu_attention_backward_device(cx.handle, cx.policy, a.d, a.q, a.k, a.v, a.o, dO, a.lse, dq, dk, dv, &r);
-    cx.record(layer, OpKind::Attention, Pass::Backward, s, r, seconds_since(t0), "attention backward (GPU)");
+        gpu_attention_backward_device(cx.handle, cx.policy, a.d, a.q, a.k, a.v, a.o, dO, a.lse, dq, dk, dv);
+    resident::record_call(cx, layer, OpKind::Attention, Pass::Backward, s, seconds_since(t0),
+                          "attention backward (GPU)");
     return;
   }
   const bool sample = cx.sample_timing(layer, OpKind::Attention, Pass::Backward);

@@ -14,6 +14,7 @@
 #ifdef ABFT_HAVE_CUDA
 #include <cuda_runtime.h>
 
+#include "abft/abft_cuda.h"
 #include "runtime_ops.hpp"
 #endif
 
@@ -24,8 +25,9 @@ namespace {
 
 namespace rt = abft::cuda::rt;
 
-/** Pending checks a pass keeps before flushing early. */
+/** Pending checks and protected calls a pass keeps before flushing early. */
 constexpr size_t kMaxPending = 512;
+constexpr size_t kMaxCalls = 1024;
 
 [[noreturn]] void fail(const char* what, cudaError_t e) {
   throw Error(ABFT_STATUS_INTERNAL_ERROR, std::string("GPU engine: ") + what + ": " + cudaGetErrorString(e));
@@ -68,10 +70,36 @@ void begin(OpContext& cx) {
   if (!rs.pending.empty())
     check(cudaMemset(rs.flags.data(), 0, 2 * rs.pending.size() * sizeof(uint32_t)), "clearing the check flags");
   rs.pending.clear();
+  rs.calls.clear();  // (their counts went into the snapshots; the next take starts afresh)
+}
+
+void record_call(OpContext& cx, int layer, OpKind op, Pass pass, abft_status s, double sec, const char* what) {
+  ResidentState& rs = state(cx);
+  if (s >= 0) {
+    const size_t bytes = abft_cuda_counters_bytes();
+    if (rs.calls.size() >= kMaxCalls) flush(cx);
+    rs.ledger.fit(kMaxCalls * bytes);
+    const abft_status t = abft_cuda_take_counters(cx.handle, nullptr, rs.ledger.data() + rs.calls.size() * bytes);
+    if (t != ABFT_STATUS_SUCCESS) s = t;
+    else rs.calls.push_back({layer, op, pass});
+  }
+  cx.record(layer, op, pass, s, abft_report{}, sec, what);
 }
 
 void flush(OpContext& cx) {
   ResidentState& rs = state(cx);
+  if (!rs.calls.empty()) {
+    const size_t bytes = abft_cuda_counters_bytes();
+    std::vector<unsigned char> snaps(rs.calls.size() * bytes);
+    download(snaps.data(), rs.ledger.data(), snaps.size());
+    const std::vector<ResidentState::Call> done = std::move(rs.calls);
+    rs.calls.clear();
+    for (size_t i = 0; i < done.size(); ++i) {
+      abft_report r{};
+      abft_cuda_counters_report(cx.handle, snaps.data() + i * bytes, &r);
+      cx.stats->at(done[i].layer, done[i].op, done[i].pass).add_report(r);
+    }
+  }
   if (rs.pending.empty()) return;
   std::vector<uint32_t> f(2 * rs.pending.size());
   download(f.data(), rs.flags.data(), f.size() * sizeof(uint32_t));
@@ -220,6 +248,7 @@ namespace {
 }  // namespace
 void begin(OpContext&) {}
 void flush(OpContext&) {}
+void record_call(OpContext&, int, OpKind, Pass, abft_status, double, const char*) { none(); }
 void upload(void*, const void*, size_t) { none(); }
 void download(void*, const void*, size_t) { none(); }
 void zero(float*, int64_t) { none(); }

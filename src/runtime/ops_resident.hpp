@@ -4,9 +4,11 @@
  *  device), the weights in one device copy (gpu_resident_weights), the products and attention on
  *  the protected kernels with device pointers, and the pointwise ops on the runtime's own kernels
  *  (cuda/runtime_ops.cu) with the CPU engine's invariant checks. Nothing crosses to the host but
- *  the token ids and targets going in, the logits, loss and gradients coming out, and each
- *  protected call's counters (abft_cuda_sync); the pointwise checks' outcomes stay on the device
- *  until the pass ends (flush), so they cost the host no wait.
+ *  the token ids and targets going in, the logits, loss and gradients coming out. The checks'
+ *  outcomes stay on the device until the pass ends (flush): each protected call's counters are
+ *  taken into a ledger (abft_cuda_take_counters) and the pointwise checks set flags, so the host
+ *  never waits inside a pass and the per-layer statistics are the CPU engine's. (The seconds
+ *  a GPU pass records per op are the host's time to enqueue it.)
  *
  *  Each op of ops.hpp calls its namesake here when its OpContext has a ResidentState; they
  *  take the same arguments. The ids (tokens, positions) of a pass are uploaded by its
@@ -32,6 +34,15 @@ struct ResidentState {
   };
   std::vector<Pending> pending;
   Buf<uint32_t> flags{true};
+  /** One protected call (product, attention) whose counters wait in the ledger: snapshot i at
+   *  ledger + i * abft_cuda_counters_bytes(). */
+  struct Call {
+    int layer;
+    OpKind op;
+    Pass pass;
+  };
+  std::vector<Call> calls;
+  Buf<unsigned char> ledger{true};
   Buf<int32_t> tok{true}, pos{true}, tgt{true};
   int64_t ids = 0;  ///< rows of the ids uploaded by the pass's embed_fwd
   Buf<float> cos_t{true}, sin_t{true};  ///< the rotary tables (Llama), copied by the Workspace
@@ -43,8 +54,13 @@ namespace resident {
 
 /** A pass starts: no pending checks. */
 void begin(OpContext& cx);
-/** Wait for the device and move the pending checks' outcomes into the statistics. */
+/** Wait for the device and move the pending checks' outcomes and the protected calls' reports
+ *  into the statistics (the only wait of a pass but its outputs' copies). */
 void flush(OpContext& cx);
+/** After a protected call of (layer, op, pass) launched with status s: its counters into the
+ *  ledger (no wait), the call recorded now (OpContext::record: calls, time, injected faults; an
+ *  argument error thrown), its report added at flush. */
+void record_call(OpContext& cx, int layer, OpKind op, Pass pass, abft_status s, double sec, const char* what);
 /** Copies between the host and the device (waits for the device); throws Error on failure. */
 void upload(void* dev, const void* host, size_t bytes);
 void download(void* host, const void* dev, size_t bytes);

@@ -192,6 +192,59 @@ TEST(CudaGemm, InjectedFaultsAreRepairedOnTheDevice) {
   }
 }
 
+// The deferred counters (abft_cuda_take_counters / abft_cuda_counters_report): two calls, one
+// with a fault and one clean, each taken into its own snapshot without a wait; read afterwards,
+// the first reports the detection and repair, the second only its checks; the counters were
+// moved, so a sync then finds nothing; the handle's statistics got both as a sync gives them.
+TEST(CudaGemm, DeferredCountersReportEachCallAlone) {
+  REQUIRE_DEVICE();
+  abft_handle_t h = nullptr;
+  abft_injector_t inj = nullptr;
+  ASSERT_EQ(abft_handle_create(&h), ABFT_STATUS_SUCCESS);
+  ASSERT_EQ(abft_injector_create(19, &inj), ABFT_STATUS_SUCCESS);
+  abft_fault f{};
+  f.site = ABFT_SITE_OUTPUT, f.model = ABFT_FAULT_BITFLIP, f.bit = 30, f.row = 3, f.col = 4, f.kpos = -1;
+  ASSERT_EQ(abft_injector_add(inj, &f), ABFT_STATUS_SUCCESS);
+  Problem<float> P(40, 24, 64, ABFT_ROW_MAJOR, ABFT_NO_TRANS, ABFT_NO_TRANS, 5);
+  DeviceBuffer<float> A(P.A), B(P.B), C(P.C0);
+  const size_t bytes = abft_cuda_counters_bytes();
+  ASSERT_GT(bytes, 0u);
+  DeviceBuffer<unsigned char> snaps(std::vector<unsigned char>(2 * bytes, 0xFF));
+  EXPECT_EQ(abft_cuda_take_counters(nullptr, nullptr, snaps.p), ABFT_STATUS_NULL_POINTER);
+  EXPECT_EQ(abft_cuda_take_counters(h, nullptr, nullptr), ABFT_STATUS_NULL_POINTER);
+  abft_handle_set_injector(h, inj);
+  ASSERT_EQ(gemm<float>(h, ABFT_POLICY_CORRECT, P.lay, P.ta, P.tb, P.m, P.n, P.k, P.alpha, A.p, P.lda, B.p, P.ldb,
+                        P.beta, C.p, P.ldc),
+            ABFT_STATUS_SUCCESS);
+  ASSERT_EQ(abft_cuda_take_counters(h, nullptr, snaps.p), ABFT_STATUS_SUCCESS);
+  abft_handle_set_injector(h, nullptr);
+  ASSERT_EQ(gemm<float>(h, ABFT_POLICY_CORRECT, P.lay, P.ta, P.tb, P.m, P.n, P.k, P.alpha, A.p, P.lda, B.p, P.ldb,
+                        P.beta, C.p, P.ldc),
+            ABFT_STATUS_SUCCESS);
+  ASSERT_EQ(abft_cuda_take_counters(h, nullptr, snaps.p + bytes), ABFT_STATUS_SUCCESS);
+  const std::vector<unsigned char> host = snaps.get(2 * bytes);
+  abft_report r1{}, r2{}, r3{};
+  EXPECT_EQ(abft_cuda_counters_report(h, host.data(), &r1), ABFT_STATUS_SUCCESS);
+  EXPECT_EQ(abft_cuda_counters_report(h, host.data() + bytes, &r2), ABFT_STATUS_SUCCESS);
+  EXPECT_GE(r1.detected, 1u);
+  EXPECT_GE(r1.corrected, 1u);
+  EXPECT_EQ(r1.uncorrectable, 0u);
+  EXPECT_GT(r2.checks, 0u);
+  EXPECT_EQ(r2.checks, r1.checks);
+  EXPECT_EQ(r2.detected, 0u);
+  EXPECT_EQ(abft_cuda_sync(h, nullptr, &r3), ABFT_STATUS_SUCCESS);
+  EXPECT_EQ(r3.checks, 0u) << "the counters were taken";
+  abft_counters st{};
+  ASSERT_EQ(abft_stats_get(h, ABFT_KERNEL_SGEMM, &st), ABFT_STATUS_SUCCESS);
+  EXPECT_EQ(st.calls, 2u);
+  EXPECT_EQ(st.checks, r1.checks + r2.checks);
+  EXPECT_EQ(st.detected, r1.detected);
+  EXPECT_EQ(abft_cuda_counters_report(h, nullptr, &r3), ABFT_STATUS_NULL_POINTER);
+  abft_injector_destroy(inj);
+  abft_cuda_release(h);
+  abft_handle_destroy(h);
+}
+
 // ABFT_CUDA_GEMM_OVERLAP=1 (an experiment): the encoding and the reference's dot products with
 // op(B) (column_reference_kernel, or the strided sums of B^T) run on a second stream while the
 // product runs, joined before the check, which reads C alone; with beta != 0 the C0 sums and
