@@ -66,11 +66,17 @@ bool recompute(const OpContext& cx) { return cx.opt && cx.opt->invariant_checks;
 
 void begin(OpContext& cx) {
   ResidentState& rs = state(cx);
-  // Checks left by a pass that threw: forgotten, their flags cleared.
+  // What a pass that threw left: its checks forgotten and their flags cleared; its calls'
+  // snapshots dropped, and counts of a call it launched but did not take taken away (into the
+  // ledger's first snapshot, dropped), so that the next call's snapshot holds its own alone.
   if (!rs.pending.empty())
     check(cudaMemset(rs.flags.data(), 0, 2 * rs.pending.size() * sizeof(uint32_t)), "clearing the check flags");
   rs.pending.clear();
-  rs.calls.clear();  // (their counts went into the snapshots; the next take starts afresh)
+  if (!rs.calls.empty() || rs.ledger.data()) {
+    rs.ledger.fit(kMaxCalls * abft_cuda_counters_bytes());
+    abft_cuda_take_counters(cx.handle, nullptr, rs.ledger.data());
+  }
+  rs.calls.clear();
 }
 
 void record_call(OpContext& cx, int layer, OpKind op, Pass pass, abft_status s, double sec, const char* what) {
