@@ -448,6 +448,37 @@ __global__ void __launch_bounds__(kRowThreads) sum_rows_kernel(int64_t N, const 
   if (threadIdx.x == 0) *total = s;
 }
 
+// ------------------------------------------------------------------ AdamW
+
+__global__ void __launch_bounds__(kRowThreads)
+sum_squares_kernel(int64_t n, const float* g, int64_t block, double* partial) {
+  __shared__ double shd[kWarps];
+  const int64_t blocks = (n + block - 1) / block;
+  for (int64_t b = blockIdx.x; b < blocks; b += gridDim.x) {
+    const int64_t lo = b * block, hi = lo + block < n ? lo + block : n;
+    double s = 0.0;
+    for (int64_t i = lo + threadIdx.x; i < hi; i += kRowThreads) s += double(g[i]) * double(g[i]);
+    s = block_reduce(s, shd, SumOp());
+    if (threadIdx.x == 0) partial[b] = s;
+  }
+}
+
+__global__ void adamw_kernel(int64_t n, float* w, float* g, float* m, float* v, const uint8_t* decay, float clip_scale,
+                             double b1, double b2, double step_size, double inv_sqrt_bc2, double shrink, double eps) {
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
+    if (clip_scale != 1.0f) g[i] *= clip_scale;
+    const double gi = g[i];
+    double wi = w[i];
+    if (decay[i]) wi *= shrink;
+    const double mi = b1 * double(m[i]) + (1.0 - b1) * gi;
+    const double vi = b2 * double(v[i]) + (1.0 - b2) * gi * gi;
+    m[i] = float(mi);
+    v[i] = float(vi);
+    wi -= step_size * mi / (sqrt(vi) * inv_sqrt_bc2 + eps);
+    w[i] = float(wi);
+  }
+}
+
 }  // namespace
 
 // ------------------------------------------------------------------ entry points
@@ -533,6 +564,19 @@ cudaError_t embed_bwd(int64_t N, int64_t d, const int32_t* tok, const int32_t* p
                       float* dwpe) {
   if (N <= 0 || d <= 0) return cudaSuccess;
   embed_bwd_kernel<<<unsigned((d + 127) / 128), 128>>>(N, d, tok, pos, dx, dwte, dwpe);
+  return cudaGetLastError();
+}
+
+cudaError_t sum_squares_blocks(int64_t n, const float* g, int64_t block, double* partial) {
+  if (n <= 0 || block <= 0) return cudaSuccess;
+  sum_squares_kernel<<<grid_rows((n + block - 1) / block), kRowThreads>>>(n, g, block, partial);
+  return cudaGetLastError();
+}
+
+cudaError_t adamw_update(int64_t n, float* w, float* g, float* m, float* v, const uint8_t* decay, float clip_scale,
+                         double b1, double b2, double step_size, double inv_sqrt_bc2, double shrink, double eps) {
+  if (n <= 0) return cudaSuccess;
+  adamw_kernel<<<grid_elems(n), 256>>>(n, w, g, m, v, decay, clip_scale, b1, b2, step_size, inv_sqrt_bc2, shrink, eps);
   return cudaGetLastError();
 }
 

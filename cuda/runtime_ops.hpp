@@ -86,4 +86,13 @@ cudaError_t kv_append(int64_t count, int64_t kv_heads, int64_t hd, const float* 
 cudaError_t cross_entropy(int64_t N, int64_t V, float* logits, const int32_t* targets, float* dlogits, float g,
                           double* row_loss, double* total, bool recompute, CheckFlags* fl);
 
+/** AdamW on the device (src/runtime/optimizer.cpp's step_device): partial[b] = the sum of g[i]^2
+ *  in double over block b of `block` elements (the host adds the blocks in order). */
+cudaError_t sum_squares_blocks(int64_t n, const float* g, int64_t block, double* partial);
+/** The update of every element, in double as the host's (optimizer.cpp): g *= clip_scale (when
+ *  != 1), w *= shrink where decay[i], m and v updated, w -= step_size * m / (sqrt(v) *
+ *  inv_sqrt_bc2 + eps). */
+cudaError_t adamw_update(int64_t n, float* w, float* g, float* m, float* v, const uint8_t* decay, float clip_scale,
+                         double b1, double b2, double step_size, double inv_sqrt_bc2, double shrink, double eps);
+
 }  // namespace abft::cuda::rt

@@ -71,6 +71,11 @@ void layer_backward(const WeightsView& w, Workspace& ws, int64_t l, int64_t B, i
 
 double Model::loss(const int32_t* tokens, const int32_t* targets, int64_t B, int64_t T, float* grads,
                    float scale, bool grads_zero) {
+  return loss_impl(tokens, targets, B, T, grads, scale, grads_zero, false);
+}
+
+double Model::loss_impl(const int32_t* tokens, const int32_t* targets, int64_t B, int64_t T, float* grads,
+                        float scale, bool grads_zero, bool grads_on_device) {
   if (!targets) throw Error(ABFT_STATUS_NULL_POINTER, "loss: targets is null");
   const WeightsOnDevice held(*this);  // the forward and the backward read the same weights
   // The GPU engine runs the pass resident (its workspace on the device, ops_resident.hpp).
@@ -107,11 +112,13 @@ double Model::loss(const int32_t* tokens, const int32_t* targets, int64_t B, int
   if (c.arch == Arch::Llama) ws.dgate.fit(size_t(N * ws.F));
   float* g = grads;
   const size_t gbytes = weights_.size() * sizeof(float);
-  if (ws.device) {  // the gradient on the device: zeros, or the caller's running sum
+  if (ws.device && !grads_on_device) {  // the gradient on the device: zeros, or the caller's running sum
     ws.grads.fit(weights_.size());
     g = ws.grads.data();
     if (grads_zero) ops::fill_zero(ws.cx, g, int64_t(weights_.size()));
     else ops::resident::upload(g, grads, gbytes);
+  } else if (grads_on_device && grads_zero) {
+    ops::fill_zero(ws.cx, g, int64_t(weights_.size()));
   }
   // LM head: logits = nf E^T.
   ops::linear_dx(ws.cx, -1, OpKind::LmHead, N, d, ws.V, logits, ws.V, w.at(lay.lm_head),
@@ -128,7 +135,7 @@ double Model::loss(const int32_t* tokens, const int32_t* targets, int64_t B, int
   ops::embed_bwd(ws.cx, N, d, ws.tok.data(), ws.pos.data(), ws.dx.data(), g + lay.tok_emb,
                  lay.pos_emb == LayerOffsets::kNone ? nullptr : g + lay.pos_emb);
   if (ws.device) {
-    ops::resident::download(grads, g, gbytes);
+    if (!grads_on_device) ops::resident::download(grads, g, gbytes);
     ops::resident::flush(ws.cx);
   }
   return l;

@@ -170,11 +170,7 @@ void Model::bind(Workspace& ws) {
 
 WeightsView Model::view_for(const Workspace& ws) {
   if (!ws.device) return WeightsView{&weights_.layout(), weights_.data()};
-  const float* base = ops::gpu_resident_weights(handle_.get(), weights_.data(), weights_.size());
-  if (!base)
-    throw Error(ABFT_STATUS_ALLOC_FAILED, "GPU engine: no device memory for the weights (" +
-                                              std::to_string(weights_.size() * sizeof(float)) + " bytes)");
-  return WeightsView{&weights_.layout(), base};
+  return WeightsView{&weights_.layout(), resident_weights()};
 }
 
 Model::~Model() {
@@ -221,6 +217,20 @@ Model& Model::operator=(Model&& o) noexcept {
 Weights& Model::weights() {
   ops::gpu_drop_held_weights(handle_.get());  // the caller may change them: no stale copy
   return weights_;
+}
+
+const Weights& Model::weights() const {
+  if (opt_.engine == Engine::Gpu && !ops::gpu_weights_to_host(handle_.get()))
+    throw Error(ABFT_STATUS_INTERNAL_ERROR, "GPU engine: the weights updated on the device cannot be read back");
+  return weights_;
+}
+
+float* Model::resident_weights() {
+  float* p = ops::gpu_resident_weights(handle_.get(), weights_.data(), weights_.size());
+  if (!p)
+    throw Error(ABFT_STATUS_ALLOC_FAILED, "GPU engine: no device memory for the weights (" +
+                                              std::to_string(weights_.size() * sizeof(float)) + " bytes)");
+  return p;
 }
 
 Model::WeightsOnDevice::WeightsOnDevice(Model& m) {

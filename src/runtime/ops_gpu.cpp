@@ -33,9 +33,21 @@ struct HandleDevice {
   const float* flat_src = nullptr;
   size_t flat_n = 0;
   int flat_uses = 0;
+  bool flat_newer = false;  ///< written on the device (an optimizer's step): the host's are stale
+  /** The device's newer weights back into the host array the copy was made from. */
+  bool to_host() {
+    if (!flat || !flat_newer) return true;
+    if (cudaMemcpy(const_cast<float*>(flat_src), flat, flat_n * sizeof(float), cudaMemcpyDeviceToHost) != cudaSuccess) {
+      cudaGetLastError();
+      return false;
+    }
+    flat_newer = false;
+    return true;
+  }
   void free_weights() {
+    to_host();  // (a failed copy back loses the device's updates: nothing else to do here)
     cudaFree(flat);
-    flat = nullptr, flat_src = nullptr, flat_n = 0, flat_uses = 0;
+    flat = nullptr, flat_src = nullptr, flat_n = 0, flat_uses = 0, flat_newer = false;
   }
   void free_all() { free_weights(); }
   /** The copy for the caller's current device: dropped when it changed. */
@@ -113,6 +125,18 @@ size_t gpu_held_weight_bytes(abft_handle_t h) {
   return it == devices().end() ? 0 : it->second.flat_n * sizeof(float);
 }
 
+void gpu_weights_written(abft_handle_t h) {
+  std::lock_guard<std::mutex> g(g_dev_mu);
+  auto it = devices().find(h);
+  if (it != devices().end() && it->second.flat) it->second.flat_newer = true;
+}
+
+bool gpu_weights_to_host(abft_handle_t h) {
+  std::lock_guard<std::mutex> g(g_dev_mu);
+  auto it = devices().find(h);
+  return it == devices().end() || it->second.to_host();
+}
+
 void* gpu_malloc(size_t bytes) {
   void* p = nullptr;
   if (cudaMalloc(&p, bytes ? bytes : 1) != cudaSuccess) {
@@ -126,11 +150,15 @@ void gpu_free(void* p) {
   if (p) cudaFree(p);
 }
 
-const float* gpu_resident_weights(abft_handle_t h, const float* host, size_t n) {
+float* gpu_resident_weights(abft_handle_t h, const float* host, size_t n) {
   std::lock_guard<std::mutex> g(g_dev_mu);
   HandleDevice& hd = devices()[h];
   if (!hd.on_current_device()) return nullptr;
-  if (hd.flat && hd.flat_src == host && hd.flat_n == n && ++hd.flat_uses <= kRefreshUses) return hd.flat;
+  const bool same = hd.flat && hd.flat_src == host && hd.flat_n == n;
+  // The device's own updates are the weights (no refresh from the host's stale ones).
+  if (same && hd.flat_newer) return hd.flat;
+  if (same && ++hd.flat_uses <= kRefreshUses) return hd.flat;
+  if (!hd.to_host()) return nullptr;
   if (!hd.flat || hd.flat_n != n) {
     cudaFree(hd.flat);
     hd.flat = nullptr, hd.flat_n = 0;
@@ -182,7 +210,9 @@ void gpu_drop_held_weights(abft_handle_t) {}
 size_t gpu_held_weight_bytes(abft_handle_t) { return 0; }
 void* gpu_malloc(size_t) { return nullptr; }
 void gpu_free(void*) {}
-const float* gpu_resident_weights(abft_handle_t, const float*, size_t) { return nullptr; }
+float* gpu_resident_weights(abft_handle_t, const float*, size_t) { return nullptr; }
+void gpu_weights_written(abft_handle_t) {}
+bool gpu_weights_to_host(abft_handle_t) { return true; }
 abft_status gpu_sgemm_device(abft_handle_t, abft_policy, abft_op, abft_op, int64_t, int64_t, int64_t, const float*,
                              int64_t, const float*, int64_t, float, float*, int64_t) {
   return ABFT_STATUS_NOT_SUPPORTED;

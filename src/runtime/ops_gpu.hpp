@@ -40,9 +40,17 @@ void gpu_free(void* p);
 /** The device copy of a model's n weights (one array, the host's layout), made at the first
  *  resident pass of a hold and kept while h holds its weights (gpu_hold_weights); made again
  *  from the host after kRefreshUses passes, when the weights changed (gpu_drop_held_weights) or
- *  when `host` or n is another model's. nullptr without device memory. Counted in
+ *  when `host` or n is another model's — unless the copy was written on the device since
+ *  (gpu_weights_written), when it is returned as it is. nullptr without device memory. Counted in
  *  gpu_held_weight_bytes; freed with the other held weights. */
-const float* gpu_resident_weights(abft_handle_t h, const float* host, size_t n);
+float* gpu_resident_weights(abft_handle_t h, const float* host, size_t n);
+/** The copy was written on the device (an optimizer's step on it): from now on it is the
+ *  weights — no refresh from the host — and goes back to the host array it was made from
+ *  before it is freed (the last unhold, a drop, a release) or at gpu_weights_to_host. */
+void gpu_weights_written(abft_handle_t h);
+/** The device's newer weights back to the host (the copy kept, no longer the newer); true when
+ *  the host's are current (also when nothing was held). */
+bool gpu_weights_to_host(abft_handle_t h);
 
 /** The protected sgemm (row-major, alpha 1) and attention forward and backward (float) on the
  *  caller's device arrays, no copies, on the default stream; the launch's status (the counters

@@ -135,6 +135,16 @@ void kv_append(int64_t count, int64_t kv_heads, int64_t hd, const float* qkv, in
   check(rt::kv_append(count, kv_heads, hd, qkv, ld, koff, voff, kc, vc, cap, len), "KV cache append");
 }
 
+void sum_squares_blocks(int64_t n, const float* g, int64_t block, double* partial) {
+  check(rt::sum_squares_blocks(n, g, block, partial), "gradient norm");
+}
+
+void adamw_update(int64_t n, float* w, float* g, float* m, float* v, const uint8_t* decay, float clip_scale, double b1,
+                  double b2, double step_size, double inv_sqrt_bc2, double shrink, double eps) {
+  check(rt::adamw_update(n, w, g, m, v, decay, clip_scale, b1, b2, step_size, inv_sqrt_bc2, shrink, eps),
+        "AdamW update");
+}
+
 void norm_fwd(OpContext& cx, int layer, int64_t N, int64_t d, const float* x, const float* w, const float* b,
               double eps, float* y, float* mean, float* rstd) {
   const Clock::time_point t0 = Clock::now();
@@ -259,6 +269,11 @@ void upload(void*, const void*, size_t) { none(); }
 void download(void*, const void*, size_t) { none(); }
 void zero(float*, int64_t) { none(); }
 void copy(void*, const void*, size_t) { none(); }
+void sum_squares_blocks(int64_t, const float*, int64_t, double*) { none(); }
+void adamw_update(int64_t, float*, float*, float*, float*, const uint8_t*, float, double, double, double, double, double,
+                  double) {
+  none();
+}
 void kv_append(int64_t, int64_t, int64_t, const float*, int64_t, int64_t, int64_t, float*, float*, int64_t, int64_t) {
   none();
 }

@@ -72,6 +72,11 @@ void copy(void* dst, const void* src, size_t bytes);
 void kv_append(int64_t count, int64_t kv_heads, int64_t hd, const float* qkv, int64_t ld, int64_t koff,
                int64_t voff, float* kc, float* vc, int64_t cap, int64_t len);
 
+/** AdamW's pieces on the device (runtime_ops.hpp's sum_squares_blocks, adamw_update). */
+void sum_squares_blocks(int64_t n, const float* g, int64_t block, double* partial);
+void adamw_update(int64_t n, float* w, float* g, float* m, float* v, const uint8_t* decay, float clip_scale, double b1,
+                  double b2, double step_size, double inv_sqrt_bc2, double shrink, double eps);
+
 void norm_fwd(OpContext& cx, int layer, int64_t N, int64_t d, const float* x, const float* w, const float* b,
               double eps, float* y, float* mean, float* rstd);
 void norm_bwd(OpContext& cx, int layer, int64_t N, int64_t d, const float* x, const float* w, bool layernorm,

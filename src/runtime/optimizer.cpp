@@ -8,7 +8,8 @@
  *    m    = beta1 m + (1 - beta1) g,   v = beta2 v + (1 - beta2) g^2
  *    w   -= lr_t * (m / (1 - beta1^t)) / (sqrt(v / (1 - beta2^t)) + eps)
  *  The norm is summed over fixed blocks in a fixed order, so it (and the whole update) is the
- *  same for any thread count. The element loops cannot throw.
+ *  same for any thread count. The element loops cannot throw. step_device runs the same on
+ *  device memory (cuda/runtime_ops.cu's sum_squares_blocks and adamw_update).
  */
 #include <algorithm>
 #include <cmath>
@@ -17,6 +18,8 @@
 
 #include "abft/transformer/error.hpp"
 #include "abft/transformer/train.hpp"
+#include "buffer.hpp"
+#include "ops_resident.hpp"
 
 namespace abft::transformer {
 
@@ -43,9 +46,74 @@ AdamW::AdamW(const ParamLayout& layout, const AdamWOptions& opt)
   }
 }
 
+struct AdamW::Device {
+  Buf<float> m{true}, v{true};
+  Buf<uint8_t> decay{true};
+  Buf<double> partial{true};
+};
+void AdamW::DeviceFree::operator()(Device* d) const { delete d; }
+AdamW::~AdamW() = default;
+AdamW::AdamW(AdamW&&) noexcept = default;
+AdamW& AdamW::operator=(AdamW&&) noexcept = default;
+
+AdamW::Scalars AdamW::scalars() const {
+  const double t = double(t_);
+  const double warm = (opt_.warmup > 0 && t_ < opt_.warmup) ? t / double(opt_.warmup) : 1.0;
+  const double lr = opt_.lr * warm;
+  const double b1 = opt_.beta1, b2 = opt_.beta2;
+  const double bc1 = 1.0 - std::pow(b1, t), bc2 = 1.0 - std::pow(b2, t);
+  return Scalars{b1, b2, lr / bc1, 1.0 / std::sqrt(bc2), 1.0 - lr * opt_.weight_decay, opt_.eps};
+}
+
+void AdamW::moments_to_host() {
+  if (!dev_ || !dev_newer_) return;
+  ops::resident::download(m_.data(), dev_->m.data(), m_.size() * sizeof(float));
+  ops::resident::download(v_.data(), dev_->v.data(), v_.size() * sizeof(float));
+  dev_newer_ = false;
+}
+
+double AdamW::step_device(float* w, float* g) {
+  const int64_t n = static_cast<int64_t>(m_.size());
+  if (n > 0 && (!w || !g)) throw Error(ABFT_STATUS_NULL_POINTER, "AdamW::step_device: null buffer");
+  const size_t un = size_t(std::max<int64_t>(n, 1));
+  const int64_t blocks = (n + kNormBlock - 1) / kNormBlock;
+  if (!dev_) {
+    std::unique_ptr<Device, DeviceFree> d(new Device);
+    d->m.fit(un);
+    d->v.fit(un);
+    d->decay.fit(un);
+    d->partial.fit(size_t(std::max<int64_t>(blocks, 1)));
+    ops::resident::upload(d->decay.data(), decay_.data(), decay_.size());
+    dev_ = std::move(d);
+    dev_newer_ = false;
+  }
+  if (!dev_newer_) {
+    ops::resident::upload(dev_->m.data(), m_.data(), m_.size() * sizeof(float));
+    ops::resident::upload(dev_->v.data(), v_.data(), v_.size() * sizeof(float));
+    dev_newer_ = true;
+  }
+  // Global norm: the blocks' sums on the device, added in block order here.
+  std::vector<double> partial(size_t(blocks), 0.0);
+  ops::resident::sum_squares_blocks(n, g, kNormBlock, dev_->partial.data());
+  ops::resident::download(partial.data(), dev_->partial.data(), partial.size() * sizeof(double));
+  double sq = 0.0;
+  for (double s : partial) sq += s;
+  const double norm = std::sqrt(sq);
+  if (!std::isfinite(norm))
+    throw Error(ABFT_STATUS_INVALID_VALUE, "AdamW: non-finite gradient norm at step " +
+                                               std::to_string(t_ + 1) + " (no update)");
+  const float clip_scale = (opt_.clip > 0.0 && norm > opt_.clip) ? static_cast<float>(opt_.clip / norm) : 1.0f;
+  ++t_;
+  const Scalars c = scalars();
+  ops::resident::adamw_update(n, w, g, dev_->m.data(), dev_->v.data(), dev_->decay.data(), clip_scale, c.b1, c.b2,
+                              c.step_size, c.inv_sqrt_bc2, c.shrink, c.eps);
+  return norm;
+}
+
 double AdamW::step(float* w, float* g) {
   const int64_t n = static_cast<int64_t>(m_.size());
   if (n > 0 && (!w || !g)) throw Error(ABFT_STATUS_NULL_POINTER, "AdamW::step: null buffer");
+  moments_to_host();
 
   // Global norm: per-block partial sums (parallel), added in block order.
   const int64_t blocks = (n + kNormBlock - 1) / kNormBlock;
@@ -71,15 +139,9 @@ double AdamW::step(float* w, float* g) {
   }
 
   ++t_;
-  const double t = double(t_);
-  const double warm = (opt_.warmup > 0 && t_ < opt_.warmup) ? t / double(opt_.warmup) : 1.0;
-  const double lr = opt_.lr * warm;
-  const double b1 = opt_.beta1, b2 = opt_.beta2;
-  const double bc1 = 1.0 - std::pow(b1, t), bc2 = 1.0 - std::pow(b2, t);
-  const double step_size = lr / bc1;
-  const double inv_sqrt_bc2 = 1.0 / std::sqrt(bc2);
-  const double shrink = 1.0 - lr * opt_.weight_decay;
-  const double eps = opt_.eps;
+  const Scalars c = scalars();
+  const double b1 = c.b1, b2 = c.b2, step_size = c.step_size, inv_sqrt_bc2 = c.inv_sqrt_bc2, shrink = c.shrink,
+               eps = c.eps;
   float* m = m_.data();
   float* v = v_.data();
   const uint8_t* decay = decay_.data();

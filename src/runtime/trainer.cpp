@@ -8,9 +8,13 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "abft/transformer/error.hpp"
+#include "buffer.hpp"
+#include "ops_gpu.hpp"
+#include "ops_resident.hpp"
 #include "rng.hpp"
 #include "abft/transformer/train.hpp"
 
@@ -117,10 +121,15 @@ std::string read_corpus(const std::string& root) {
   return text;
 }
 
+struct Trainer::DeviceGrads {
+  Buf<float> g{true};
+};
+void Trainer::DeviceGradsFree::operator()(DeviceGrads* d) const { delete d; }
+Trainer::~Trainer() = default;
+
 Trainer::Trainer(Model& model, TokenLoader& loader, const TrainOptions& opt)
     : model_(model), loader_(loader), opt_(opt),
-      adamw_(model.weights().layout(), opt.adamw),
-      grads_(model.weights().size(), 0.0f) {
+      adamw_(std::as_const(model).weights().layout(), opt.adamw) {
   if (opt.batch <= 0 || opt.seq <= 0 || opt.accum <= 0)
     throw Error(ABFT_STATUS_INVALID_VALUE,
                 "Trainer: batch, seq and accum must be positive (got " +
@@ -130,9 +139,43 @@ Trainer::Trainer(Model& model, TokenLoader& loader, const TrainOptions& opt)
     throw Error(ABFT_STATUS_INVALID_VALUE,
                 "Trainer: sequence " + std::to_string(opt.seq) + " exceeds the context of " +
                     std::to_string(model.config().context));
+  if (model.options().engine != Engine::Gpu) {
+    grads_.assign(std::as_const(model).weights().size(), 0.0f);
+    return;
+  }
+  held_ = model.hold_weights_on_device();
+  dgrads_.reset(new DeviceGrads);
+  dgrads_->g.fit(std::max<size_t>(std::as_const(model).weights().size(), 1));
+}
+
+StepResult Trainer::step_gpu() {
+  using Clock = std::chrono::steady_clock;
+  const auto t0 = Clock::now();
+  const RunStats before = model_.stats();
+  StepResult r;
+  r.step = adamw_.steps() + 1;
+  const float scale = 1.0f / static_cast<float>(opt_.accum);
+  float* g = dgrads_->g.data();
+  double loss = 0.0;
+  for (int64_t a = 0; a < opt_.accum; ++a) {
+    loader_.next(opt_.batch, opt_.seq, tok_, tgt_);
+    // The first micro-batch's gradient is written over the buffer (zeroed), the others added.
+    loss += model_.loss_impl(tok_.data(), tgt_.data(), opt_.batch, opt_.seq, g, scale, a == 0, true);
+  }
+  r.loss = loss / double(opt_.accum);
+  r.tokens = opt_.batch * opt_.seq * opt_.accum;
+  // The update on the device copy the passes read, which becomes the weights (Model::weights()
+  // brings them back to the host).
+  float* w = model_.resident_weights();
+  r.grad_norm = adamw_.step_device(w, g);
+  ops::gpu_weights_written(model_.handle().get());
+  r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  r.stats = difference(model_.stats(), before);
+  return r;
 }
 
 StepResult Trainer::step() {
+  if (dgrads_) return step_gpu();
   using Clock = std::chrono::steady_clock;
   const auto t0 = Clock::now();
   const RunStats before = model_.stats();

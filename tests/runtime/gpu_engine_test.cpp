@@ -12,6 +12,9 @@
 //    gradient accumulates into the caller's buffer, or overwrites it with grads_zero;
 //  - decoding resident: the KV cache's contents move between the engines (a GPU model's cache
 //    continued by a CPU model and back);
+//  - training on the device: AdamW's device step equals its host step; a Trainer on the GPU
+//    engine (gradient and update on the device, weights held for its life) follows the CPU
+//    engine's trainer step by step, and its weights come back through Model::weights();
 //  - weights held on the device (Model::WeightsOnDevice): counted without a device (every CI
 //    build); with one, the weights are copied once and reused, dropped when the hold ends,
 //    weights changed between holds are read anew, and greedy generation (which holds the
@@ -30,8 +33,10 @@
 #include "abft/transformer/injection.hpp"
 #include "abft/transformer/model.hpp"
 #include "abft/transformer/stats.hpp"
+#include "abft/transformer/train.hpp"
 #include "model_reference.hpp"
 #include "ops_gpu.hpp"
+#include "ops_resident.hpp"
 
 namespace at = abft::transformer;
 
@@ -283,6 +288,110 @@ TEST(GpuEngine, ResidentDecodeCacheMovesBetweenEngines) {
     EXPECT_LT(rel_diff(lm, lr), 1e-4) << nc.name;
     EXPECT_EQ(mixed.length(0), 7);
     EXPECT_EQ(mixed.length(1), 4);
+  }
+}
+
+TEST(GpuEngine, AdamWDeviceStepEqualsTheHostStep) {
+  const char* why = nullptr;
+  if (!at::ops::gpu_engine_available(&why)) GTEST_SKIP() << "no usable CUDA device: " << why;
+  const at::ParamLayout L(reftest::test_configs()[0].config);
+  const size_t n = L.size();
+  at::AdamWOptions o;
+  o.lr = 1e-2;
+  o.warmup = 2;
+  o.clip = 0.5;  // clipped on some steps
+  at::AdamW host(L, o), dev(L, o);
+  std::vector<float> wh(n), gh(n);
+  for (size_t i = 0; i < n; ++i) wh[i] = float(std::sin(0.37 * double(i)));
+  std::vector<float> wd = wh;
+  namespace res = at::ops::resident;
+  float* dw = static_cast<float*>(at::ops::gpu_malloc(n * sizeof(float)));
+  float* dg = static_cast<float*>(at::ops::gpu_malloc(n * sizeof(float)));
+  ASSERT_TRUE(dw && dg);
+  res::upload(dw, wd.data(), n * sizeof(float));
+  for (int step = 1; step <= 4; ++step) {
+    for (size_t i = 0; i < n; ++i) gh[i] = float(std::cos(0.11 * double(i) * step) * (step == 2 ? 0.001 : 0.05));
+    res::upload(dg, gh.data(), n * sizeof(float));
+    const double nh = host.step(wh.data(), gh.data());
+    const double nd = dev.step_device(dw, dg);
+    EXPECT_NEAR(nd, nh, 1e-12 * nh) << "step " << step;
+  }
+  res::download(wd.data(), dw, n * sizeof(float));
+  EXPECT_LT(rel_diff(wd, wh), 1e-6);
+  // A host step after device steps reads the moments back: the same fifth update.
+  for (size_t i = 0; i < n; ++i) gh[i] = float(std::cos(0.05 * double(i)) * 0.01);
+  std::vector<float> g2 = gh;
+  host.step(wh.data(), gh.data());
+  dev.step(wd.data(), g2.data());
+  EXPECT_LT(rel_diff(wd, wh), 1e-6);
+  EXPECT_EQ(dev.steps(), 5);
+  // A non-finite gradient: an error, nothing updated.
+  gh[3] = NAN;
+  res::upload(dg, gh.data(), n * sizeof(float));
+  EXPECT_THROW(dev.step_device(dw, dg), at::Error);
+  EXPECT_EQ(dev.steps(), 5);
+  at::ops::gpu_free(dw);
+  at::ops::gpu_free(dg);
+}
+
+/** A model's weights, read through the const accessor (on the GPU engine: brought back). */
+std::vector<float> weights_of(const at::Model& m) {
+  const at::Weights& w = m.weights();
+  return std::vector<float>(w.data(), w.data() + w.size());
+}
+
+// The trainer on the GPU engine against the same steps done by hand on the same engine (the
+// public loss() into a host gradient, AdamW's host step: the same gradient bits, so the weights
+// agree to the update's rounding), and its losses against the CPU engine's trainer.
+TEST(GpuEngine, TrainerStepsOnTheDeviceAsOnTheHost) {
+  const char* why = nullptr;
+  if (!at::ops::gpu_engine_available(&why)) GTEST_SKIP() << "no usable CUDA device: " << why;
+  const std::vector<reftest::NamedConfig> all = reftest::test_configs();
+  for (const reftest::NamedConfig& nc : {all[0], all[2]}) {
+    const at::Config& c = nc.config;
+    at::Model cpu(c), gpu(c, gpu_options()), by_hand(c, gpu_options());
+    for (at::Model* m : {&cpu, &gpu, &by_hand}) reftest::randomize(m->weights(), 71);
+    const std::vector<int32_t> stream = reftest::random_tokens(400, c.vocab, 72);
+    at::TokenLoader lc(stream, 73), lg(stream, 73), lh(stream, 73);
+    at::TrainOptions o;
+    o.batch = 1;
+    o.seq = 8;
+    o.accum = 2;
+    o.adamw.lr = 1e-2;
+    o.adamw.clip = 0.5;
+    at::AdamW hand_opt(std::as_const(by_hand).weights().layout(), o.adamw);
+    std::vector<float> grads(std::as_const(by_hand).weights().size());
+    std::vector<int32_t> tok, tgt;
+    auto hand_step = [&] {
+      double loss = 0;
+      std::fill(grads.begin(), grads.end(), 0.0f);
+      for (int a = 0; a < o.accum; ++a) {
+        lh.next(o.batch, o.seq, tok, tgt);
+        loss += by_hand.loss(tok.data(), tgt.data(), o.batch, o.seq, grads.data(), 0.5f, a == 0);
+      }
+      const double norm = hand_opt.step(by_hand.weights().data(), grads.data());
+      return std::make_pair(loss / o.accum, norm);
+    };
+    {
+      at::Trainer tc(cpu, lc, o), tg(gpu, lg, o);
+      for (int i = 0; i < 2; ++i) {
+        const at::StepResult a = tc.step(), b = tg.step();
+        const std::pair<double, double> h = hand_step();
+        EXPECT_NEAR(b.loss, h.first, 1e-6 * (1 + std::fabs(h.first))) << nc.name << " step " << i;
+        EXPECT_NEAR(b.grad_norm, h.second, 1e-6 * h.second) << nc.name << " step " << i;
+        EXPECT_NEAR(b.loss, a.loss, 1e-4 * (1 + std::fabs(a.loss))) << nc.name << " step " << i;
+        EXPECT_NEAR(b.grad_norm, a.grad_norm, 1e-3 * a.grad_norm) << nc.name << " step " << i;
+        EXPECT_GT(b.stats.total().checks, 0u);
+        EXPECT_EQ(b.stats.total().detected, 0u);
+      }
+      // Inside the trainer's life: the weights read back from the device.
+      EXPECT_LT(rel_diff(weights_of(gpu), weights_of(by_hand)), 1e-5) << nc.name;
+      tg.step();
+      hand_step();
+    }
+    // After it: the last update came back when the trainer let the weights go.
+    EXPECT_LT(rel_diff(weights_of(gpu), weights_of(by_hand)), 1e-5) << nc.name;
+    EXPECT_EQ(at::ops::gpu_held_weight_bytes(gpu.handle().get()), 0u);
   }
 }
 

@@ -136,7 +136,9 @@ class Model {
     abft_handle_t h_ = nullptr;
   };
   WeightsOnDevice hold_weights_on_device() { return WeightsOnDevice(*this); }
-  const Weights& weights() const { return weights_; }
+  /** The weights; on the GPU engine after a trainer updated them on the device, brought back to
+   *  the host first (throws Error when the copy fails). */
+  const Weights& weights() const;
   const ModelOptions& options() const { return opt_; }
 
   void set_policy(abft::Policy p);
@@ -176,6 +178,13 @@ class Model {
   /// The GPU engine's resident pass (forward, loss): its workspace in device memory.
   std::unique_ptr<Workspace> dws_;
   void bind(Workspace& ws);
+  friend class Trainer;
+  /** loss(); with grads_on_device, grads is device memory (the GPU engine's trainer). */
+  double loss_impl(const int32_t* tokens, const int32_t* targets, int64_t B, int64_t T, float* grads, float scale,
+                   bool grads_zero, bool grads_on_device);
+  /** The GPU engine's device copy of the weights (held by the caller), for an optimizer's step;
+   *  throws Error without device memory. */
+  float* resident_weights();
   /** The weights as a pass on ws reads them: the host's, or (resident) their device copy. */
   struct WeightsView view_for(const Workspace& ws);
 };

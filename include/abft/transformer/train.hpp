@@ -5,6 +5,7 @@
  */
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -23,17 +24,37 @@ struct AdamWOptions {
 class AdamW {
  public:
   AdamW(const ParamLayout& layout, const AdamWOptions& opt);
+  ~AdamW();
+  AdamW(AdamW&&) noexcept;
+  AdamW& operator=(AdamW&&) noexcept;
   /** One update of w from g (both layout.size()); clips g in place first. Returns the global
    *  gradient norm before clipping. Throws Error for a non-finite gradient norm (no update). */
   double step(float* w, float* g);
+  /** The same update with w and g in device memory (the GPU engine's trainer; a build with the
+   *  CUDA engine, else Error NOT_SUPPORTED): the moments move to the device at the first such
+   *  step and back at the next host step. The norm's blocks are summed on the device, then in
+   *  block order on the host, as step's; the element update is step's, in double. */
+  double step_device(float* w, float* g);
   int64_t steps() const { return t_; }
   const AdamWOptions& options() const { return opt_; }
 
  private:
+  struct Device;
+  struct DeviceFree {
+    void operator()(Device* d) const;
+  };
+  /** The learning-rate schedule and bias corrections of update t_ (after ++t_). */
+  struct Scalars {
+    double b1, b2, step_size, inv_sqrt_bc2, shrink, eps;
+  };
+  Scalars scalars() const;
+  void moments_to_host();
   AdamWOptions opt_;
   std::vector<float> m_, v_;
   std::vector<uint8_t> decay_;
   int64_t t_ = 0;
+  std::unique_ptr<Device, DeviceFree> dev_;  ///< the moments on the device (step_device)
+  bool dev_newer_ = false;
 };
 
 /** Random windows of seq+1 tokens from a stream, drawn from a seeded generator. */
@@ -73,7 +94,11 @@ struct StepResult {
 /** Runs optimizer steps of a model on a loader. */
 class Trainer {
  public:
+  /** On the GPU engine the whole step stays on the device: the micro-batches' gradient is summed
+   *  there and AdamW updates the device copy of the weights, which the trainer holds for its
+   *  life; Model::weights() (either form) brings the weights back to the host. */
   Trainer(Model& model, TokenLoader& loader, const TrainOptions& opt);
+  ~Trainer();
   StepResult step();
   int64_t steps_done() const { return adamw_.steps(); }
 
@@ -84,6 +109,15 @@ class Trainer {
   AdamW adamw_;
   std::vector<float> grads_;
   std::vector<int32_t> tok_, tgt_;
+  /// The GPU engine: the weights held on the device for the trainer's life (the optimizer
+  /// updates the device copy; Model::weights() brings it back), the gradient on the device.
+  Model::WeightsOnDevice held_;
+  struct DeviceGrads;
+  struct DeviceGradsFree {
+    void operator()(DeviceGrads* d) const;
+  };
+  std::unique_ptr<DeviceGrads, DeviceGradsFree> dgrads_;
+  StepResult step_gpu();
 };
 
 }  // namespace abft::transformer
