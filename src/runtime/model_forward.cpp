@@ -302,7 +302,7 @@ void Model::save_pretrained(const std::string& dir) const {
     out << config_to_json(config());
     if (!out) throw Error(ABFT_STATUS_INVALID_VALUE, cpath + ": write failed");
   }
-  weights_.save(dir + "/model.safetensors");
+  weights().save(dir + "/model.safetensors");  // (the GPU engine's newer weights brought back first)
 }
 
 // ------------------------------------------------------------------ the layer body

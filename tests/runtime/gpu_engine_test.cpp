@@ -384,7 +384,11 @@ TEST(GpuEngine, TrainerStepsOnTheDeviceAsOnTheHost) {
         EXPECT_GT(b.stats.total().checks, 0u);
         EXPECT_EQ(b.stats.total().detected, 0u);
       }
-      // Inside the trainer's life: the weights read back from the device.
+      // Inside the trainer's life: the weights read back from the device, and saved from there.
+      const std::string dir = std::string(ABFT_TEST_TMP_DIR) + "/gpu_trainer_" + nc.name;
+      gpu.save_pretrained(dir);
+      const at::Model saved = at::Model::from_pretrained(dir);
+      EXPECT_LT(rel_diff(weights_of(saved), weights_of(by_hand)), 1e-5) << nc.name;
       EXPECT_LT(rel_diff(weights_of(gpu), weights_of(by_hand)), 1e-5) << nc.name;
       tg.step();
       hand_step();
