@@ -335,18 +335,7 @@ __global__ void rope_kernel(int64_t N, int64_t heads, int64_t hd, float* x, int6
     const int64_t r = e / heads, hh = e % heads;
     const float* c = cos_t + int64_t(pos[r]) * h;
     const float* s = sin_t + int64_t(pos[r]) * h;
-    float* v = x + r * ld + hh * hd;
-    float before = 0.0f, after = 0.0f;
-    for (int64_t i = 0; i < h; ++i) {
-      const float a = v[i], b = v[i + h], sn = sgn * s[i];
-      const float na = a * c[i] - b * sn, nb = b * c[i] + a * sn;
-      before += a * a + b * b;
-      after += na * na + nb * nb;
-      v[i] = na;
-      v[i + h] = nb;
-    }
-    const float tol = 8.0f * float(hd) * 0x1p-24f * before + 1e-30f;
-    if (!(fabsf(after - before) <= tol)) {
+    if (!fm::rotate_head(x + r * ld + hh * hd, c, s, h, sgn)) {
       atomicOr(&fl->bad, 1u);
       atomicOr(&fl->bad2, 1u);  // in place: not recomputed
     }

@@ -54,6 +54,24 @@ constexpr float kGeluA = 0.044715f;
 constexpr float kGeluMin = -0.1701f;
 constexpr float kSiluMin = -0.2786f;
 
+/** Rotate one head of hd = 2 h values in place by a position's cos and sin tables (HF
+ *  rotate-half; sgn -1: back). Returns whether the rotation kept the head's norm within a few
+ *  roundings per term (the rotary embedding's invariant check; NaN fails). */
+ABFT_HD bool rotate_head(float* v, const float* c, const float* s, int64_t h, float sgn) {
+  float before = 0.0f, after = 0.0f;
+  for (int64_t i = 0; i < h; ++i) {
+    const float a = v[i], b = v[i + h], sn = sgn * s[i];
+    const float na = a * c[i] - b * sn, nb = b * c[i] + a * sn;
+    before += a * a + b * b;
+    after += na * na + nb * nb;
+    v[i] = na;
+    v[i + h] = nb;
+  }
+  const float tol = 8.0f * float(2 * h) * 0x1p-24f * before + 1e-30f;
+  const float diff = after - before;
+  return (diff < 0.0f ? -diff : diff) <= tol;
+}
+
 ABFT_HD float gelu(float u) { return 0.5f * u * (1.0f + tanh(kGeluC * (u + kGeluA * u * u * u))); }
 /** d gelu(x) / dx. */
 ABFT_HD float gelu_grad(float x) {

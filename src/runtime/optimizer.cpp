@@ -65,6 +65,16 @@ AdamW::Scalars AdamW::scalars() const {
   return Scalars{b1, b2, lr / bc1, 1.0 / std::sqrt(bc2), 1.0 - lr * opt_.weight_decay, opt_.eps};
 }
 
+double AdamW::norm_of(const std::vector<double>& partial) const {
+  double sq = 0.0;
+  for (double s : partial) sq += s;
+  const double norm = std::sqrt(sq);
+  if (!std::isfinite(norm))
+    throw Error(ABFT_STATUS_INVALID_VALUE, "AdamW: non-finite gradient norm at step " +
+                                               std::to_string(t_ + 1) + " (no update)");
+  return norm;
+}
+
 void AdamW::moments_to_host() {
   if (!dev_ || !dev_newer_) return;
   ops::resident::download(m_.data(), dev_->m.data(), m_.size() * sizeof(float));
@@ -96,12 +106,7 @@ double AdamW::step_device(float* w, float* g) {
   std::vector<double> partial(size_t(blocks), 0.0);
   ops::resident::sum_squares_blocks(n, g, kNormBlock, dev_->partial.data());
   ops::resident::download(partial.data(), dev_->partial.data(), partial.size() * sizeof(double));
-  double sq = 0.0;
-  for (double s : partial) sq += s;
-  const double norm = std::sqrt(sq);
-  if (!std::isfinite(norm))
-    throw Error(ABFT_STATUS_INVALID_VALUE, "AdamW: non-finite gradient norm at step " +
-                                               std::to_string(t_ + 1) + " (no update)");
+  const double norm = norm_of(partial);
   const float clip_scale = (opt_.clip > 0.0 && norm > opt_.clip) ? static_cast<float>(opt_.clip / norm) : 1.0f;
   ++t_;
   const Scalars c = scalars();
@@ -125,12 +130,7 @@ double AdamW::step(float* w, float* g) {
     for (int64_t i = lo; i < hi; ++i) s += double(g[i]) * double(g[i]);
     partial[size_t(b)] = s;
   }
-  double sq = 0.0;
-  for (double s : partial) sq += s;
-  const double norm = std::sqrt(sq);
-  if (!std::isfinite(norm))
-    throw Error(ABFT_STATUS_INVALID_VALUE, "AdamW: non-finite gradient norm at step " +
-                                               std::to_string(t_ + 1) + " (no update)");
+  const double norm = norm_of(partial);
 
   if (opt_.clip > 0.0 && norm > opt_.clip) {
     const float scale = static_cast<float>(opt_.clip / norm);

@@ -48,6 +48,9 @@ class AdamW {
     double b1, b2, step_size, inv_sqrt_bc2, shrink, eps;
   };
   Scalars scalars() const;
+  /** The global norm from the blocks' sums of squares, added in order; throws Error when it is
+   *  not finite (no update). */
+  double norm_of(const std::vector<double>& partial) const;
   void moments_to_host();
   AdamWOptions opt_;
   std::vector<float> m_, v_;
