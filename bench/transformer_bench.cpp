@@ -70,6 +70,13 @@
  *    ABFT_BENCH_THREADS     threads of the model (ModelOptions::threads; default: OpenMP's)
  *    ABFT_BENCH_WARMUP=0    no untimed round before a row's first repetition (by default one
  *                           round of both variants absorbs workspace growth and page faults)
+ *    ABFT_BENCH_ENGINE      cpu (default) | gpu: ModelOptions::engine, the GPU engine's resident
+ *                           pass (needs a CUDA build and a device; without one the program
+ *                           says so and exits 2). On the GPU engine a train unit is one
+ *                           Trainer::step (gradient and AdamW on the device; update_s is not
+ *                           separated, 0); a decode unit's first step also uploads its working
+ *                           cache (copied on the host before the unit, made resident at its
+ *                           first decode).
  */
 #include <benchmark/benchmark.h>
 #include <omp.h>
@@ -87,6 +94,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "abft/abft.h"
@@ -109,6 +117,7 @@ enum Kind { kPrefill = 0, kDecode = 1, kTrain = 2 };
 const char* const kKindName[3] = {"prefill", "decode", "train"};
 
 int g_threads = 0;  // 0: OpenMP's default
+tr::Engine g_engine = tr::Engine::Cpu;
 bool g_warmup = true;
 
 struct Case {
@@ -162,9 +171,17 @@ struct ModelData {
   std::vector<int32_t> train_tok, train_tgt;
   std::vector<float> grads;
   std::unique_ptr<tr::AdamW> adamw;
+  // train on the GPU engine: a trainer (before the model in destruction order: it holds the
+  // model's weights)
+  std::unique_ptr<tr::TokenLoader> loader;
+  std::unique_ptr<tr::Trainer> trainer;
+  int64_t trainer_batch = 0, trainer_seq = 0;
   std::set<std::string> warmed;
 
-  void release() { *this = ModelData{}; }
+  void release() {
+    trainer.reset();
+    *this = ModelData{};
+  }
 } g_data;
 
 ModelData& model_data(const Case& c) {
@@ -175,6 +192,7 @@ ModelData& model_data(const Case& c) {
     opt.policy = abft::Policy::Off;
     opt.threads = g_threads;
     opt.check_timing = false;
+    opt.engine = g_engine;
     g.model = std::make_unique<tr::Model>(tr::preset(c.model), opt);
     g.model->weights().init_random(1);
     g.vocab = g.model->config().vocab;
@@ -236,12 +254,25 @@ struct Runner {
             g.train_tgt[size_t(b * c.seq + t)] = s[size_t(b * (c.seq + 1) + t + 1)];
           }
       }
-      if (g.grads.size() != m.weights().size()) g.grads.assign(m.weights().size(), 0.0f);
-      if (!g.adamw) {
-        tr::AdamWOptions o;
-        o.lr = 1e-4;
-        g.adamw = std::make_unique<tr::AdamW>(m.weights().layout(), o);
+      tr::AdamWOptions o;
+      o.lr = 1e-4;
+      if (g_engine == tr::Engine::Gpu) {
+        if (!g.trainer || g.trainer_batch != c.batch || g.trainer_seq != c.seq) {
+          g.trainer.reset();
+          std::vector<int32_t> stream(g.train_tok);
+          stream.push_back(g.train_tgt.back());
+          g.loader = std::make_unique<tr::TokenLoader>(std::move(stream), 1);
+          tr::TrainOptions to;
+          to.batch = c.batch;
+          to.seq = c.seq;
+          to.adamw = o;
+          g.trainer = std::make_unique<tr::Trainer>(m, *g.loader, to);
+          g.trainer_batch = c.batch, g.trainer_seq = c.seq;
+        }
+        return;
       }
+      if (g.grads.size() != std::as_const(m).weights().size()) g.grads.assign(std::as_const(m).weights().size(), 0.0f);
+      if (!g.adamw) g.adamw = std::make_unique<tr::AdamW>(std::as_const(m).weights().layout(), o);
     }
   }
 
@@ -261,6 +292,9 @@ struct Runner {
       std::vector<tr::SeqChunk> chunks;
       for (int64_t i = 0; i < c.batch; ++i) chunks.push_back({i, g.prompt.data() + i * c.seq, c.seq});
       m.decode(*g.prefill_cache, chunks, g.logits.data());
+    } else if (c.kind == kTrain && g.trainer) {
+      loss = g.trainer->step().loss;
+      update_s = 0.0;
     } else if (c.kind == kTrain) {
       std::fill(g.grads.begin(), g.grads.end(), 0.0f);
       loss = m.loss(g.train_tok.data(), g.train_tgt.data(), c.batch, c.seq, g.grads.data(), 1.0f, true);
@@ -491,6 +525,7 @@ void add_context(int threads, const std::string& set, const Suite& s) {
   for (const std::string& m : s.models) models += (models.empty() ? "" : ",") + m;
   benchmark::AddCustomContext("models", models);
   benchmark::AddCustomContext("warmup_round", g_warmup ? "yes" : "no");
+  benchmark::AddCustomContext("engine", g_engine == tr::Engine::Gpu ? "gpu (resident)" : "cpu");
   benchmark::AddCustomContext(
       "units", "prefill: one Model::decode of the prompt into a cleared KVCache; decode: steps x "
                "(Model::decode of one token per sequence + greedy sample); train: zero grads + "
@@ -504,6 +539,22 @@ int main(int argc, char** argv) {
   g_threads = threads > 0 ? threads : 0;
   if (threads <= 0) threads = omp_get_max_threads();
   g_warmup = env_string("ABFT_BENCH_WARMUP", "1") != "0";
+  const std::string engine = env_string("ABFT_BENCH_ENGINE", "cpu");
+  if (engine != "cpu" && engine != "gpu") {
+    std::fprintf(stderr, "abft_bench_transformer: ABFT_BENCH_ENGINE=%s unknown (cpu|gpu)\n", engine.c_str());
+    return 2;
+  }
+  if (engine == "gpu") {
+    g_engine = tr::Engine::Gpu;
+    try {
+      tr::ModelOptions probe;
+      probe.engine = tr::Engine::Gpu;
+      tr::Model m(tr::preset("gpt2-demo"), probe);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "abft_bench_transformer: ABFT_BENCH_ENGINE=gpu: %s\n", e.what());
+      return 2;
+    }
+  }
   std::string set = env_string("ABFT_BENCH_SET", "default");
   if (env_string("ABFT_BENCH_QUICK", "0") == "1") set = "quick";
   if (set != "quick" && set != "default") {

@@ -67,7 +67,7 @@ if [ $build_first = 1 ]; then
         fft_callback_sums_test fft_callback_link_test \
         attention_cuda_test attention_backward_cuda_test attention_key_sums_test attention_row_check_test attention_sdpa_tool \
         gpu_engine_test abft_preload \
-        abft_bench_cuda_gemm abft_bench_cuda_fft abft_bench_cuda_attention \
+        abft_bench_cuda_gemm abft_bench_cuda_fft abft_bench_cuda_attention abft_bench_transformer \
         >"$build.build.log" 2>&1 \
     || { log "build failed (see $build.build.log)"; grep -E "error" "$build.build.log" | head -20; exit 1; }
 fi
@@ -272,6 +272,27 @@ if want runtime; then
       "$(printf '%s\n' "$inf" | grep -m1 'tokens/s' || echo '(failed)')"
     rows+=("$(printf '| %-26s | %6s | %6s | %7s |' "runtime gpt2-small $eng" "$v" "$((1 - v))" 0)")
   done
+  # The ABFT overhead of a resident training step and decode on the GPU engine: the transformer
+  # bench's train and decode rows, policy correct against policy off on the same model, paired
+  # per iteration (bench/transformer_bench.cpp; vs_off = correct time / off time).
+  tf_json=$build/transformer_gpu_bench.json
+  if ABFT_BENCH_ENGINE=gpu ABFT_BENCH_MODELS=gpt2-small ABFT_BENCH_SEQ=128 ABFT_BENCH_TRAIN_BATCH=4 \
+       tl 75 "$build/bench/abft_bench_transformer" --benchmark_filter='^(train|decode)/' \
+       --benchmark_out="$tf_json" --benchmark_out_format=json >"$logs/bench_transformer.log" 2>&1; then
+    echo "  GPU engine, resident (policy correct vs off, same run):"
+    python3 - "$tf_json" <<'PY' || status=1
+import json, sys
+for b in json.load(open(sys.argv[1]))["benchmarks"]:
+    if b.get("run_type") == "aggregate" and b.get("aggregate_name") != "median":
+        continue
+    print("    %-52s vs_off %.3f  tokens/s %.0f  correct %.4f s" % (b["name"].split("/manual_time")[0],
+          b.get("vs_off", 0), b.get("tok_per_s", 0), b.get("correct_s", 0)))
+PY
+    v=1
+  else
+    v=0; status=1; tail -5 "$logs/bench_transformer.log"
+  fi
+  rows+=("$(printf '| %-26s | %6s | %6s | %7s |' "runtime bench gpu" "$v" "$((1 - v))" 0)")
 fi
 
 echo
