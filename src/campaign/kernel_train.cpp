@@ -20,6 +20,11 @@
  *  passed). The invariant checks are a model option, not part of the policy: they run in
  *  the OFF runs too (their counts are reported there as well; recomputing an op from the
  *  same corrupted input leaves the output as it was).
+ *
+ *  `cuda-train` is the same step on the GPU engine's resident pass (ModelOptions::engine =
+ *  Gpu: every op on the device, the products and attention on the GPU kernels with the
+ *  handle's planner, the checks' counts read once per pass), with the GPU kernels' sites; its
+ *  clean run is the GPU engine's, so the limits are the same tolerance around it.
  */
 #include <algorithm>
 #include <cmath>
@@ -55,9 +60,10 @@ bool allowed_preset(const std::string& name) {
   return name == "gpt2-tiny" || name == "llama-tiny" || name == "gpt2-demo" || name == "llama-demo";
 }
 
-tr::ModelOptions model_options(int threads) {
+tr::ModelOptions model_options(int threads, tr::Engine engine) {
   tr::ModelOptions mo;
   mo.policy = abft::Policy::Correct;
+  mo.engine = engine;
   mo.threads = threads;
   mo.invariant_checks = true;
   mo.check_timing = false;
@@ -66,8 +72,8 @@ tr::ModelOptions model_options(int threads) {
 
 class TrainKernel final : public Kernel {
  public:
-  TrainKernel(const std::string& preset, const tr::Config& cfg, int64_t B, int64_t T, int threads)
-      : preset_(preset), B_(B), T_(T), model_(cfg, model_options(threads)) {
+  TrainKernel(const std::string& preset, const tr::Config& cfg, int64_t B, int64_t T, int threads, tr::Engine engine)
+      : preset_(preset), B_(B), T_(T), gpu_(engine == tr::Engine::Gpu), model_(cfg, model_options(threads, engine)) {
     model_.weights().init_random(kWeightSeed);
     tok_.assign(size_t(B * T), 0);
     tgt_.assign(size_t(B * T), 0);
@@ -92,11 +98,16 @@ class TrainKernel final : public Kernel {
     os << "train step " << preset_ << " (" << tr::arch_name(c.arch) << ", " << c.layers << " layers, d="
        << c.d_model << ", vocab " << c.vocab << ", " << c.parameter_count()
        << " parameters) batch=" << B_ << " seq=" << T_
-       << ": forward, cross-entropy, backward; output loss + gradient";
+       << ": forward, cross-entropy, backward; output loss + gradient"
+       << (gpu_ ? "; GPU engine, resident pass" : "");
     return os.str();
   }
 
   std::vector<abft_site> sites() const override {
+    if (gpu_)  // the GPU GEMM's and the GPU attention's (kernel_cuda_gemm.cpp, kernel_cuda_attention.cpp)
+      return {ABFT_SITE_OUTPUT,      ABFT_SITE_PACKED_A,  ABFT_SITE_PACKED_B,      ABFT_SITE_ATTN_SCORES,
+              ABFT_SITE_ATTN_PROBS,  ABFT_SITE_ATTN_ROWSTAT, ABFT_SITE_ATTN_ACC, ABFT_SITE_ATTN_DP,
+              ABFT_SITE_ATTN_DS,     ABFT_SITE_ATTN_DQ,   ABFT_SITE_ATTN_DK,      ABFT_SITE_ATTN_DV};
     return {ABFT_SITE_OUTPUT,     ABFT_SITE_ACCUMULATOR, ABFT_SITE_PACKED_A,  ABFT_SITE_PACKED_B,
             ABFT_SITE_ATTN_SCORES, ABFT_SITE_ATTN_PROBS, ABFT_SITE_ATTN_ROWSTAT, ABFT_SITE_ATTN_ACC,
             ABFT_SITE_ATTN_DP,    ABFT_SITE_ATTN_DS,     ABFT_SITE_ATTN_DQ,   ABFT_SITE_ATTN_DK,
@@ -246,6 +257,7 @@ class TrainKernel final : public Kernel {
 
   std::string preset_;
   int64_t B_, T_;
+  bool gpu_;
   tr::Model model_;  // the runs (the driver's planner is attached to its handle)
   std::vector<int32_t> tok_, tgt_;
   std::vector<float> grads_;
@@ -257,6 +269,7 @@ class TrainKernel final : public Kernel {
 }  // namespace
 
 std::unique_ptr<Kernel> make_train_kernel(const KernelOptions& o, std::string* error) {
+  const bool gpu = o.kernel == "cuda-train";
   if (o.type != DataType::F32) {
     *error = "--type: train is f32 only";
     return nullptr;
@@ -280,7 +293,8 @@ std::unique_ptr<Kernel> make_train_kernel(const KernelOptions& o, std::string* e
     return nullptr;
   }
   try {
-    return std::make_unique<TrainKernel>(preset, cfg, sz[0], sz[1], std::max(1, o.threads));
+    return std::make_unique<TrainKernel>(preset, cfg, sz[0], sz[1], std::max(1, o.threads),
+                                         gpu ? tr::Engine::Gpu : tr::Engine::Cpu);
   } catch (const std::exception& e) {
     *error = std::string("train: ") + e.what();
     return nullptr;

@@ -48,6 +48,9 @@ const std::vector<KernelInfo>& kernel_list() {
       {"train", "f32", "batch,seq (2,16)",
        "one training step (forward, loss, backward; output: loss + gradient); "
        "--variant gpt2-tiny|llama-tiny|gpt2-demo|llama-demo"},
+      {"cuda-train", "f32", "batch,seq (2,16)",
+       "one training step on the GPU engine's resident pass (needs a device); "
+       "--variant gpt2-tiny|llama-tiny|gpt2-demo|llama-demo"},
   };
   return list;
 }
@@ -65,7 +68,7 @@ std::unique_ptr<Kernel> make_kernel(const KernelOptions& o, std::string* error) 
   if (k == "gemm") return make_gemm_kernel(o, error);
   if (k == "fft") return make_fft_kernel(o, error);
   if (k == "attn-fwd" || k == "attn-bwd") return make_attention_kernel(o, error);
-  if (k == "train") return make_train_kernel(o, error);
+  if (k == "train" || k == "cuda-train") return make_train_kernel(o, error);
   if (k == "selftest") return make_selftest_kernel(o, error);
   if (k == "cuda-gemm") return make_cuda_gemm_kernel(o, error);
   if (k == "cuda-fft") return make_cuda_fft_kernel(o, error);

@@ -1,6 +1,7 @@
 /** \file gpu_campaign_emu_test.cpp
  *  \brief The GPU campaign adapters (src/campaign/kernel_cuda_*.cpp) on the CUDA emulator: a few
- *  dozen trials of `abft campaign --kernel cuda-fft / cuda-gemm / cuda-attn-fwd / cuda-attn-bwd`, run in process through
+ *  dozen trials of `abft campaign --kernel cuda-fft / cuda-gemm / cuda-attn-fwd / cuda-attn-bwd /
+ *  cuda-train` (the runtime's training step on the GPU engine's resident pass), run in process through
  *  TrialRunner as a worker runs them (random bit flips at every site the adapter has, a clean
  *  protected run with every trial), must give no failing outcome (SDC, bad repair, error) and no
  *  false positive or mismatch on the clean runs. On a GPU, scripts/gpu-check.sh runs 1,000
@@ -83,6 +84,18 @@ TEST(GpuCampaignsOnTheEmulator, DISABLED_LongAttentionBackwardCampaign) {
   run_trials("cuda-attn-bwd", "causal", cp::DataType::F32, {72, 128, 64, 2, 1}, 400);
   run_trials("cuda-attn-bwd", "full", cp::DataType::F32, {40, 96, 128, 4, 2}, 400);
   run_trials("cuda-attn-bwd", "causal", cp::DataType::F32, {33, 33, 32, 2, 2}, 400);
+}
+
+TEST(GpuCampaignsOnTheEmulator, TrainStepOnTheResidentPass) {
+  run_trials("cuda-train", "gpt2-tiny", cp::DataType::F32, {1, 6}, 10);
+  run_trials("cuda-train", "llama-tiny", cp::DataType::F32, {1, 6}, 6);
+}
+
+// 600 trials of the training step on the resident pass (about 6 minutes on 2 cores; not in CI):
+// run with --gtest_also_run_disabled_tests --gtest_filter='*LongTrain*'.
+TEST(GpuCampaignsOnTheEmulator, DISABLED_LongTrainCampaign) {
+  run_trials("cuda-train", "gpt2-tiny", cp::DataType::F32, {2, 16}, 300);
+  run_trials("cuda-train", "llama-tiny", cp::DataType::F32, {2, 16}, 300);
 }
 
 TEST(GpuCampaignsOnTheEmulator, GemmAdapter) {
