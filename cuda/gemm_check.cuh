@@ -101,7 +101,9 @@ __device__ __forceinline__ void block_sum_all(double (&v)[N]) {
   __syncthreads();  // `part` is reused by the block's next line
 }
 
-/** This thread's share of the contiguous line p[0, len): add(x) for each of its elements,
+/** This thread's share of the contiguous line p[0, len): add(r_i x_i) for each of its elements
+ *  (r_i = library_row_weight(i): every line it reads is a column of a product's rows — of A, C0,
+ *  the bias or C — whose sums are weighted, gemm_library_check.hpp),
  *  threads t < nt striding through the line's 16-byte units (four loads in flight each) after
  *  a scalar head up to the first 16-byte boundary, then a scalar tail. With `dst`, each
  *  element read is also stored at dst[i] (the backup of C0 as its sums are formed: one read
@@ -113,11 +115,11 @@ ABFT_HD void line_partial(const T* p, int64_t len, int t, int nt, Add& add, T* d
   const int64_t h = head_elements<16>(p, len);
   const int64_t nv = (len - h) / kV;
   for (int64_t i = t; i < h; i += nt) {
-    add(to_double(p[i]));
+    add(ck::library_row_weight(i) * to_double(p[i]));
     if (dst) dst[i] = p[i];
   }
   for (int64_t i = h + nv * kV + t; i < len; i += nt) {
-    add(to_double(p[i]));
+    add(ck::library_row_weight(i) * to_double(p[i]));
     if (dst) dst[i] = p[i];
   }
   const Vec16<T>* q = reinterpret_cast<const Vec16<T>*>(p + h);
@@ -135,7 +137,8 @@ ABFT_UNROLL
     for (int u = 0; u < kU; ++u)
       if (b + int64_t(u) * nt < nv)
 ABFT_UNROLL
-        for (int e = 0; e < kV; ++e) add(to_double(x[u].e[e]));
+        for (int e = 0; e < kV; ++e)
+          add(ck::library_row_weight(h + (b + int64_t(u) * nt) * kV + e) * to_double(x[u].e[e]));
   }
 }
 
@@ -223,7 +226,7 @@ struct StridedShape {
 /** One thread's share (lane < 32, ty < kRows) of block (tile, chunk) of strided_sums_kernel:
  *  for its columns c = tile kTile + lane kV + e < L, s[e] += sum_r a_r M(c, r) and a[e] +=
  *  sum_r b_r |M(c, r)| over the chunk's rows r = chunk rows_per_block + ty + kRows i < R,
- *  with (a_r, b_r) = vw[r] (kWeighted) or (1, 1). */
+ *  with (a_r, b_r) = vw[r] (kWeighted) or the row weights (r_r, r_r), library_row_weight. */
 template <class T, bool kVec, bool kWeighted>
 ABFT_HD void strided_partial(const T* M, int64_t ld, int64_t L, int64_t R, int64_t tile, int64_t chunk,
                              int64_t rows_per_block, int lane, int ty, const double2* vw,
@@ -251,7 +254,9 @@ ABFT_UNROLL
     for (int u = 0; u < kU; ++u) {
       const int64_t rr = r + int64_t(u) * kRows;
       if (rr >= r1) continue;
-      double wa = 1.0, wb = 1.0;
+      // Unweighted by vw: the encoding of op(A) = A^T, whose lines run along its rows rr — the
+      // column sums' row weights (gemm_library_check.hpp).
+      double wa = ck::library_row_weight(rr), wb = wa;
       if (kWeighted) {
         const double2 pr = vw[rr];  // one address across the warp: a broadcast
         wa = pr.x, wb = pr.y;
@@ -299,7 +304,7 @@ ABFT_HD void strided_finish(const double* part, int64_t P, int64_t chunks, int64
 /** Sums along the strided dimension of a stored column-major matrix M (ld): for every c < L
  *  (its contiguous dimension), out_s[c os] = sum_r a_r M(c, r) and out_a[c os] = sum_r b_r
  *  |M(c, r)| over r < R, with (a_r, b_r) = vw[r] (kWeighted: the reference of the columns of
- *  op(B) = B^T) or (1, 1) (the encoding of the columns of op(A) = A^T). A block takes a tile of
+ *  op(B) = B^T) or the row weights (r_r, r_r) (the encoding of the columns of op(A) = A^T). A block takes a tile of
  *  32 kV columns and a chunk of rows: its eight warps read rows of the tile (coalesced; 16-byte
  *  loads when kVec; strided_partial) and the shared memory sums their partial sums. With one
  *  chunk a tile, the block stores its tile's sums; with several (part, done non-null), each
@@ -529,7 +534,8 @@ ABFT_UNROLL
 /** The check of kCols consecutive columns of C per block (kCols > 1 needs every column of B at
  *  the same parity of its element address, i.e. ldb even, when the block reads B): the
  *  reference's dot products sum_p v_p op(B)_pj and sum_p w_p |op(B)_pj| (or rr, rx), the
- *  observed sums obs_j = sum_i C_ij and W_j = sum_i binade_floor(C_ij), then in thread c the
+ *  observed sums obs_j = sum_i r_i C_ij and W_j = sum_i binade_floor(r_i C_ij) (row weights
+ *  r_i, line_partial), then in thread c the
  *  shared combination (library_line_reference over the one-term line of the reduced dot
  *  products) and verdict of column j0 + c, its counters, and repair(j) when it is not Ok (the
  *  repair reads ref, X and verdict of its column, written just before by the same thread). */

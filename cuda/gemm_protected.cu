@@ -153,7 +153,8 @@ struct ColumnRepair {
       atomicAdd(&dc->failed, 1ull);
       if (!correct) return;
       double obs = 0.0, W = 0.0;
-      ck::library_line_observed(m, [&](int64_t i) { return to_double(C[i + j * ldc]); }, &obs, &W);
+      ck::library_line_observed(
+          m, [&](int64_t i) { return ck::library_row_weight(i) * to_double(C[i + j * ldc]); }, &obs, &W);
       const ck::LineVerdict again = ck::library_line_verdict(obs, W, ref[j], X[j], coef, coef_out, abs, output);
       atomicAdd(again == ck::LineVerdict::Failed ? &rc->uncorrectable : &rc->corrected, 1ull);
       return;
@@ -163,8 +164,9 @@ struct ColumnRepair {
     for (int64_t i = 0; i < m; ++i) {
       const T stored = value(i);
       C[i + j * ldc] = stored;
-      obs += to_double(stored);
-      W += ck::binade_floor(to_double(stored));
+      const double x = ck::library_row_weight(i) * to_double(stored);  // (the checks' row weights)
+      obs += x;
+      W += ck::binade_floor(x);
     }
     const ck::LineVerdict again = ck::library_line_verdict(obs, W, ref[j], X[j], coef, coef_out, abs, output);
     atomicAdd(again == ck::LineVerdict::Failed ? &rc->uncorrectable : &rc->corrected, 1ull);

@@ -112,9 +112,10 @@ for run in "${sdpa_runs[@]}"; do
 done
 # Small campaigns on the GPU GEMM (random bit flips at the output and in operand copies), the
 # GPU FFT (at the output and in the input cuFFT reads; c2c, r2c and a 2D c2r) and the GPU
-# attention forward and backward (their six and eight sites).
+# attention forward and backward (their six and eight sites), and the runtime's training step on
+# the GPU engine's resident pass (every product and attention call of a gpt2-tiny step).
 specs=("cuda-gemm f32 -" "cuda-gemm f64 -" "cuda-fft f32 c2c" "cuda-fft f64 r2c" "cuda-fft f32 c2r-2d"
-       "cuda-attn-fwd f32 causal" "cuda-attn-bwd f32 causal")
+       "cuda-attn-fwd f32 causal" "cuda-attn-bwd f32 causal" "cuda-train f32 gpt2-tiny")
 want campaigns || specs=()
 for spec in "${specs[@]}"; do
   set -- $spec

@@ -105,12 +105,17 @@ class CudaGemmKernel final : public Kernel {
     const double coef = ck::library_line_coefficient(prec, m_, k_);
     const double coef_out = ck::library_line_output_coefficient(prec, m_);
     const double abs = ck::library_line_abs_term(prec, m_, k_, 1.0, std::fabs(double(beta_)));
+    // The engine's column sums weight row i by r_i (1 or 2, library_row_weight): an element's
+    // change counts r_i >= 1 times against a bound in the weighted magnitudes, so the escape of
+    // one element is at most the bound's escape from the weighted X.
+    auto rw = [](int64_t i) { return ck::library_row_weight(i); };
     std::vector<double> v(static_cast<size_t>(k_)), w(static_cast<size_t>(k_));
     for (int64_t p = 0; p < k_; ++p)
-      ck::library_line_sum(m_, [&](int64_t i) { return opA(i, p); }, &v[size_t(p)], &w[size_t(p)]);
+      ck::library_line_sum(m_, [&](int64_t i) { return rw(i) * opA(i, p); }, &v[size_t(p)], &w[size_t(p)]);
     for (int64_t j = 0; j < n_; ++j) {
       double c0s = 0, c0a = 0, ref = 0, X = 0;
-      if (beta_ != T(0)) ck::library_line_sum(m_, [&](int64_t i) { return double(C0_[size_t(i + j * m_)]); }, &c0s, &c0a);
+      if (beta_ != T(0))
+        ck::library_line_sum(m_, [&](int64_t i) { return rw(i) * double(C0_[size_t(i + j * m_)]); }, &c0s, &c0a);
       ck::library_line_reference(k_, v.data(), w.data(), [&](int64_t p) { return opB(p, j); }, 1.0, double(beta_),
                                  c0s, c0a, &ref, &X);
       // W (the clean column's sum of binade_floor |C_ij|) is at most sum |C_ij| <= 2 X here (no

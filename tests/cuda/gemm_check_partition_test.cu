@@ -78,7 +78,7 @@ void check_line_partial() {
       for (int64_t i = 0; i < len; ++i) {
         const int x = draw(rng);
         p[i] = from_int<T>(x);
-        exact += x;
+        exact += abft::checksum::library_row_weight(i) * x;  // (each element at its row's weight)
       }
       for (int nt : {1, 3, 32, 96, 256}) {
         double sum = 0.0;
@@ -303,8 +303,10 @@ void check_strided(int64_t L, int64_t R, int64_t ld, int offset, std::mt19937& r
     double es = 0.0, ea = 0.0;
     for (int64_t r = 0; r < R; ++r) {
       const double x = to_double(M[c + r * ld]);
-      es += (kWeighted ? vw[size_t(r)].x : 1.0) * x;
-      ea += (kWeighted ? vw[size_t(r)].y : 1.0) * std::fabs(x);
+      // (Unweighted by vw: the column sums' row weights, gemm_library_check.hpp.)
+      const double rw = abft::checksum::library_row_weight(r);
+      es += (kWeighted ? vw[size_t(r)].x : rw) * x;
+      ea += (kWeighted ? vw[size_t(r)].y : rw) * std::fabs(x);
     }
     ASSERT_EQ(s[size_t(c)], es) << where << " column " << c;
     ASSERT_EQ(a[size_t(c)], ea) << where << " column " << c;

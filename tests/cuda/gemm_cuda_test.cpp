@@ -192,6 +192,64 @@ TEST(CudaGemm, InjectedFaultsAreRepairedOnTheDevice) {
   }
 }
 
+// Data whose lines sum to zero (the gradients after a LayerNorm or a softmax do, across their
+// features): a fault in an operand copy moves a whole line of C by a multiple of such a line,
+// which a plain sum along that line cannot see. Row-major dW = X^T dY with every row of dY
+// centred, a fault in op(A) (X^T): the line of C it moves is a multiple of a row of dY; and
+// column-major with every column of op(A) centred, a fault in op(B). The checks weight the rows
+// of their column sums (library_row_weight), so both are detected and repaired. (Before the
+// weights, both passed the check: an SDC of the cuda-train campaign, trial 151.)
+TEST(CudaGemm, FaultsOnZeroSumLinesAreSeen) {
+  REQUIRE_DEVICE();
+  for (int lay_row : {1, 0}) {
+    const abft_layout lay = lay_row ? ABFT_ROW_MAJOR : ABFT_COL_MAJOR;
+    Problem<float> P(96, 32, 24, lay, ABFT_TRANS, ABFT_NO_TRANS, 9);
+    P.beta = 0.0f;
+    // Centre the lines: row-major, each row of B (op(B) = B, k x n); column-major, each column
+    // of op(A) = A^T, i.e. each row of the stored k x m A... of length m.
+    if (lay_row) {
+      for (int64_t p = 0; p < P.k; ++p) {
+        double s = 0;
+        for (int64_t j = 0; j < P.n; ++j) s += P.B[size_t(p * P.ldb + j)];
+        for (int64_t j = 0; j < P.n; ++j) P.B[size_t(p * P.ldb + j)] -= float(s / double(P.n));
+      }
+    } else {
+      for (int64_t p = 0; p < P.k; ++p) {  // op(A)(i, p) = A[p + i lda] (column-major, transposed)
+        double s = 0;
+        for (int64_t i = 0; i < P.m; ++i) s += P.A[size_t(p + i * P.lda)];
+        for (int64_t i = 0; i < P.m; ++i) P.A[size_t(p + i * P.lda)] -= float(s / double(P.m));
+      }
+    }
+    abft_handle_t h = nullptr;
+    abft_injector_t inj = nullptr;
+    ASSERT_EQ(abft_handle_create(&h), ABFT_STATUS_SUCCESS);
+    ASSERT_EQ(abft_injector_create(23, &inj), ABFT_STATUS_SUCCESS);
+    abft_fault f{};
+    f.site = lay_row ? ABFT_SITE_PACKED_A : ABFT_SITE_PACKED_B;
+    f.model = ABFT_FAULT_BITFLIP, f.bit = 28, f.row = 41, f.col = 7, f.kpos = 5;
+    ASSERT_EQ(abft_injector_add(inj, &f), ABFT_STATUS_SUCCESS);
+    DeviceBuffer<float> A(P.A), B(P.B), C(P.C0);
+    abft_handle_set_injector(h, inj);
+    ASSERT_EQ(gemm<float>(h, ABFT_POLICY_CORRECT, P.lay, P.ta, P.tb, P.m, P.n, P.k, P.alpha, A.p, P.lda, B.p, P.ldb,
+                          P.beta, C.p, P.ldc),
+              ABFT_STATUS_SUCCESS);
+    abft_report r{};
+    EXPECT_EQ(abft_cuda_sync(h, nullptr, &r), ABFT_STATUS_SUCCESS);
+    abft_fault landed{};
+    int count = 0;
+    abft_injector_last(inj, &landed, 1, &count);
+    ASSERT_EQ(count, 1);
+    ASSERT_EQ(landed.applied, 1);
+    EXPECT_GE(r.detected, 1u) << (lay_row ? "row-major, fault in op(A)" : "column-major, fault in op(B)");
+    EXPECT_GE(r.corrected, 1u);
+    EXPECT_LE(P.error(C.get(P.C0.size())), 1e-6 * double(P.k + 8));
+    abft_handle_set_injector(h, nullptr);
+    abft_injector_destroy(inj);
+    abft_cuda_release(h);
+    abft_handle_destroy(h);
+  }
+}
+
 // The deferred counters (abft_cuda_take_counters / abft_cuda_counters_report): two calls, one
 // with a fault and one clean, each taken into its own snapshot without a wait; read afterwards,
 // the first reports the detection and repair, the second only its checks; the counters were
