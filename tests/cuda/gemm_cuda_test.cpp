@@ -148,19 +148,18 @@ TEST(CudaGemm, MatchesReferenceEveryLayoutAndTranspose) {
       }
 }
 
+/** One fault f (injector seed 11) in a protected call of problem P under CORRECT: it lands, is
+ *  detected and repaired to the reference's accuracy. */
 template <class T>
-void check_fault(abft_site site, abft_fault_model model, int bit, abft_layout lay) {
+void check_fault_in(const Problem<T>& P, const abft_fault& f, const std::string& what) {
   abft_handle_t h = nullptr;
   abft_injector_t inj = nullptr;
   ASSERT_EQ(abft_handle_create(&h), ABFT_STATUS_SUCCESS);
   ASSERT_EQ(abft_injector_create(11, &inj), ABFT_STATUS_SUCCESS);
-  abft_fault f{};
-  f.site = site, f.model = model, f.bit = bit, f.row = 5, f.col = 7, f.kpos = 3;
   ASSERT_EQ(abft_injector_add(inj, &f), ABFT_STATUS_SUCCESS);
-  Problem<T> P(64, 48, 100, lay, ABFT_NO_TRANS, ABFT_TRANS, 3);
   DeviceBuffer<T> A(P.A), B(P.B), C(P.C0);
   abft_handle_set_injector(h, inj);
-  ASSERT_EQ(gemm<T>(h, ABFT_POLICY_CORRECT, lay, P.ta, P.tb, P.m, P.n, P.k, P.alpha, A.p, P.lda, B.p, P.ldb, P.beta,
+  ASSERT_EQ(gemm<T>(h, ABFT_POLICY_CORRECT, P.lay, P.ta, P.tb, P.m, P.n, P.k, P.alpha, A.p, P.lda, B.p, P.ldb, P.beta,
                     C.p, P.ldc),
             ABFT_STATUS_SUCCESS);
   abft_report r{};
@@ -170,15 +169,23 @@ void check_fault(abft_site site, abft_fault_model model, int bit, abft_layout la
   abft_injector_last(inj, &landed, 1, &count);
   ASSERT_EQ(count, 1);
   EXPECT_EQ(landed.applied, 1);
-  EXPECT_GE(r.detected, 1u) << "site " << site << " model " << model;
-  EXPECT_GE(r.corrected, 1u);
-  EXPECT_EQ(r.uncorrectable, 0u);
+  EXPECT_GE(r.detected, 1u) << what;
+  EXPECT_GE(r.corrected, 1u) << what;
+  EXPECT_EQ(r.uncorrectable, 0u) << what;
   const double tol = (sizeof(T) == 4 ? 1e-6 : 1e-14) * double(P.k + 8);
-  EXPECT_LE(P.error(C.get(P.C0.size())), tol);
+  EXPECT_LE(P.error(C.get(P.C0.size())), tol) << what;
   abft_handle_set_injector(h, nullptr);
   abft_injector_destroy(inj);
   abft_cuda_release(h);
   abft_handle_destroy(h);
+}
+
+template <class T>
+void check_fault(abft_site site, abft_fault_model model, int bit, abft_layout lay) {
+  abft_fault f{};
+  f.site = site, f.model = model, f.bit = bit, f.row = 5, f.col = 7, f.kpos = 3;
+  check_fault_in(Problem<T>(64, 48, 100, lay, ABFT_NO_TRANS, ABFT_TRANS, 3), f,
+                 "site " + std::to_string(site) + " model " + std::to_string(model));
 }
 
 TEST(CudaGemm, InjectedFaultsAreRepairedOnTheDevice) {
@@ -220,33 +227,10 @@ TEST(CudaGemm, FaultsOnZeroSumLinesAreSeen) {
         for (int64_t i = 0; i < P.m; ++i) P.A[size_t(p + i * P.lda)] -= float(s / double(P.m));
       }
     }
-    abft_handle_t h = nullptr;
-    abft_injector_t inj = nullptr;
-    ASSERT_EQ(abft_handle_create(&h), ABFT_STATUS_SUCCESS);
-    ASSERT_EQ(abft_injector_create(23, &inj), ABFT_STATUS_SUCCESS);
     abft_fault f{};
     f.site = lay_row ? ABFT_SITE_PACKED_A : ABFT_SITE_PACKED_B;
     f.model = ABFT_FAULT_BITFLIP, f.bit = 28, f.row = 41, f.col = 7, f.kpos = 5;
-    ASSERT_EQ(abft_injector_add(inj, &f), ABFT_STATUS_SUCCESS);
-    DeviceBuffer<float> A(P.A), B(P.B), C(P.C0);
-    abft_handle_set_injector(h, inj);
-    ASSERT_EQ(gemm<float>(h, ABFT_POLICY_CORRECT, P.lay, P.ta, P.tb, P.m, P.n, P.k, P.alpha, A.p, P.lda, B.p, P.ldb,
-                          P.beta, C.p, P.ldc),
-              ABFT_STATUS_SUCCESS);
-    abft_report r{};
-    EXPECT_EQ(abft_cuda_sync(h, nullptr, &r), ABFT_STATUS_SUCCESS);
-    abft_fault landed{};
-    int count = 0;
-    abft_injector_last(inj, &landed, 1, &count);
-    ASSERT_EQ(count, 1);
-    ASSERT_EQ(landed.applied, 1);
-    EXPECT_GE(r.detected, 1u) << (lay_row ? "row-major, fault in op(A)" : "column-major, fault in op(B)");
-    EXPECT_GE(r.corrected, 1u);
-    EXPECT_LE(P.error(C.get(P.C0.size())), 1e-6 * double(P.k + 8));
-    abft_handle_set_injector(h, nullptr);
-    abft_injector_destroy(inj);
-    abft_cuda_release(h);
-    abft_handle_destroy(h);
+    check_fault_in(P, f, lay_row ? "row-major, fault in op(A)" : "column-major, fault in op(B)");
   }
 }
 
