@@ -1,7 +1,7 @@
 /** \file ops_gpu.cpp
  *  \brief The runtime's GPU engine (ops_gpu.hpp): device memory, the weights' device copy of a
- *  hold, and the protected products and attention on device arrays with each call's counters,
- *  for the resident pass (ops_resident.hpp).
+ *  hold (and, after an optimizer's step on it, its way back to the host), and the protected
+ *  products and attention on device arrays, for the resident pass (ops_resident.hpp).
  *  History: until 2026-12-07 the engine offloaded each product and attention call from host
  *  arrays (copies in and out per call); run so on an H200 (2026-11-30), GPT-2 small trained 1.5x
  *  faster than the CPU engine on 16 cores but decoded 5.6x slower (docs/PERFORMANCE.md). The
@@ -49,7 +49,6 @@ struct HandleDevice {
     cudaFree(flat);
     flat = nullptr, flat_src = nullptr, flat_n = 0, flat_uses = 0, flat_newer = false;
   }
-  void free_all() { free_weights(); }
   /** The copy for the caller's current device: dropped when it changed. */
   bool on_current_device() {
     int d = -1;
@@ -58,7 +57,7 @@ struct HandleDevice {
       return false;
     }
     if (d != device) {
-      if (device >= 0) free_all();
+      if (device >= 0) free_weights();
       device = d;
     }
     return true;
@@ -94,7 +93,7 @@ void gpu_release(abft_handle_t h) {
     std::lock_guard<std::mutex> g(g_dev_mu);
     auto it = devices().find(h);
     if (it != devices().end()) {
-      it->second.free_all();
+      it->second.free_weights();
       devices().erase(it);
     }
   }
