@@ -18,6 +18,7 @@
 
 #include <cmath>
 
+#include "runtime/adamw_element.hpp"
 #include "runtime/fast_math.hpp"
 
 namespace abft::cuda::rt {
@@ -456,15 +457,8 @@ __global__ void adamw_kernel(int64_t n, float* w, float* g, float* m, float* v, 
                              double b1, double b2, double step_size, double inv_sqrt_bc2, double shrink, double eps) {
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
     if (clip_scale != 1.0f) g[i] *= clip_scale;
-    const double gi = g[i];
-    double wi = w[i];
-    if (decay[i]) wi *= shrink;
-    const double mi = b1 * double(m[i]) + (1.0 - b1) * gi;
-    const double vi = b2 * double(v[i]) + (1.0 - b2) * gi * gi;
-    m[i] = float(mi);
-    v[i] = float(vi);
-    wi -= step_size * mi / (sqrt(vi) * inv_sqrt_bc2 + eps);
-    w[i] = float(wi);
+    abft::transformer::adamw_element(w[i], g[i], m[i], v[i], decay[i] != 0, b1, b2, step_size, inv_sqrt_bc2, shrink,
+                                     eps);
   }
 }
 

@@ -97,7 +97,7 @@ double Model::loss_impl(const int32_t* tokens, const int32_t* targets, int64_t B
   // The gradient of the loss overwrites the logits.
   const double l = ops::cross_entropy(ws.cx, N, ws.V, logits, targets, train ? logits : nullptr, scale);
   if (!train) {
-    if (ws.device) ops::resident::flush(ws.cx);
+    if (ws.device) ops::resident::end(ws.cx);
     return l;
   }
 
@@ -136,7 +136,7 @@ double Model::loss_impl(const int32_t* tokens, const int32_t* targets, int64_t B
                  lay.pos_emb == LayerOffsets::kNone ? nullptr : g + lay.pos_emb);
   if (ws.device) {
     if (!grads_on_device) ops::resident::download(grads, g, gbytes);
-    ops::resident::flush(ws.cx);
+    ops::resident::end(ws.cx);
   }
   return l;
 }

@@ -432,7 +432,7 @@ void Model::forward(const int32_t* tokens, int64_t B, int64_t T, float* logits) 
   ws.logits.fit(n);
   pass::lm_head(w, ws, ws.nf.data(), B * T, ws.d, ws.logits.data());
   ops::resident::download(logits, ws.logits.data(), n * sizeof(float));
-  ops::resident::flush(ws.cx);
+  ops::resident::end(ws.cx);
 }
 
 void Model::decode(KVCache& cache, const std::vector<SeqChunk>& chunks, float* logits, bool all_logits) {
@@ -544,7 +544,7 @@ void Model::decode(KVCache& cache, const std::vector<SeqChunk>& chunks, float* l
   ws.logits.fit(n);
   pass::lm_head(w, ws, head_in, rows, ws.d, ws.logits.data());
   ops::resident::download(logits, ws.logits.data(), n * sizeof(float));
-  ops::resident::flush(ws.cx);
+  ops::resident::end(ws.cx);
 }
 
 }  // namespace abft::transformer

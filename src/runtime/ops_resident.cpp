@@ -66,17 +66,23 @@ bool recompute(const OpContext& cx) { return cx.opt && cx.opt->invariant_checks;
 
 void begin(OpContext& cx) {
   ResidentState& rs = state(cx);
-  // What a pass that threw left: its checks forgotten and their flags cleared; its calls'
-  // snapshots dropped, and counts of a call it launched but did not take taken away (into the
-  // ledger's first snapshot, dropped), so that the next call's snapshot holds its own alone.
-  if (!rs.pending.empty())
-    check(cudaMemset(rs.flags.data(), 0, 2 * rs.pending.size() * sizeof(uint32_t)), "clearing the check flags");
-  rs.pending.clear();
-  if (!rs.calls.empty() || rs.ledger.data()) {
+  if (rs.open) {
+    // What a pass that threw left: its checks forgotten and their flags cleared; its calls'
+    // snapshots dropped, and counts of a call it launched but did not take taken away (into the
+    // ledger's first snapshot, dropped), so that the next call's snapshot holds its own alone.
+    if (!rs.pending.empty())
+      check(cudaMemset(rs.flags.data(), 0, 2 * rs.pending.size() * sizeof(uint32_t)), "clearing the check flags");
+    rs.pending.clear();
     rs.ledger.fit(kMaxCalls * abft_cuda_counters_bytes());
     abft_cuda_take_counters(cx.handle, nullptr, rs.ledger.data());
+    rs.calls.clear();
   }
-  rs.calls.clear();
+  rs.open = true;
+}
+
+void end(OpContext& cx) {
+  flush(cx);
+  state(cx).open = false;
 }
 
 void record_call(OpContext& cx, int layer, OpKind op, Pass pass, abft_status s, double sec, const char* what) {
@@ -264,6 +270,7 @@ namespace {
 }  // namespace
 void begin(OpContext&) {}
 void flush(OpContext&) {}
+void end(OpContext&) {}
 void record_call(OpContext&, int, OpKind, Pass, abft_status, double, const char*) { none(); }
 void upload(void*, const void*, size_t) { none(); }
 void download(void*, const void*, size_t) { none(); }

@@ -45,6 +45,7 @@ struct ResidentState {
   Buf<unsigned char> ledger{true};
   Buf<int32_t> tok{true}, pos{true}, tgt{true};
   int64_t ids = 0;  ///< rows of the ids uploaded by the pass's embed_fwd
+  bool open = false;  ///< a pass has begun and not ended (it threw, when the next one begins)
   Buf<float> cos_t{true}, sin_t{true};  ///< the rotary tables (Llama), copied by the Workspace
   Buf<double> scratch{true};          ///< column sums
   Buf<double> loss{true};             ///< per-row losses and their total
@@ -52,11 +53,14 @@ struct ResidentState {
 
 namespace resident {
 
-/** A pass starts: no pending checks. */
+/** A pass starts. After a pass that threw (begun, never ended) its leftovers are dropped first. */
 void begin(OpContext& cx);
 /** Wait for the device and move the pending checks' outcomes and the protected calls' reports
- *  into the statistics (the only wait of a pass but its outputs' copies). */
+ *  into the statistics (the only wait of a pass but its outputs' copies; also mid-pass when
+ *  the pending lists are full). */
 void flush(OpContext& cx);
+/** A pass ends: flush. */
+void end(OpContext& cx);
 /** After a protected call of (layer, op, pass) launched with status s: its counters into the
  *  ledger (no wait), the call recorded now (OpContext::record: calls, time, injected faults; an
  *  argument error thrown), its report added at flush. */

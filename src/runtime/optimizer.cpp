@@ -18,6 +18,7 @@
 
 #include "abft/transformer/error.hpp"
 #include "abft/transformer/train.hpp"
+#include "adamw_element.hpp"
 #include "buffer.hpp"
 #include "ops_resident.hpp"
 
@@ -146,17 +147,8 @@ double AdamW::step(float* w, float* g) {
   float* v = v_.data();
   const uint8_t* decay = decay_.data();
 #pragma omp parallel for schedule(static)
-  for (int64_t i = 0; i < n; ++i) {
-    const double gi = g[i];
-    double wi = w[i];
-    if (decay[i]) wi *= shrink;
-    const double mi = b1 * double(m[i]) + (1.0 - b1) * gi;
-    const double vi = b2 * double(v[i]) + (1.0 - b2) * gi * gi;
-    m[i] = static_cast<float>(mi);
-    v[i] = static_cast<float>(vi);
-    wi -= step_size * mi / (std::sqrt(vi) * inv_sqrt_bc2 + eps);
-    w[i] = static_cast<float>(wi);
-  }
+  for (int64_t i = 0; i < n; ++i)
+    adamw_element(w[i], g[i], m[i], v[i], decay[i] != 0, b1, b2, step_size, inv_sqrt_bc2, shrink, eps);
   return norm;
 }
 

@@ -184,15 +184,10 @@ StepResult Trainer::step() {
   std::fill(grads_.begin(), grads_.end(), 0.0f);
   const float scale = 1.0f / static_cast<float>(opt_.accum);
   double loss = 0.0;
-  {
-    // The GPU engine copies the weights to the device once for the step's micro-batches (the
-    // optimizer below changes them, so the hold ends first).
-    const Model::WeightsOnDevice held = model_.hold_weights_on_device();
-    for (int64_t a = 0; a < opt_.accum; ++a) {
-      loader_.next(opt_.batch, opt_.seq, tok_, tgt_);
-      // The first micro-batch finds the buffer zeroed: its weight gradients are written.
-      loss += model_.loss(tok_.data(), tgt_.data(), opt_.batch, opt_.seq, grads_.data(), scale, a == 0);
-    }
+  for (int64_t a = 0; a < opt_.accum; ++a) {
+    loader_.next(opt_.batch, opt_.seq, tok_, tgt_);
+    // The first micro-batch finds the buffer zeroed: its weight gradients are written.
+    loss += model_.loss(tok_.data(), tgt_.data(), opt_.batch, opt_.seq, grads_.data(), scale, a == 0);
   }
   r.loss = loss / double(opt_.accum);
   r.tokens = opt_.batch * opt_.seq * opt_.accum;
