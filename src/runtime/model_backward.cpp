@@ -78,8 +78,8 @@ double Model::loss_impl(const int32_t* tokens, const int32_t* targets, int64_t B
                         float scale, bool grads_zero, bool grads_on_device) {
   if (!targets) throw Error(ABFT_STATUS_NULL_POINTER, "loss: targets is null");
   const WeightsOnDevice held(*this);  // the forward and the backward read the same weights
-  // The GPU engine runs the pass resident (its workspace on the device, ops_resident.hpp).
-  Workspace& ws = dws_ ? *dws_ : *ws_;
+  // (On the GPU engine the workspace is on the device: the pass runs resident, ops_resident.hpp.)
+  Workspace& ws = *ws_;
   if (ws.device) ops::resident::begin(ws.cx);
   const Config& c = config();
   const bool train = grads != nullptr;

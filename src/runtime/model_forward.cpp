@@ -147,24 +147,16 @@ Model::Model(const Config& cfg, const ModelOptions& opt) : opt_(opt), weights_(c
   stats_.resize(int(cfg.layers));
   handle_.set_policy(opt_.policy);
   if (opt_.threads > 0) handle_.set_threads(opt_.threads);
-  ws_ = std::make_unique<Workspace>(cfg);
-  bind(*ws_);
-  if (opt_.engine == Engine::Gpu) {
-    dws_ = std::make_unique<Workspace>(cfg, true);
-    bind(*dws_);
-  }
-}
-
-void Model::bind(Workspace& ws) {
-  ws.cx.handle = handle_.get();
-  ws.cx.policy = static_cast<abft_policy>(opt_.policy);
-  ws.cx.stats = &stats_;
-  ws.cx.opt = &opt_;
-  ws.cx.injector = injector_ ? injector_->get() : nullptr;
+  // The GPU engine's workspace is in device memory: every pass runs resident (ops_resident.hpp).
+  ws_ = std::make_unique<Workspace>(cfg, opt_.engine == Engine::Gpu);
+  ws_->cx.handle = handle_.get();
+  ws_->cx.policy = static_cast<abft_policy>(opt_.policy);
+  ws_->cx.stats = &stats_;
+  ws_->cx.opt = &opt_;
 #ifdef _OPENMP
-  ws.cx.threads = opt_.threads > 0 ? opt_.threads : omp_get_max_threads();
+  ws_->cx.threads = opt_.threads > 0 ? opt_.threads : omp_get_max_threads();
 #else
-  ws.cx.threads = 1;
+  ws_->cx.threads = 1;
 #endif
 }
 
@@ -174,7 +166,6 @@ WeightsView Model::view_for(const Workspace& ws) {
 }
 
 Model::~Model() {
-  dws_.reset();  // (its device buffers, before the engine's state goes)
   if (opt_.engine == Engine::Gpu && handle_.get()) ops::gpu_release(handle_.get());
 }
 // The workspace's op context points at this object's statistics and options: a move must
@@ -183,12 +174,11 @@ Model::~Model() {
 Model::Model(Model&& o) noexcept
     : opt_(std::move(o.opt_)), weights_(std::move(o.weights_)), handle_(std::move(o.handle_)),
       injector_(std::move(o.injector_)), inj_settings_(std::move(o.inj_settings_)),
-      stats_(std::move(o.stats_)), ws_(std::move(o.ws_)), dws_(std::move(o.dws_)) {
-  for (Workspace* w : {ws_.get(), dws_.get()})
-    if (w) {
-      w->cx.stats = &stats_;
-      w->cx.opt = &opt_;
-    }
+      stats_(std::move(o.stats_)), ws_(std::move(o.ws_)) {
+  if (ws_) {
+    ws_->cx.stats = &stats_;
+    ws_->cx.opt = &opt_;
+  }
 }
 
 Model& Model::operator=(Model&& o) noexcept {
@@ -202,14 +192,11 @@ Model& Model::operator=(Model&& o) noexcept {
     injector_ = std::move(o.injector_);
     inj_settings_ = std::move(o.inj_settings_);
     stats_ = std::move(o.stats_);
-    dws_.reset();
     ws_ = std::move(o.ws_);
-    dws_ = std::move(o.dws_);
-    for (Workspace* w : {ws_.get(), dws_.get()})
-      if (w) {
-        w->cx.stats = &stats_;
-        w->cx.opt = &opt_;
-      }
+    if (ws_) {
+      ws_->cx.stats = &stats_;
+      ws_->cx.opt = &opt_;
+    }
   }
   return *this;
 }
@@ -254,15 +241,13 @@ void Model::set_policy(abft::Policy p) {
   if (p == abft::Policy::Default) p = static_cast<abft::Policy>(abft_default_policy());
   opt_.policy = p;
   handle_.set_policy(p);
-  for (Workspace* w : {ws_.get(), dws_.get()})
-    if (w) w->cx.policy = static_cast<abft_policy>(p);
+  ws_->cx.policy = static_cast<abft_policy>(p);
 }
 
 void Model::set_injection(const InjectionSettings& s) {
   handle_.set_injector(nullptr);
   injector_.reset();
-  for (Workspace* w : {ws_.get(), dws_.get()})
-    if (w) w->cx.injector = nullptr;
+  ws_->cx.injector = nullptr;
   inj_settings_ = s;
   if (!s.enabled()) return;
   injector_ = std::make_unique<abft::Injector>(s.seed);
@@ -277,8 +262,7 @@ void Model::set_injection(const InjectionSettings& s) {
   if (s.per_flop) injector_->set_flop_rate(s.rate);
   else injector_->set_rate(s.rate);
   handle_.set_injector(injector_.get());
-  for (Workspace* w : {ws_.get(), dws_.get()})
-    if (w) w->cx.injector = injector_->get();
+  ws_->cx.injector = injector_->get();
 }
 
 Model Model::from_pretrained(const std::string& dir, const ModelOptions& opt) {
@@ -419,7 +403,7 @@ void full_sequence_forward(const WeightsView& w, Workspace& ws, const int32_t* t
 void Model::forward(const int32_t* tokens, int64_t B, int64_t T, float* logits) {
   if (!logits) throw Error(ABFT_STATUS_NULL_POINTER, "forward: logits is null");
   const WeightsOnDevice held(*this);
-  Workspace& ws = dws_ ? *dws_ : *ws_;
+  Workspace& ws = *ws_;
   if (ws.device) ops::resident::begin(ws.cx);
   const WeightsView w = view_for(ws);
   ws.prepare(B > 0 && T > 0 ? B * T : 1, false);
@@ -460,7 +444,7 @@ void Model::decode(KVCache& cache, const std::vector<SeqChunk>& chunks, float* l
     N += ch.count;
   }
   // The GPU engine decodes resident: the workspace and the cache's contents on the device.
-  Workspace& ws = dws_ ? *dws_ : *ws_;
+  Workspace& ws = *ws_;
   if (ws.device) ops::resident::begin(ws.cx);
   const WeightsView w = view_for(ws);
   ws.prepare(N, false);

@@ -174,10 +174,7 @@ class Model {
   std::unique_ptr<abft::Injector> injector_;
   InjectionSettings inj_settings_;
   RunStats stats_;
-  std::unique_ptr<Workspace> ws_;
-  /// The GPU engine's resident pass (forward, loss): its workspace in device memory.
-  std::unique_ptr<Workspace> dws_;
-  void bind(Workspace& ws);
+  std::unique_ptr<Workspace> ws_;  ///< in device memory on the GPU engine (the resident pass)
   friend class Trainer;
   /** loss(); with grads_on_device, grads is device memory (the GPU engine's trainer). */
   double loss_impl(const int32_t* tokens, const int32_t* targets, int64_t B, int64_t T, float* grads, float scale,
