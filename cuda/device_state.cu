@@ -46,12 +46,12 @@ State::~State() {
   if (fork) cudaEventDestroy(fork);
   if (join) cudaEventDestroy(join);
   if (side) cudaStreamDestroy(side);
-  cudaFree(counters);
-  cudaFree(repair);
+  cudaFree(own);
   cudaFree(tile_done);
   cudaFree(work);
   cudaFree(attn_work);
   cudaFree(snap);
+  cudaFreeHost(snap_host);
   cudaSetDevice(cur);
 }
 
@@ -79,13 +79,11 @@ abft_status state_of(abft_handle_t h, State** out) {
   State* s = new (std::nothrow) State();
   if (!s) return ABFT_STATUS_ALLOC_FAILED;
   s->device = dev;
-  const size_t nk = ABFT_KERNEL_COUNT_;
-  if (cudaMalloc(&s->counters, nk * sizeof(DeviceCounters)) != cudaSuccess ||
-      cudaMalloc(&s->repair, nk * sizeof(RepairCounters)) != cudaSuccess ||
-      cudaMemset(s->counters, 0, nk * sizeof(DeviceCounters)) != cudaSuccess ||
-      cudaMemset(s->repair, 0, nk * sizeof(RepairCounters)) != cudaSuccess ||
+  if (cudaMalloc(&s->own, kCounterWords * sizeof(unsigned long long)) != cudaSuccess ||
+      cudaMemset(s->own, 0, kCounterWords * sizeof(unsigned long long)) != cudaSuccess ||
       cudaMalloc(&s->tile_done, kGemmTileCounters * sizeof(unsigned)) != cudaSuccess ||
       cudaMalloc(&s->snap, abft_cuda_counters_bytes()) != cudaSuccess ||
+      cudaMallocHost(reinterpret_cast<void**>(&s->snap_host), abft_cuda_counters_bytes()) != cudaSuccess ||
       cudaMemset(s->tile_done, 0, kGemmTileCounters * sizeof(unsigned)) != cudaSuccess ||
       // (cudaMemset is asynchronous for device memory: done before a call's stream, which may
       // not synchronize with the default one, adds to the counters.)
@@ -95,6 +93,8 @@ abft_status state_of(abft_handle_t h, State** out) {
     delete s;
     return ABFT_STATUS_NOT_SUPPORTED;  // no device, no driver, or no memory on it
   }
+  s->counters = reinterpret_cast<DeviceCounters*>(s->own);
+  s->repair = reinterpret_cast<RepairCounters*>(s->own + kDeviceCounterWords);
   const char* env = std::getenv("ABFT_CUDA_TF32");
   s->tf32 = env && env[0] == '1';
   const char* ov = std::getenv("ABFT_CUDA_GEMM_OVERLAP");
@@ -141,26 +141,20 @@ void release_state(abft_handle_t h) {
 namespace abft::cuda {
 namespace {
 
-// A snapshot: every kernel's DeviceCounters, then every kernel's RepairCounters.
-constexpr int kKernels = ABFT_KERNEL_COUNT_;
-constexpr int kDeviceWords = kKernels * 3, kRepairWords = kKernels * 2;  // unsigned long long words
 static_assert(sizeof(DeviceCounters) == 3 * sizeof(unsigned long long), "counter layout");
 static_assert(sizeof(RepairCounters) == 2 * sizeof(unsigned long long), "counter layout");
 
-/** Take st's counters into `snap` on stream s (each moved and zeroed at once). */
+/** Take st's own counters into `snap` on stream s (each moved and zeroed at once), one launch. */
 bool take(State* st, cudaStream_t s, unsigned long long* snap) {
-  take_counters_kernel<<<1, 128, 0, s>>>(reinterpret_cast<unsigned long long*>(st->counters), snap, kDeviceWords);
-  take_counters_kernel<<<1, 128, 0, s>>>(reinterpret_cast<unsigned long long*>(st->repair), snap + kDeviceWords,
-                                         kRepairWords);
-  if (cudaGetLastError() != cudaSuccess) return false;
-  return true;
+  take_counters_kernel<<<1, 128, 0, s>>>(st->own, snap, kCounterWords);
+  return cudaGetLastError() == cudaSuccess;
 }
 
 }  // namespace
 }  // namespace abft::cuda
 
 extern "C" size_t abft_cuda_counters_bytes(void) {
-  return size_t(abft::cuda::kDeviceWords + abft::cuda::kRepairWords) * sizeof(unsigned long long);
+  return size_t(abft::cuda::kCounterWords) * sizeof(unsigned long long);
 }
 
 extern "C" abft_status abft_cuda_take_counters(abft_handle_t h, void* stream, void* snapshot) {
@@ -175,7 +169,7 @@ extern "C" abft_status abft_cuda_take_counters(abft_handle_t h, void* stream, vo
 
 extern "C" abft_status abft_cuda_counters_report(abft_handle_t h, const void* snapshot, abft_report* out) {
   if (!h || !snapshot) return ABFT_STATUS_NULL_POINTER;
-  constexpr int nk = abft::cuda::kKernels;
+  constexpr int nk = ABFT_KERNEL_COUNT_;
   abft::cuda::DeviceCounters dc[nk];
   abft::cuda::RepairCounters rc[nk];
   std::memcpy(dc, snapshot, sizeof dc);
@@ -206,21 +200,30 @@ extern "C" abft_status abft_cuda_sync(abft_handle_t h, void* stream, abft_report
   const abft_status ss = abft::cuda::state_of(h, &st);
   if (ss != ABFT_STATUS_SUCCESS) return ss;
   cudaStream_t s = static_cast<cudaStream_t>(stream);
-  if (cudaStreamSynchronize(s) != cudaSuccess) {
-    cudaGetLastError();
-    return ABFT_STATUS_INTERNAL_ERROR;
-  }
-  // Take the counters (each moved to the state's snapshot and zeroed at once), then read. The
-  // snapshot is the state's: calls on one handle are serialized by the caller for syncs too.
-  unsigned long long host[abft::cuda::kDeviceWords + abft::cuda::kRepairWords];
+  // Take the counters (each moved to the state's snapshot and zeroed at once) after everything
+  // on the stream, then read: one wait. The snapshot is the state's: calls on one handle are
+  // serialized by the caller for syncs too.
   const bool ok = abft::cuda::take(st, s, st->snap) &&
-                  cudaMemcpyAsync(host, st->snap, sizeof host, cudaMemcpyDeviceToHost, s) == cudaSuccess &&
+                  cudaMemcpyAsync(st->snap_host, st->snap, abft_cuda_counters_bytes(), cudaMemcpyDeviceToHost, s) ==
+                      cudaSuccess &&
                   cudaStreamSynchronize(s) == cudaSuccess;
   if (!ok) {
     cudaGetLastError();
     return ABFT_STATUS_INTERNAL_ERROR;
   }
-  return abft_cuda_counters_report(h, host, out);
+  return abft_cuda_counters_report(h, st->snap_host, out);
+}
+
+extern "C" abft_status abft_cuda_count_into(abft_handle_t h, void* snapshot) {
+  if (!h) return ABFT_STATUS_NULL_POINTER;
+  abft::cuda::State* st = nullptr;
+  const abft_status ss = abft::cuda::state_of(h, &st);
+  if (ss != ABFT_STATUS_SUCCESS) return ss;
+  unsigned long long* to = snapshot ? static_cast<unsigned long long*>(snapshot) : st->own;
+  std::lock_guard<std::mutex> g(st->mu);
+  st->counters = reinterpret_cast<abft::cuda::DeviceCounters*>(to);
+  st->repair = reinterpret_cast<abft::cuda::RepairCounters*>(to + abft::cuda::kDeviceCounterWords);
+  return ABFT_STATUS_SUCCESS;
 }
 
 extern "C" abft_status abft_cuda_release(abft_handle_t h) {

@@ -29,6 +29,10 @@ struct RepairCounters {
   unsigned long long corrected, uncorrectable;
 };
 
+/** Words (unsigned long long) of a counter snapshot: every kernel's DeviceCounters, then every
+ *  kernel's RepairCounters (abft_cuda_counters_bytes()). */
+constexpr int kDeviceCounterWords = ABFT_KERNEL_COUNT_ * 3, kCounterWords = ABFT_KERNEL_COUNT_ * 5;
+
 /** Tile counters of the GEMM's strided sums (gemm_check.cuh, a split grid's last block per
  *  tile): zero at rest, each launch sets back to zero what it counted. */
 constexpr int kGemmTileCounters = 512;
@@ -51,7 +55,11 @@ struct State {
   bool overlap = false;
   cudaStream_t side = nullptr;
   cudaEvent_t fork = nullptr, join = nullptr;
-  /// Device arrays of ABFT_KERNEL_COUNT_ entries, one per kernel id (counters + kernel).
+  /// The handle's own counters, one device allocation in a snapshot's layout: DeviceCounters
+  /// for every kernel id, then RepairCounters for every kernel id (kCounterWords words).
+  unsigned long long* own = nullptr;
+  /// Where calls count now, arrays of ABFT_KERNEL_COUNT_ entries (counters + kernel): `own`, or
+  /// a snapshot of the caller's (abft_cuda_count_into). Set under `mu`.
   DeviceCounters* counters = nullptr;
   RepairCounters* repair = nullptr;
   unsigned* tile_done = nullptr;  ///< kGemmTileCounters, zeroed at creation
@@ -59,8 +67,10 @@ struct State {
   size_t work_bytes = 0;
   void* attn_work = nullptr;  ///< the attention's key-block sums (attention_key_sums.cu)
   size_t attn_work_bytes = 0;
-  /// abft_cuda_sync's snapshot of the counters (abft_cuda_counters_bytes()), made with the state.
+  /// abft_cuda_sync's snapshot of the counters (abft_cuda_counters_bytes()), made with the state,
+  /// and its page-locked host copy (a copy to pageable memory would wait by itself).
   unsigned long long* snap = nullptr;
+  unsigned long long* snap_host = nullptr;
   ~State();
 };
 

@@ -221,6 +221,15 @@ ABFT_API abft_status abft_cuda_take_counters(abft_handle_t h, void* stream, void
  *  added per kernel to h's statistics and the process's as abft_cuda_sync adds them; the same
  *  return values as abft_cuda_sync. */
 ABFT_API abft_status abft_cuda_counters_report(abft_handle_t h, const void* snapshot, abft_report* out);
+/** Count h's later GPU calls into `snapshot` (device memory of abft_cuda_counters_bytes()
+ *  bytes, zeroed by the caller before those calls in stream order) instead of h's own counters,
+ *  until the next abft_cuda_count_into on h; NULL returns them to h's own counters, which
+ *  abft_cuda_sync and abft_cuda_take_counters read (counts sent elsewhere never reach them).
+ *  A host-side setting: no launch, no wait. For a caller that wants each call's report without
+ *  a launch per call: point each call at a snapshot of its own, read them all in one transfer,
+ *  decode each with abft_cuda_counters_report (the transformer runtime's resident pass).
+ *  NULL_POINTER for a NULL h; NOT_SUPPORTED without a usable device. */
+ABFT_API abft_status abft_cuda_count_into(abft_handle_t h, void* snapshot);
 /** Free the device state (workspace, counters, cuBLAS handle) kept for h; call before
  *  abft_handle_destroy(h). Harmless when h never ran on the GPU. */
 ABFT_API abft_status abft_cuda_release(abft_handle_t h);

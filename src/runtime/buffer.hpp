@@ -51,4 +51,31 @@ class Buf {
   size_t n_ = 0;
 };
 
+/** Page-locked host bytes (the resident pass's staging for the copies it makes without a wait):
+ *  grown on demand, contents not kept; throws Error(ALLOC_FAILED) without memory. Whoever grows
+ *  it makes sure no copy from or to it is still running. */
+class PinnedBytes {
+ public:
+  PinnedBytes() = default;
+  PinnedBytes(const PinnedBytes&) = delete;
+  PinnedBytes& operator=(const PinnedBytes&) = delete;
+  ~PinnedBytes() { ops::gpu_host_free(p_); }
+  unsigned char* data() { return p_; }
+  size_t size() const { return n_; }
+  void fit(size_t n) {
+    if (n <= n_) return;
+    ops::gpu_host_free(p_);
+    n_ = 0;
+    p_ = static_cast<unsigned char*>(ops::gpu_host_malloc(n));
+    if (!p_)
+      throw Error(ABFT_STATUS_ALLOC_FAILED, "GPU engine: cannot allocate " + std::to_string(n) +
+                                                " bytes of page-locked host memory");
+    n_ = n;
+  }
+
+ private:
+  unsigned char* p_ = nullptr;
+  size_t n_ = 0;
+};
+
 }  // namespace abft::transformer

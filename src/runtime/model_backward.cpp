@@ -95,10 +95,12 @@ double Model::loss_impl(const int32_t* tokens, const int32_t* targets, int64_t B
   float* logits = ws.logits.data();
   pass::lm_head(w, ws, ws.nf.data(), N, ws.d, logits);
   // The gradient of the loss overwrites the logits.
+  // (On the GPU engine the loss arrives with the pass's end: resident::pass_loss.)
   const double l = ops::cross_entropy(ws.cx, N, ws.V, logits, targets, train ? logits : nullptr, scale);
   if (!train) {
-    if (ws.device) ops::resident::end(ws.cx);
-    return l;
+    if (!ws.device) return l;
+    ops::resident::end(ws.cx);
+    return ops::resident::pass_loss(ws.cx);
   }
 
   const ParamLayout& lay = weights_.layout();
@@ -137,6 +139,7 @@ double Model::loss_impl(const int32_t* tokens, const int32_t* targets, int64_t B
   if (ws.device) {
     if (!grads_on_device) ops::resident::download(grads, g, gbytes);
     ops::resident::end(ws.cx);
+    return ops::resident::pass_loss(ws.cx);
   }
   return l;
 }

@@ -121,8 +121,10 @@ void embed_bwd(OpContext& cx, int64_t N, int64_t d, const int32_t* tok, const in
                const float* dx, float* dwte, float* dwpe);
 
 /** Mean cross-entropy of rows with target >= 0; with dlogits, writes scale * d(loss)/d(logits)
- *  over the logits (which may be the same buffer). Returns the loss (0 with no targets).
- *  targets is a host array on every engine. */
+ *  over the logits (which may be the same buffer). Returns the loss (0 with no targets) — on
+ *  the GPU engine 0, the loss arriving with the pass's end (resident::pass_loss), so that the
+ *  host does not wait between the forward and the backward. targets is a host array on every
+ *  engine. */
 double cross_entropy(OpContext& cx, int64_t N, int64_t V, float* logits, const int32_t* targets,
                      float* dlogits, float scale);
 

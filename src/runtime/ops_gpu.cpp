@@ -149,6 +149,19 @@ void gpu_free(void* p) {
   if (p) cudaFree(p);
 }
 
+void* gpu_host_malloc(size_t bytes) {
+  void* p = nullptr;
+  if (cudaMallocHost(&p, bytes ? bytes : 1) != cudaSuccess) {
+    cudaGetLastError();
+    return nullptr;
+  }
+  return p;
+}
+
+void gpu_host_free(void* p) {
+  if (p) cudaFreeHost(p);
+}
+
 float* gpu_resident_weights(abft_handle_t h, const float* host, size_t n) {
   std::lock_guard<std::mutex> g(g_dev_mu);
   HandleDevice& hd = devices()[h];
@@ -209,6 +222,8 @@ void gpu_drop_held_weights(abft_handle_t) {}
 size_t gpu_held_weight_bytes(abft_handle_t) { return 0; }
 void* gpu_malloc(size_t) { return nullptr; }
 void gpu_free(void*) {}
+void* gpu_host_malloc(size_t) { return nullptr; }
+void gpu_host_free(void*) {}
 float* gpu_resident_weights(abft_handle_t, const float*, size_t) { return nullptr; }
 void gpu_weights_written(abft_handle_t) {}
 bool gpu_weights_to_host(abft_handle_t) { return true; }

@@ -36,6 +36,10 @@ size_t gpu_held_weight_bytes(abft_handle_t h);
 /** Device memory (nullptr when there is none, or no CUDA engine); gpu_free(nullptr) is a no-op. */
 void* gpu_malloc(size_t bytes);
 void gpu_free(void* p);
+/** Page-locked host memory (cudaMallocHost: copies from and to it run without a wait), nullptr
+ *  when there is none; gpu_host_free(nullptr) is a no-op. */
+void* gpu_host_malloc(size_t bytes);
+void gpu_host_free(void* p);
 
 /** The device copy of a model's n weights (one array, the host's layout), made at the first
  *  resident pass of a hold and kept while h holds its weights (gpu_hold_weights); made again

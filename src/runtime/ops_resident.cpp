@@ -42,16 +42,42 @@ void check(cudaError_t e, const char* what) {
 
 ResidentState& state(OpContext& cx) { return *cx.resident; }
 
-/** The flags of a new pending check of (layer, op, pass). */
+/** The flags of a new pending check of (layer, op, pass) (begin made them, zeroed). */
 rt::CheckFlags* slot(OpContext& cx, int layer, OpKind op, Pass pass) {
   ResidentState& rs = state(cx);
   if (rs.pending.size() >= kMaxPending) flush(cx);
-  if (rs.flags.size() < 2 * kMaxPending) {
-    rs.flags.fit(2 * kMaxPending);
-    check(cudaMemset(rs.flags.data(), 0, 2 * kMaxPending * sizeof(uint32_t)), "clearing the check flags");
-  }
   rs.pending.push_back({layer, op, pass, 0.0});
   return reinterpret_cast<rt::CheckFlags*>(rs.flags.data() + 2 * (rs.pending.size() - 1));
+}
+
+/** The handle counts its next protected call into ledger snapshot i. */
+void count_into(OpContext& cx, size_t i) {
+  const abft_status s = abft_cuda_count_into(cx.handle, state(cx).ledger.data() + i * abft_cuda_counters_bytes());
+  if (s != ABFT_STATUS_SUCCESS)
+    throw Error(s, "GPU engine: the protected calls' counters cannot be pointed at the pass's ledger");
+}
+
+/** Zero the first `calls` snapshots of the ledger and `checks` pending checks' flags
+ *  (stream-ordered, no wait). */
+void clear_used(ResidentState& rs, size_t calls, size_t checks) {
+  if (calls) check(cudaMemsetAsync(rs.ledger.data(), 0, calls * abft_cuda_counters_bytes()), "clearing the ledger");
+  if (checks) check(cudaMemsetAsync(rs.flags.data(), 0, 2 * checks * sizeof(uint32_t)), "clearing the check flags");
+}
+
+/** host's bytes to dev through the pass's page-locked staging: the copy is queued, the host
+ *  does not wait (a copy from pageable memory may wait for the device). */
+void stage_upload(ResidentState& rs, void* dev, const void* host, size_t bytes) {
+  if (!bytes) return;
+  const size_t at = (rs.up_used + 15) / 16 * 16;
+  if (at + bytes > rs.up.size()) {
+    // Growing frees the staging the pass's earlier copies may still read from: wait for them
+    // (only when a pass needs more than any before it).
+    check(cudaStreamSynchronize(nullptr), "waiting for the device");
+    rs.up.fit(std::max<size_t>(2 * (at + bytes), 4096));
+  }
+  std::memcpy(rs.up.data() + at, host, bytes);
+  check(cudaMemcpyAsync(dev, rs.up.data() + at, bytes, cudaMemcpyHostToDevice), "copy to the device");
+  rs.up_used = at + bytes;
 }
 
 /** After a checked launch: its error, its host time. */
@@ -66,60 +92,80 @@ bool recompute(const OpContext& cx) { return cx.opt && cx.opt->invariant_checks;
 
 void begin(OpContext& cx) {
   ResidentState& rs = state(cx);
-  if (rs.open) {
-    // What a pass that threw left: its checks forgotten and their flags cleared; its calls'
-    // snapshots dropped, and counts of a call it launched but did not take taken away (into the
-    // ledger's first snapshot, dropped), so that the next call's snapshot holds its own alone.
-    if (!rs.pending.empty())
-      check(cudaMemset(rs.flags.data(), 0, 2 * rs.pending.size() * sizeof(uint32_t)), "clearing the check flags");
-    rs.pending.clear();
-    rs.ledger.fit(kMaxCalls * abft_cuda_counters_bytes());
-    abft_cuda_take_counters(cx.handle, nullptr, rs.ledger.data());
-    rs.calls.clear();
+  const size_t bytes = abft_cuda_counters_bytes();
+  if (rs.ledger.size() < kMaxCalls * bytes || rs.flags.size() < 2 * kMaxPending) {  // the first pass
+    rs.ledger.fit(kMaxCalls * bytes);
+    rs.flags.fit(2 * kMaxPending);
+    clear_used(rs, kMaxCalls, kMaxPending);
+  } else if (rs.open) {
+    // What a pass that threw left: its checks and calls forgotten, their flags and snapshots
+    // cleared — with the snapshot a call launched but not recorded counted into.
+    clear_used(rs, std::min(rs.calls.size() + 1, kMaxCalls), rs.pending.size());
   }
+  rs.pending.clear();
+  rs.calls.clear();
+  rs.loss_pending = false;
+  // Every copy from the staging was waited for by the last pass's end (or by the wait above).
+  rs.up_used = 0;
+  count_into(cx, 0);
   rs.open = true;
 }
 
 void end(OpContext& cx) {
   flush(cx);
-  state(cx).open = false;
+  ResidentState& rs = state(cx);
+  rs.open = false;
+  abft_cuda_count_into(cx.handle, nullptr);
 }
 
 void record_call(OpContext& cx, int layer, OpKind op, Pass pass, abft_status s, double sec, const char* what) {
   ResidentState& rs = state(cx);
   if (s >= 0) {
-    const size_t bytes = abft_cuda_counters_bytes();
-    if (rs.calls.size() >= kMaxCalls) flush(cx);
-    rs.ledger.fit(kMaxCalls * bytes);
-    const abft_status t = abft_cuda_take_counters(cx.handle, nullptr, rs.ledger.data() + rs.calls.size() * bytes);
-    if (t != ABFT_STATUS_SUCCESS) s = t;
-    else rs.calls.push_back({layer, op, pass});
+    rs.calls.push_back({layer, op, pass});
+    if (rs.calls.size() >= kMaxCalls) flush(cx);  // (which points the handle at snapshot 0)
+    else count_into(cx, rs.calls.size());
   }
   cx.record(layer, op, pass, s, abft_report{}, sec, what);
 }
 
 void flush(OpContext& cx) {
   ResidentState& rs = state(cx);
-  if (!rs.calls.empty()) {
-    const size_t bytes = abft_cuda_counters_bytes();
-    std::vector<unsigned char> snaps(rs.calls.size() * bytes);
-    download(snaps.data(), rs.ledger.data(), snaps.size());
-    const std::vector<ResidentState::Call> done = std::move(rs.calls);
-    rs.calls.clear();
-    for (size_t i = 0; i < done.size(); ++i) {
-      abft_report r{};
-      abft_cuda_counters_report(cx.handle, snaps.data() + i * bytes, &r);
-      cx.stats->at(done[i].layer, done[i].op, done[i].pass).add_report(r);
-    }
-  }
-  if (rs.pending.empty()) return;
-  std::vector<uint32_t> f(2 * rs.pending.size());
-  download(f.data(), rs.flags.data(), f.size() * sizeof(uint32_t));
-  check(cudaMemset(rs.flags.data(), 0, f.size() * sizeof(uint32_t)), "clearing the check flags");
+  const size_t nc = rs.calls.size(), np = rs.pending.size();
+  if (!nc && !np && !rs.loss_pending) return;
+  // The ledger's used snapshots, the flags and the loss into the staging, then the one wait.
+  const size_t bytes = abft_cuda_counters_bytes(), lbytes = nc * bytes, fbytes = 2 * np * sizeof(uint32_t);
+  const size_t loss_at = (lbytes + fbytes + 7) / 8 * 8;
+  rs.down.fit(loss_at + sizeof(double));
+  unsigned char* host = rs.down.data();
+  if (lbytes) check(cudaMemcpyAsync(host, rs.ledger.data(), lbytes, cudaMemcpyDeviceToHost), "copy from the device");
+  if (fbytes) check(cudaMemcpyAsync(host + lbytes, rs.flags.data(), fbytes, cudaMemcpyDeviceToHost), "copy from the device");
+  if (rs.loss_pending)
+    check(cudaMemcpyAsync(host + loss_at, rs.loss.data() + (rs.loss.size() - 1), sizeof(double),
+                          cudaMemcpyDeviceToHost),
+          "copy from the device");
+  check(cudaStreamSynchronize(nullptr), "waiting for the device");
+  // Cleared for what the pass does next (stream-ordered: after the copies).
+  clear_used(rs, nc, np);
+  if (rs.open) count_into(cx, 0);
+  if (rs.loss_pending) std::memcpy(&rs.loss_total, host + loss_at, sizeof(double));
+  rs.loss_pending = false;
+  const std::vector<ResidentState::Call> calls = std::move(rs.calls);
   const std::vector<ResidentState::Pending> done = std::move(rs.pending);
+  rs.calls.clear();
   rs.pending.clear();
+  for (size_t i = 0; i < calls.size(); ++i) {
+    abft_report r{};
+    abft_cuda_counters_report(cx.handle, host + i * bytes, &r);
+    cx.stats->at(calls[i].layer, calls[i].op, calls[i].pass).add_report(r);
+  }
+  const uint32_t* f = reinterpret_cast<const uint32_t*>(host + lbytes);
   for (size_t i = 0; i < done.size(); ++i)
     cx.record_invariant(done[i].layer, done[i].op, done[i].pass, f[2 * i] == 0, f[2 * i + 1] == 0, done[i].sec);
+}
+
+double pass_loss(const OpContext& cx) {
+  const ResidentState& rs = *cx.resident;
+  return rs.loss_count ? rs.loss_total / double(rs.loss_count) : 0.0;
 }
 
 void upload(void* dev, const void* host, size_t bytes) {
@@ -224,8 +270,8 @@ void embed_fwd(OpContext& cx, int64_t N, int64_t d, const int32_t* tok, const in
   const size_t n = size_t(std::max<int64_t>(N, 1));
   rs.tok.fit(n);
   rs.pos.fit(n);
-  upload(rs.tok.data(), tok, size_t(N) * sizeof(int32_t));
-  upload(rs.pos.data(), pos, size_t(N) * sizeof(int32_t));
+  stage_upload(rs, rs.tok.data(), tok, size_t(N) * sizeof(int32_t));
+  stage_upload(rs, rs.pos.data(), pos, size_t(N) * sizeof(int32_t));
   rs.ids = N;
   const Clock::time_point t0 = Clock::now();
   rt::CheckFlags* fl = slot(cx, -1, OpKind::Embedding, Pass::Forward);
@@ -243,22 +289,22 @@ void embed_bwd(OpContext& cx, int64_t N, int64_t d, const float* dx, float* dwte
   c.seconds += seconds_since(t0);
 }
 
-double cross_entropy(OpContext& cx, int64_t N, int64_t V, float* logits, const int32_t* targets, float* dlogits,
-                     float g) {
+void cross_entropy(OpContext& cx, int64_t N, int64_t V, float* logits, const int32_t* targets, float* dlogits,
+                   float g, int64_t count) {
   ResidentState& rs = state(cx);
   const size_t n = size_t(std::max<int64_t>(N, 1));
   rs.tgt.fit(n);
   rs.loss.fit(n + 1);
-  upload(rs.tgt.data(), targets, size_t(N) * sizeof(int32_t));
+  stage_upload(rs, rs.tgt.data(), targets, size_t(N) * sizeof(int32_t));
   const Clock::time_point t0 = Clock::now();
   rt::CheckFlags* fl = slot(cx, -1, OpKind::Loss, Pass::Forward);
+  // The total lands in the buffer's last element, which the flush brings back.
   launched(cx,
-           rt::cross_entropy(N, V, logits, rs.tgt.data(), dlogits, g, rs.loss.data(), rs.loss.data() + n,
-                             recompute(cx), fl),
+           rt::cross_entropy(N, V, logits, rs.tgt.data(), dlogits, g, rs.loss.data(),
+                             rs.loss.data() + (rs.loss.size() - 1), recompute(cx), fl),
            "cross-entropy", t0);
-  double total = 0.0;
-  download(&total, rs.loss.data() + n, sizeof total);
-  return total;
+  rs.loss_pending = true;
+  rs.loss_count = count;
 }
 
 #else  // no CUDA engine: a Model never runs a resident pass (its constructor refuses Engine::Gpu)
@@ -302,7 +348,8 @@ void embed_fwd(OpContext&, int64_t, int64_t, const int32_t*, const int32_t*, con
   none();
 }
 void embed_bwd(OpContext&, int64_t, int64_t, const float*, float*, float*) { none(); }
-double cross_entropy(OpContext&, int64_t, int64_t, float*, const int32_t*, float*, float) { none(); }
+void cross_entropy(OpContext&, int64_t, int64_t, float*, const int32_t*, float*, float, int64_t) { none(); }
+double pass_loss(const OpContext&) { none(); }
 
 #endif
 

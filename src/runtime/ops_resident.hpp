@@ -5,10 +5,12 @@
  *  the protected kernels with device pointers, and the pointwise ops on the runtime's own kernels
  *  (cuda/runtime_ops.cu) with the CPU engine's invariant checks. Nothing crosses to the host but
  *  the token ids and targets going in, the logits, loss and gradients coming out. The checks'
- *  outcomes stay on the device until the pass ends (flush): each protected call's counters are
- *  taken into a ledger (abft_cuda_take_counters) and the pointwise checks set flags, so the host
- *  never waits inside a pass and the per-layer statistics are the CPU engine's. (The seconds
- *  a GPU pass records per op are the host's time to enqueue it.)
+ *  outcomes stay on the device until the pass ends (flush): each protected call counts straight
+ *  into a snapshot of its own in a ledger (abft_cuda_count_into: no launch per call) and the
+ *  pointwise checks set flags; the ids go in and the loss comes back through page-locked
+ *  staging, so the host never waits inside a pass — one wait at its end brings the ledger, the
+ *  flags and the loss back together — and the per-layer statistics are the CPU engine's. (The
+ *  seconds a GPU pass records per op are the host's time to enqueue it.)
  *
  *  Each op of ops.hpp calls its namesake here when its OpContext has a ResidentState; they
  *  take the same arguments. The ids (tokens, positions) of a pass are uploaded by its
@@ -35,7 +37,9 @@ struct ResidentState {
   std::vector<Pending> pending;
   Buf<uint32_t> flags{true};
   /** One protected call (product, attention) whose counters wait in the ledger: snapshot i at
-   *  ledger + i * abft_cuda_counters_bytes(). */
+   *  ledger + i * abft_cuda_counters_bytes(), the one the handle counted into for that call
+   *  (the next call's is set as each call is recorded). The ledger and the flags are zero where
+   *  no call or check of the pass has counted yet (cleared after each flush). */
   struct Call {
     int layer;
     OpKind op;
@@ -49,23 +53,33 @@ struct ResidentState {
   Buf<float> cos_t{true}, sin_t{true};  ///< the rotary tables (Llama), copied by the Workspace
   Buf<double> scratch{true};          ///< column sums
   Buf<double> loss{true};             ///< per-row losses and their total
+  PinnedBytes up;                     ///< the pass's ids on their way in (tokens, positions, targets)
+  size_t up_used = 0;                 ///< bytes of `up` the pass has filled
+  PinnedBytes down;                   ///< the ledger, flags and loss on their way back (flush)
+  bool loss_pending = false;          ///< a cross-entropy ran: its total comes with the next flush
+  int64_t loss_count = 0;             ///< its targets that count
+  double loss_total = 0.0;            ///< its sum of row losses, once flushed
 };
 
 namespace resident {
 
 /** A pass starts. After a pass that threw (begun, never ended) its leftovers are dropped first. */
 void begin(OpContext& cx);
-/** Wait for the device and move the pending checks' outcomes and the protected calls' reports
- *  into the statistics (the only wait of a pass but its outputs' copies; also mid-pass when
- *  the pending lists are full). */
+/** Wait for the device once and move the pending checks' outcomes, the protected calls' reports
+ *  and the loss into the statistics (the only wait of a pass but its outputs' copies; also
+ *  mid-pass when the pending lists are full). */
 void flush(OpContext& cx);
-/** A pass ends: flush. */
+/** A pass ends: flush; the handle counts into its own counters again. */
 void end(OpContext& cx);
-/** After a protected call of (layer, op, pass) launched with status s: its counters into the
- *  ledger (no wait), the call recorded now (OpContext::record: calls, time, injected faults; an
- *  argument error thrown), its report added at flush. */
+/** After a protected call of (layer, op, pass) launched with status s: the call recorded now
+ *  (OpContext::record: calls, time, injected faults; an argument error thrown), its snapshot in
+ *  the ledger kept (the handle counts the next call into the next one), its report added at
+ *  flush. */
 void record_call(OpContext& cx, int layer, OpKind op, Pass pass, abft_status s, double sec, const char* what);
-/** Copies between the host and the device (waits for the device); throws Error on failure. */
+/** The mean loss of the pass's cross-entropy (its total over its counted targets, 0 when none),
+ *  once the pass has ended. */
+double pass_loss(const OpContext& cx);
+/** Copies between the host and the device (wait for the device); throw Error on failure. */
 void upload(void* dev, const void* host, size_t bytes);
 void download(void* host, const void* dev, size_t bytes);
 /** p[0, n) = 0. */
@@ -101,9 +115,10 @@ void rope(OpContext& cx, int layer, Pass pass, int64_t N, int64_t heads, int64_t
 void embed_fwd(OpContext& cx, int64_t N, int64_t d, const int32_t* tok, const int32_t* pos, const float* wte,
                const float* wpe, float* x);
 void embed_bwd(OpContext& cx, int64_t N, int64_t d, const float* dx, float* dwte, float* dwpe);
-/** targets: host, already checked; count of those >= 0. Returns the sum of the row losses. */
-double cross_entropy(OpContext& cx, int64_t N, int64_t V, float* logits, const int32_t* targets, float* dlogits,
-                     float g);
+/** targets: host, already checked; count of those >= 0. The loss arrives with the pass's end
+ *  (pass_loss): no wait here. */
+void cross_entropy(OpContext& cx, int64_t N, int64_t V, float* logits, const int32_t* targets, float* dlogits,
+                   float g, int64_t count);
 
 }  // namespace resident
 }  // namespace abft::transformer::ops

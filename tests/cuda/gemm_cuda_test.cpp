@@ -287,6 +287,59 @@ TEST(CudaGemm, DeferredCountersReportEachCallAlone) {
   abft_handle_destroy(h);
 }
 
+// Counting into snapshots (abft_cuda_count_into): each call's counts written straight into a
+// snapshot of its own, no take between them; a sync then finds nothing of theirs; after the
+// counters are given back (NULL), the next call counts where a sync reads it. The repair's
+// counts follow the detection into the snapshot.
+TEST(CudaGemm, CallsCountIntoTheSnapshotTheyAreGiven) {
+  REQUIRE_DEVICE();
+  abft_handle_t h = nullptr;
+  abft_injector_t inj = nullptr;
+  ASSERT_EQ(abft_handle_create(&h), ABFT_STATUS_SUCCESS);
+  ASSERT_EQ(abft_injector_create(23, &inj), ABFT_STATUS_SUCCESS);
+  abft_fault f{};
+  f.site = ABFT_SITE_OUTPUT, f.model = ABFT_FAULT_BITFLIP, f.bit = 30, f.row = 5, f.col = 2, f.kpos = -1;
+  ASSERT_EQ(abft_injector_add(inj, &f), ABFT_STATUS_SUCCESS);
+  Problem<float> P(40, 24, 64, ABFT_COL_MAJOR, ABFT_TRANS, ABFT_NO_TRANS, 6);
+  DeviceBuffer<float> A(P.A), B(P.B), C(P.C0);
+  const size_t bytes = abft_cuda_counters_bytes();
+  DeviceBuffer<unsigned char> snaps(std::vector<unsigned char>(2 * bytes, 0));
+  EXPECT_EQ(abft_cuda_count_into(nullptr, snaps.p), ABFT_STATUS_NULL_POINTER);
+  auto call = [&] {
+    return gemm<float>(h, ABFT_POLICY_CORRECT, P.lay, P.ta, P.tb, P.m, P.n, P.k, P.alpha, A.p, P.lda, B.p, P.ldb,
+                       P.beta, C.p, P.ldc);
+  };
+  ASSERT_EQ(abft_cuda_count_into(h, snaps.p), ABFT_STATUS_SUCCESS);
+  abft_handle_set_injector(h, inj);
+  ASSERT_EQ(call(), ABFT_STATUS_SUCCESS);
+  abft_handle_set_injector(h, nullptr);
+  ASSERT_EQ(abft_cuda_count_into(h, snaps.p + bytes), ABFT_STATUS_SUCCESS);
+  ASSERT_EQ(call(), ABFT_STATUS_SUCCESS);
+  ASSERT_EQ(abft_cuda_count_into(h, nullptr), ABFT_STATUS_SUCCESS);
+  abft_report r0{};
+  EXPECT_EQ(abft_cuda_sync(h, nullptr, &r0), ABFT_STATUS_SUCCESS);
+  EXPECT_EQ(r0.checks, 0u) << "the calls counted into the snapshots";
+  const std::vector<unsigned char> host = snaps.get(2 * bytes);
+  abft_report r1{}, r2{}, r3{};
+  EXPECT_EQ(abft_cuda_counters_report(h, host.data(), &r1), ABFT_STATUS_SUCCESS);
+  EXPECT_EQ(abft_cuda_counters_report(h, host.data() + bytes, &r2), ABFT_STATUS_SUCCESS);
+  EXPECT_EQ(r1.checks, uint64_t(P.n));
+  EXPECT_GE(r1.detected, 1u);
+  EXPECT_EQ(r1.corrected, r1.detected);
+  EXPECT_EQ(r2.checks, uint64_t(P.n));
+  EXPECT_EQ(r2.detected, 0u);
+  ASSERT_EQ(call(), ABFT_STATUS_SUCCESS);  // counted in the handle's own counters again
+  EXPECT_EQ(abft_cuda_sync(h, nullptr, &r3), ABFT_STATUS_SUCCESS);
+  EXPECT_EQ(r3.checks, uint64_t(P.n));
+  abft_counters st{};
+  ASSERT_EQ(abft_stats_get(h, ABFT_KERNEL_SGEMM, &st), ABFT_STATUS_SUCCESS);
+  EXPECT_EQ(st.calls, 3u);
+  EXPECT_EQ(st.checks, r1.checks + r2.checks + r3.checks);
+  abft_injector_destroy(inj);
+  abft_cuda_release(h);
+  abft_handle_destroy(h);
+}
+
 // ABFT_CUDA_GEMM_OVERLAP=1 (an experiment): the encoding and the reference's dot products with
 // op(B) (column_reference_kernel, or the strided sums of B^T) run on a second stream while the
 // product runs, joined before the check, which reads C alone; with beta != 0 the C0 sums and

@@ -51,8 +51,9 @@ T narrow(A x) {
 /** C = alpha op(A) op(B) + beta C in the compute type Acc (beta = 0: C is not read). */
 template <class T, class Acc>
 cublasStatus_t gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k, Acc alpha,
-                    const T* A, int lda, const T* B, int ldb, Acc beta, T* C, int ldc) {
+                    const T* A, int lda, const T* B, int ldb, Acc beta, T* C, int ldc, bool item = false) {
   if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (!item) abft_emu::ledger_library_call(false);  // (a batch's items: one call, counted by batched)
   if (m < 0 || n < 0 || k < 0 || ldc < (m > 1 ? m : 1) || lda < 1 || ldb < 1) return CUBLAS_STATUS_INVALID_VALUE;
   const bool at = ta != CUBLAS_OP_N, bt = tb != CUBLAS_OP_N;
   for (int j = 0; j < n; ++j)
@@ -75,9 +76,10 @@ cublasStatus_t batched(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t
                        const Acc* alpha, const T* A, int lda, long long sa, const T* B, int ldb, long long sb,
                        const Acc* beta, T* C, int ldc, long long sc, int batch) {
   if (!alpha || !beta || batch < 0) return CUBLAS_STATUS_INVALID_VALUE;
+  abft_emu::ledger_library_call(false);
   for (int i = 0; i < batch; ++i)
     if (const cublasStatus_t s = gemm<T, Acc>(h, ta, tb, m, n, k, *alpha, A + i * sa, lda, B + i * sb, ldb, *beta,
-                                              C + i * sc, ldc))
+                                              C + i * sc, ldc, true))
       return s;
   return CUBLAS_STATUS_SUCCESS;
 }

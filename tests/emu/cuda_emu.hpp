@@ -42,6 +42,7 @@
 #include <tuple>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 // The CUDA qualifiers, as a host compiler takes them.
 #undef __global__
@@ -89,16 +90,57 @@ uint64_t warp_collective(WarpOp op, unsigned mask, uint64_t value, int operand, 
 void warp_mma_16816(bool bf16, float* d, const uint32_t* a, const uint32_t* b, const float* c);
 void warp_ldmatrix(int matrices, bool trans, uint32_t* r, const void* row);
 
-/** A launch: grid, block, dynamic shared bytes and the kernel call for one thread. */
+/** A launch: grid, block, dynamic shared bytes and the kernel call for one thread; where it was
+ *  launched from (the `<<<` of a CUDA source, by the `#line` of its host build), for the ledger. */
 struct Config {
   dim3 grid, block;
   size_t smem = 0;
   cudaStream_t stream = nullptr;
+  const char* file = "";
+  int line = 0;
 };
-inline Config cfg(dim3 g, dim3 b, size_t smem = 0, cudaStream_t s = nullptr) { return {g, b, smem, s}; }
+inline Config cfg(dim3 g, dim3 b, size_t smem = 0, cudaStream_t s = nullptr, const char* file = __builtin_FILE(),
+                  int line = __builtin_LINE()) {
+  return {g, b, smem, s, file, line};
+}
 /** Runs body once per thread of every block (cudaErrorLaunchFailure and a message on stderr
  *  when a block's threads do not meet at a barrier or collective). */
 void launch(const Config& c, const std::function<void()>& body);
+
+/** The ledger: what the code under test asked of the emulated device between ledger_begin() and
+ *  ledger_end() — the cost structure of a call, read on a machine without a GPU. Launches (where
+ *  from, their shape), host waits (a stream, event or device synchronisation, a synchronous copy),
+ *  copies by direction and bytes, allocations and frees (cudaFree waits for the device on
+ *  hardware), memsets, cuBLAS products and cuFFT executions. With `pages`, each launch also
+ *  records the device memory it touched, in 4 KiB pages (every allocation is protected when a
+ *  launch starts; the first read and the first write of a page fault once each and are counted):
+ *  a kernel's distinct footprint, the DRAM traffic it costs when its data is not already in cache.
+ *  One ledger at a time, for the whole process. */
+struct LaunchRecord {
+  const char* file;  ///< the launching source (a path), "" for the emulator's own
+  int line;
+  unsigned long long blocks;
+  unsigned threads;
+  size_t pages_read;     ///< pages whose first access in the launch was a read
+  size_t pages_written;  ///< pages written in the launch
+};
+struct Ledger {
+  std::vector<LaunchRecord> launches;
+  int host_waits = 0;
+  int allocations = 0, frees = 0, memsets = 0, copies = 0;
+  size_t bytes_h2d = 0, bytes_d2h = 0, bytes_d2d = 0;
+  int blas_calls = 0, fft_calls = 0;
+  /** Launches from files whose path contains `part` (all for ""). */
+  int launches_from(const char* part) const;
+  size_t pages_read(const char* part = "") const;
+  size_t pages_written(const char* part = "") const;
+};
+void ledger_begin(bool pages);
+Ledger ledger_end();
+/** The 4 KiB pages [p, p + bytes) spans. */
+size_t pages_spanned(const void* p, size_t bytes);
+/** Called by the emulated libraries (cublas_emu.cpp, cufft_emu.cpp) for each product or transform. */
+void ledger_library_call(bool fft);
 
 template <class... P>
 struct Bound {

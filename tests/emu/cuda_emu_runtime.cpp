@@ -17,8 +17,11 @@
 #endif
 
 #include <deque>
+#include <map>
 
 #include <sys/mman.h>
+#include <signal.h>
+#include <ucontext.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -177,6 +180,65 @@ void start_context(Launch& L, Fiber& f, char* stack) {
 void fail(Launch& L, const std::string& why) {
   if (!L.broken) L.why = why;
   L.broken = true;
+}
+
+/* ------------------------------------------------------------------------------- the ledger
+ * Device memory is mapped per allocation (whole pages, nothing else in them), so a launch can
+ * protect it and count the pages its threads fault in: a read fault opens the page for reading,
+ * a write fault for writing, each counted once per launch. */
+constexpr size_t kPage = 4096;
+
+struct Allocation {
+  size_t bytes;    ///< asked for
+  size_t mapped;   ///< whole pages
+  bool device;     ///< cudaMalloc (pinned host memory, cudaMallocHost, is not counted)
+};
+std::mutex g_alloc_mu;
+std::map<uintptr_t, Allocation> g_allocs;  // by base address
+
+/** The allocation holding address a, or null. */
+const std::pair<const uintptr_t, Allocation>* allocation_of(uintptr_t a) {
+  auto it = g_allocs.upper_bound(a);
+  if (it == g_allocs.begin()) return nullptr;
+  --it;
+  return a < it->first + it->second.mapped ? &*it : nullptr;
+}
+
+std::mutex g_ledger_mu;
+Ledger* g_ledger = nullptr;        // the open ledger, or null
+bool g_ledger_pages = false;       // count pages in launches
+LaunchRecord* g_record = nullptr;  // the running launch's record while pages are counted
+struct sigaction g_old_segv;
+std::vector<char> g_alt_stack;
+
+void on_fault(int sig, siginfo_t* si, void* ucv) {
+  const uintptr_t a = reinterpret_cast<uintptr_t>(si->si_addr);
+  const auto* al = g_record ? allocation_of(a) : nullptr;
+  if (!al || !al->second.device) {  // not ours: as if no handler were here (the access faults again)
+    sigaction(sig, &g_old_segv, nullptr);
+    return;
+  }
+  bool write = true;
+#if defined(__x86_64__)
+  write = (static_cast<ucontext_t*>(ucv)->uc_mcontext.gregs[REG_ERR] & 2) != 0;
+#else
+  (void)ucv;
+#endif
+  void* page = reinterpret_cast<void*>(a & ~uintptr_t(kPage - 1));
+  mprotect(page, kPage, write ? PROT_READ | PROT_WRITE : PROT_READ);
+  ++(write ? g_record->pages_written : g_record->pages_read);
+}
+
+/** Protect (or open again) every device allocation: a launch's start and end while pages count. */
+void protect_device_memory(bool closed) {
+  for (const auto& [base, al] : g_allocs)
+    if (al.device) mprotect(reinterpret_cast<void*>(base), al.mapped, closed ? PROT_NONE : PROT_READ | PROT_WRITE);
+}
+
+template <class F>
+void ledger_note(F&& f) {
+  std::lock_guard<std::mutex> lock(g_ledger_mu);
+  if (g_ledger) f(*g_ledger);
 }
 
 /* ---------------------------------------------------- tensor-core instructions (warp_mma.cuh)
@@ -541,6 +603,62 @@ void cp_async_wait(int pending) {
   }
 }
 
+int Ledger::launches_from(const char* part) const {
+  int n = 0;
+  for (const LaunchRecord& r : launches) n += std::strstr(r.file, part) != nullptr;
+  return n;
+}
+size_t Ledger::pages_read(const char* part) const {
+  size_t n = 0;
+  for (const LaunchRecord& r : launches)
+    if (std::strstr(r.file, part)) n += r.pages_read;
+  return n;
+}
+size_t Ledger::pages_written(const char* part) const {
+  size_t n = 0;
+  for (const LaunchRecord& r : launches)
+    if (std::strstr(r.file, part)) n += r.pages_written;
+  return n;
+}
+
+size_t pages_spanned(const void* p, size_t bytes) {
+  if (!bytes) return 0;
+  const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+  return ((a + bytes - 1) / kPage) - (a / kPage) + 1;
+}
+
+void ledger_begin(bool pages) {
+  std::lock_guard<std::mutex> lock(g_ledger_mu);
+  delete g_ledger;
+  g_ledger = new Ledger();
+  g_ledger_pages = pages;
+  if (pages) {
+    if (g_alt_stack.empty()) g_alt_stack.resize(1 << 16);
+    stack_t ss{};
+    ss.ss_sp = g_alt_stack.data();
+    ss.ss_size = g_alt_stack.size();
+    sigaltstack(&ss, nullptr);
+    struct sigaction sa{};
+    sa.sa_sigaction = on_fault;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGSEGV, &sa, &g_old_segv);
+  }
+}
+
+Ledger ledger_end() {
+  std::lock_guard<std::mutex> lock(g_ledger_mu);
+  Ledger out;
+  if (g_ledger) out = std::move(*g_ledger);
+  delete g_ledger;
+  g_ledger = nullptr;
+  if (g_ledger_pages) sigaction(SIGSEGV, &g_old_segv, nullptr);
+  g_ledger_pages = false;
+  return out;
+}
+
+void ledger_library_call(bool fft) { ledger_note([&](Ledger& l) { ++(fft ? l.fft_calls : l.blas_calls); }); }
+
 void launch(const Config& c, const std::function<void()>& body) {
   const unsigned nt = c.block.x * c.block.y * c.block.z;
   if (nt == 0 || nt > 1024 || c.grid.x == 0 || c.grid.y == 0 || c.grid.z == 0 || c.grid.y > 65535 ||
@@ -577,6 +695,17 @@ void launch(const Config& c, const std::function<void()>& body) {
   unsigned long long mul = (nb / 2 + 1 + launches % 7) % nb;  // coprime with nb: a bijection
   while (nb > 1 && (mul == 0 || std::gcd(mul, nb) != 1)) mul = (mul + 1) % nb;
   const unsigned long long shift = (launches++ * 0x9E3779B9ull) % nb;
+  // The ledger's record of this launch, and with pages, the device memory closed until touched.
+  LaunchRecord rec{c.file ? c.file : "", c.line, nb, nt, 0, 0};
+  const bool counting = [&] {
+    std::lock_guard<std::mutex> g(g_ledger_mu);
+    return g_ledger != nullptr && g_ledger_pages;
+  }();
+  if (counting) {
+    std::lock_guard<std::mutex> g(g_alloc_mu);
+    g_record = &rec;
+    protect_device_memory(true);
+  }
   for (unsigned long long i = 0; i < nb && !L->broken; ++i) {
     const unsigned long long b = (i * mul + shift) % nb;
     L->block = {unsigned(b % c.grid.x), unsigned((b / c.grid.x) % c.grid.y), unsigned(b / (c.grid.x * (unsigned long long)c.grid.y))};
@@ -586,6 +715,12 @@ void launch(const Config& c, const std::function<void()>& body) {
     std::memset(L->smem, 0xFF, c.smem > 256 ? c.smem : 256);
     run_block(*L);
   }
+  if (counting) {
+    std::lock_guard<std::mutex> g(g_alloc_mu);
+    protect_device_memory(false);
+    g_record = nullptr;
+  }
+  ledger_note([&](Ledger& l) { l.launches.push_back(rec); });
   g_launch = nullptr;
   g_launching = false;
   if (L->broken) {
@@ -689,56 +824,133 @@ cudaError_t cudaMemGetInfo(size_t* free_b, size_t* total) {
   return cudaSuccess;
 }
 
-cudaError_t cudaMalloc(void** p, size_t n) {
+// Device memory: whole pages of its own per allocation (the ledger protects them while a launch
+// runs), 256 bytes of slack past the end as the host stand-in always gave.
+namespace {
+cudaError_t map_memory(void** p, size_t n, bool device) {
   if (!p) return ret(cudaErrorInvalidValue);
   *p = nullptr;
   if (n > (size_t(8) << 30)) return ret(cudaErrorMemoryAllocation);
-  *p = std::aligned_alloc(256, (n + 255) / 256 * 256 + 256);
-  return *p ? cudaSuccess : ret(cudaErrorMemoryAllocation);
-}
-cudaError_t cudaFree(void* p) {
-  std::free(p);
+  const size_t mapped = (n + 256 + abft_emu::kPage - 1) / abft_emu::kPage * abft_emu::kPage;
+  void* m = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (m == MAP_FAILED) return ret(cudaErrorMemoryAllocation);
+  {
+    std::lock_guard<std::mutex> lock(abft_emu::g_alloc_mu);
+    abft_emu::g_allocs[reinterpret_cast<uintptr_t>(m)] = {n, mapped, device};
+  }
+  abft_emu::ledger_note([](abft_emu::Ledger& l) { ++l.allocations; });
+  *p = m;
   return cudaSuccess;
 }
-cudaError_t cudaMallocHost(void** p, size_t n) { return cudaMalloc(p, n); }
-cudaError_t cudaFreeHost(void* p) { return cudaFree(p); }
-cudaError_t cudaMemcpy(void* d, const void* s, size_t n, cudaMemcpyKind) {
+cudaError_t unmap_memory(void* p) {
+  if (!p) return cudaSuccess;
+  size_t mapped = 0;
+  {
+    std::lock_guard<std::mutex> lock(abft_emu::g_alloc_mu);
+    auto it = abft_emu::g_allocs.find(reinterpret_cast<uintptr_t>(p));
+    if (it == abft_emu::g_allocs.end()) return ret(cudaErrorInvalidValue);
+    mapped = it->second.mapped;
+    abft_emu::g_allocs.erase(it);
+  }
+  abft_emu::ledger_note([](abft_emu::Ledger& l) { ++l.frees; });
+  munmap(p, mapped);
+  return cudaSuccess;
+}
+/** Where p is: 0 pageable host memory, 1 page-locked host memory (cudaMallocHost), 2 device. */
+int memory_of(const void* p) {
+  std::lock_guard<std::mutex> lock(abft_emu::g_alloc_mu);
+  const auto* al = abft_emu::allocation_of(reinterpret_cast<uintptr_t>(p));
+  return !al ? 0 : al->second.device ? 2 : 1;
+}
+/** A copy's bytes in the ledger, by where its ends are (cudaMemcpyDefault: by the pointers). A
+ *  synchronous copy waits for the device; so does an asynchronous one from or to pageable host
+ *  memory (CUDA's "API synchronization behavior": a copy to pageable memory returns when it is
+ *  done, one from pageable memory may wait for the stream while it stages the data), not one
+ *  between the device and page-locked memory. */
+void note_copy(void* d, const void* s, size_t n, cudaMemcpyKind k, bool waits) {
+  const int md = memory_of(d), ms = memory_of(s);
+  if (k == cudaMemcpyDefault)
+    k = md == 2 && ms == 2 ? cudaMemcpyDeviceToDevice : md == 2 ? cudaMemcpyHostToDevice
+                                                      : ms == 2 ? cudaMemcpyDeviceToHost : cudaMemcpyHostToHost;
+  if ((k == cudaMemcpyHostToDevice && ms == 0) || (k == cudaMemcpyDeviceToHost && md == 0) ||
+      k == cudaMemcpyHostToHost)
+    waits = true;
+  abft_emu::ledger_note([&](abft_emu::Ledger& l) {
+    ++l.copies;
+    if (waits) ++l.host_waits;
+    if (k == cudaMemcpyHostToDevice) l.bytes_h2d += n;
+    else if (k == cudaMemcpyDeviceToHost) l.bytes_d2h += n;
+    else if (k == cudaMemcpyDeviceToDevice) l.bytes_d2d += n;
+  });
+}
+void note_wait() {
+  abft_emu::ledger_note([](abft_emu::Ledger& l) { ++l.host_waits; });
+}
+}  // namespace
+
+cudaError_t cudaMalloc(void** p, size_t n) { return map_memory(p, n, true); }
+cudaError_t cudaFree(void* p) { return unmap_memory(p); }
+cudaError_t cudaMallocHost(void** p, size_t n) { return map_memory(p, n, false); }
+cudaError_t cudaHostAlloc(void** p, size_t n, unsigned) { return map_memory(p, n, false); }
+cudaError_t cudaFreeHost(void* p) { return unmap_memory(p); }
+namespace {
+cudaError_t copy(void* d, const void* s, size_t n, cudaMemcpyKind k, bool waits) {
   if (n && (!d || !s)) return ret(cudaErrorInvalidValue);
+  note_copy(d, s, n, k, waits);
   if (n) std::memmove(d, s, n);
   return cudaSuccess;
 }
-cudaError_t cudaMemcpyAsync(void* d, const void* s, size_t n, cudaMemcpyKind k, cudaStream_t) {
-  return cudaMemcpy(d, s, n, k);
-}
-cudaError_t cudaMemcpy2D(void* d, size_t dp, const void* s, size_t sp, size_t w, size_t h, cudaMemcpyKind) {
+cudaError_t copy2d(void* d, size_t dp, const void* s, size_t sp, size_t w, size_t h, cudaMemcpyKind k, bool waits) {
   if (w > dp || w > sp) return ret(cudaErrorInvalidPitchValue);
+  note_copy(d, s, w * h, k, waits);
   for (size_t r = 0; r < h; ++r)
     std::memmove(static_cast<char*>(d) + r * dp, static_cast<const char*>(s) + r * sp, w);
   return cudaSuccess;
 }
-cudaError_t cudaMemcpy2DAsync(void* d, size_t dp, const void* s, size_t sp, size_t w, size_t h, cudaMemcpyKind k,
-                              cudaStream_t) {
-  return cudaMemcpy2D(d, dp, s, sp, w, h, k);
-}
-cudaError_t cudaMemset(void* p, int v, size_t n) {
+cudaError_t fill(void* p, int v, size_t n) {
   if (n && !p) return ret(cudaErrorInvalidValue);
+  abft_emu::ledger_note([](abft_emu::Ledger& l) { ++l.memsets; });
   if (n) std::memset(p, v, n);
   return cudaSuccess;
 }
-cudaError_t cudaMemsetAsync(void* p, int v, size_t n, cudaStream_t) { return cudaMemset(p, v, n); }
+}  // namespace
+// A synchronous copy waits for the device (the host's ledger counts it as a wait); an
+// asynchronous one does not.
+cudaError_t cudaMemcpy(void* d, const void* s, size_t n, cudaMemcpyKind k) { return copy(d, s, n, k, true); }
+cudaError_t cudaMemcpyAsync(void* d, const void* s, size_t n, cudaMemcpyKind k, cudaStream_t) {
+  return copy(d, s, n, k, false);
+}
+cudaError_t cudaMemcpy2D(void* d, size_t dp, const void* s, size_t sp, size_t w, size_t h, cudaMemcpyKind k) {
+  return copy2d(d, dp, s, sp, w, h, k, true);
+}
+cudaError_t cudaMemcpy2DAsync(void* d, size_t dp, const void* s, size_t sp, size_t w, size_t h, cudaMemcpyKind k,
+                              cudaStream_t) {
+  return copy2d(d, dp, s, sp, w, h, k, false);
+}
+cudaError_t cudaMemset(void* p, int v, size_t n) { return fill(p, v, n); }
+cudaError_t cudaMemsetAsync(void* p, int v, size_t n, cudaStream_t) { return fill(p, v, n); }
 
 // Streams and events: handles only (distinct, non-null); every call is done when it returns.
 cudaError_t cudaStreamCreate(cudaStream_t* s) { return new_handle(s); }
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t* s, unsigned) { return new_handle(s); }
 cudaError_t cudaStreamDestroy(cudaStream_t s) { return free_handle(s); }
-cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
+cudaError_t cudaStreamSynchronize(cudaStream_t) {
+  note_wait();
+  return cudaSuccess;
+}
 cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned) { return cudaSuccess; }
-cudaError_t cudaDeviceSynchronize(void) { return cudaSuccess; }
+cudaError_t cudaDeviceSynchronize(void) {
+  note_wait();
+  return cudaSuccess;
+}
 cudaError_t cudaEventCreate(cudaEvent_t* e) { return new_handle(e); }
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t* e, unsigned) { return new_handle(e); }
 cudaError_t cudaEventDestroy(cudaEvent_t e) { return free_handle(e); }
 cudaError_t cudaEventRecord(cudaEvent_t, cudaStream_t) { return cudaSuccess; }
-cudaError_t cudaEventSynchronize(cudaEvent_t) { return cudaSuccess; }
+cudaError_t cudaEventSynchronize(cudaEvent_t) {
+  note_wait();
+  return cudaSuccess;
+}
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t, cudaEvent_t) {
   if (ms) *ms = 0.0f;
   return cudaSuccess;

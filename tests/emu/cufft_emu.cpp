@@ -123,6 +123,7 @@ cufftResult make(Plan* p, int rank, const long long* n, const long long* inembed
 template <class In, class Out>
 cufftResult exec(Plan* p, void* in, void* out, int direction) {
   if (!p || !p->made) return CUFFT_INVALID_PLAN;
+  abft_emu::ledger_library_call(true);
   long long din[3], dout[3], cin = 1, cout = 1;
   side_dims(*p, true, din);
   side_dims(*p, false, dout);
