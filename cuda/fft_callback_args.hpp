@@ -33,11 +33,13 @@ struct FftCallbackArgs {
   double* bucket_in = nullptr;   ///< 3 doubles a (signal, bucket): re, im of sum v x, and sum |x|^2
   double* bucket_out = nullptr;  ///< 2 doubles a (signal, bucket): re, im of sum w y
   void* backup = nullptr;        ///< the repair's packed input copy (written by the load), or null
-  /** The call's sign (-1 or +1) while a protected call runs its transform (set with the call's
-   *  flags by fft_open_gate_kernel, back to 0 by its verification kernel); 0 otherwise: then the
-   *  callbacks only move the data, so a transform run on the plan's cuFFT handle outside the
-   *  library (a plain cufftExec*) adds nothing to the sums. Carrying the sign here keeps a C2C
-   *  plan's two directions from rewriting the arguments at every call. */
+  /** The sign (-1 or +1) of the protected calls the plan runs, set with the call's cleared
+   *  flags by fft_open_gate_kernel when it changes (a C2C plan run both ways) or after a call
+   *  that left its flags (DETECT) or stopped early; 0 before the first call and after one that
+   *  stopped early: then the callbacks only move the data. The plan's cuFFT handle runs the
+   *  library's protected calls alone (policy OFF has a plan without callbacks), so the gate
+   *  stays open between them and a run of same-sign calls opens it once. Carrying the sign here
+   *  keeps a C2C plan's two directions from rewriting the arguments at every call. */
   const int* gate = nullptr;
   int n_in = 0, n_out = 0;                       ///< injected faults this call
   FftCallbackFault fault_in[kFftCallbackFaults];   ///< corrupt what cuFFT gets, after the input side summed it

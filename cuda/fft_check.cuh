@@ -283,14 +283,12 @@ __global__ void fft_verify_kernel(const double* acc, int64_t batch, FftVerdictAr
  *  lanes over the buckets in order, then 5 levels (the depth ck::fft_callback_sum_depth counts)
  *  — and cleared for the next call; the totals written to acc (kAcc a signal, as the passes
  *  leave them: the re-check reads the input side there); the verdicts; the counters summed per
- *  block in shared memory, then one atomic per block and counter; the callbacks' gate closed
- *  (FftCallbackArgs::gate). bin: 3 doubles a (signal,
+ *  block in shared memory, then one atomic per block and counter. bin: 3 doubles a (signal,
  *  bucket), nb_in buckets a signal; bout: 2 doubles, nb_out. blockDim.x a multiple of 32. */
 __global__ void fft_bucket_verify_kernel(double* bin, double* bout, int64_t nb_in, int64_t nb_out, int64_t batch,
-                                         double* acc, FftVerdictArgs va, int* flags, DeviceCounters* dc, int* gate) {
+                                         double* acc, FftVerdictArgs va, int* flags, DeviceCounters* dc) {
   __shared__ unsigned long long cnt[3];
   if (threadIdx.x < 3) cnt[threadIdx.x] = 0;
-  if (blockIdx.x == 0 && threadIdx.x == 0) *gate = 0;  // the transform is over: callbacks idle
   __syncthreads();
   const int lane = threadIdx.x & 31;
   const int64_t wpb = blockDim.x / 32, warps = int64_t(gridDim.x) * wpb;
@@ -332,7 +330,9 @@ __global__ void fft_bucket_verify_kernel(double* bin, double* bout, int64_t nb_i
 }
 
 /** CALLBACKS: a protected call opens its plan's callbacks (the gate holds the call's sign, -1
- *  or +1) and clears its failed-signal count, in one launch. gate[1] is the count (flags[0]). */
+ *  or +1) and clears its failed-signal count, in one launch — when the gate does not hold the
+ *  call's sign already with the count cleared (fft_protected.cu: the plan remembers).
+ *  gate[1] is the count (flags[0]). */
 __global__ void fft_open_gate_kernel(int* gate, int sign) {
   gate[0] = sign;
   gate[1] = 0;
@@ -409,9 +409,9 @@ inline FftRepairSplit fft_repair_split(const ck::FftLibraryShape& sh, int64_t ci
  *  gives Re of each) and 2 elsewhere. grid: direct (slices, listed signals), two levels
  *  (sp.gx, sp.gy); grid-stride in both. */
 template <class T>
-__global__ void fft_repair_kernel(const T* src, SigLayout Ls, T* out, SigLayout Lo, ck::FftLibraryShape sh,
-                                  FftRepairSplit sp, double* scratch, const int* flags) {
-  const int nflag = flags[0];
+__device__ void fft_repair_signals(const T* src, const SigLayout& Ls, T* out, const SigLayout& Lo,
+                                   const ck::FftLibraryShape& sh, const FftRepairSplit& sp, double* scratch,
+                                   const int* flags, int nflag) {
   const int64_t cnt_out = Lo.count(), cnt_in = Ls.count();
   const bool c2r = sh.kind == 2, r1 = sh.rank == 1;
   const int L = sh.rank - 1;
@@ -598,23 +598,49 @@ __global__ void fft_c2r_hermitian_kernel(T* in, SigLayout L, ck::FftLibraryShape
   }
 }
 
-/** Re-verification of every listed signal after its repair (a block per signal): the output
- *  side again, against the input side kept in acc; counted as corrected or uncorrectable. */
+/** What the re-check of the repaired signals reads, and the launch's finish counter. */
+struct FftRecheckArgs {
+  ck::FftTableWeights tw;
+  ck::FftC2RWeights c2r;
+  const double* acc;  ///< the input side kept per signal
+  FftVerdictArgs va;
+  RepairCounters* rc;
+  unsigned* done;  ///< blocks finished (zero at rest)
+};
+
+/** The repair of every listed signal (fft_repair_signals, on this launch's grid), then their
+ *  re-verification by the launch's last block to finish (the output side again, against the
+ *  input side kept in acc; counted as corrected or uncorrectable), which also clears the
+ *  failed-signal count for the next call. One launch; on the fault-free path every block reads
+ *  the count, finds 0 and returns. */
 template <class T, int R>
-__global__ void fft_recheck_kernel(const T* out, SigLayout L, ck::FftLibraryShape sh, ck::FftTableWeights tw,
-                                   ck::FftC2RWeights c2r, const double* acc, const int* flags, FftVerdictArgs va,
-                                   RepairCounters* rc) {
+__global__ void fft_repair_recheck_kernel(const T* src, SigLayout Ls, T* out, SigLayout Lo, ck::FftLibraryShape sh,
+                                          FftRepairSplit sp, double* scratch, int* flags, FftRecheckArgs rk) {
   const int nflag = flags[0];
-  for (int f = blockIdx.x; f < nflag; f += gridDim.x) {
+  if (nflag == 0) return;
+  fft_repair_signals(src, Ls, out, Lo, sh, sp, scratch, flags, nflag);
+  __shared__ bool last;
+  __threadfence();  // this block's repaired elements visible device-wide before it is counted
+  __syncthreads();
+  if (threadIdx.x == 0) last = atomicAdd(rk.done, 1u) == gridDim.x * gridDim.y - 1;
+  __syncthreads();
+  if (!last) return;
+  __threadfence();  // the other blocks' elements, counted before, are read after
+  for (int f = 0; f < nflag; ++f) {
     const int64_t b = flags[1 + f];
     double re, im;
-    out_sum<T, R>(out, L, sh, tw, c2r, b, threadIdx.x, blockDim.x, re, im);
+    out_sum<T, R>(out, Lo, sh, rk.tw, rk.c2r, b, threadIdx.x, blockDim.x, re, im);
     if (threadIdx.x == 0) {
-      const double* a = acc + kAcc * b;
-      const ck::LineVerdict v = ck::fft_library_verdict({a[0], a[1]}, {re, im}, a[2], va.coef, va.abs, va.Y, va.t_max);
-      atomicAdd(v == ck::LineVerdict::Ok ? &rc->corrected : &rc->uncorrectable, 1ull);
+      const double* a = rk.acc + kAcc * b;
+      const ck::LineVerdict v =
+          ck::fft_library_verdict({a[0], a[1]}, {re, im}, a[2], rk.va.coef, rk.va.abs, rk.va.Y, rk.va.t_max);
+      atomicAdd(v == ck::LineVerdict::Ok ? &rk.rc->corrected : &rk.rc->uncorrectable, 1ull);
     }
     __syncthreads();
+  }
+  if (threadIdx.x == 0) {
+    flags[0] = 0;    // no failed signal at the next call's start
+    *rk.done = 0u;   // at rest for the next launch (stream order)
   }
 }
 

@@ -11,8 +11,13 @@
  *    2. cuFFT (with a corrupted private copy of the input when a fault is injected there);
  *    3. faults injected at the output, before verification (injection only);
  *    4. output side, verdict per signal, device counters;
- *    5. CORRECT: every failed signal recomputed in double, then re-verified; one that still
- *       fails counts as uncorrectable.
+ *    5. CORRECT: every failed signal recomputed in double, then re-verified (one launch: its
+ *       last block re-checks and clears the failed-signal count); one that still fails counts
+ *       as uncorrectable.
+ *  The fault-free path's launches beside cuFFT's (tests/emu/cost_ledger_test.cpp counts them):
+ *  CALLBACKS two (the verdicts, and the repair launch whose blocks return at once) plus the
+ *  gate's when the call's sign changes or the last call left its flags; PASSES four (the two
+ *  sides, the verdicts, the repair launch) and a memset of the sums.
  *  Two ways of forming the sums (abft_cuda_fft_sums, chosen when the plan is made):
  *   - CALLBACKS (the default): cuFFT's load and store callbacks (cuda/fft_callbacks.cu, LTO-IR
  *     linked into cuFFT's kernels at plan time) add every element's term to per-(signal,
@@ -71,8 +76,15 @@ struct abft_cuda_fft_plan_s {
   double* acc = nullptr;                  // device: kAcc per signal
   abft::cuda::FftRepairSplit repair;      // how a failed signal is recomputed
   double* repair_z = nullptr;             // device: the two-level repair's z, a block slot each
-  int* flag_base = nullptr;               // device: the callbacks' gate, then flags
+  int* flag_base = nullptr;               // device: the callbacks' gate, then flags, then repair_done
   int* flags = nullptr;                   // device: count, then the failed signals (flag_base + 1)
+  unsigned* repair_done = nullptr;        // device: the repair launch's finished blocks (zero at rest)
+  // What the device holds at the next call's start, as far as the host knows: the failed-signal
+  // count cleared (a CORRECT call's repair launch clears it; a DETECT call leaves its count), and
+  // (CALLBACKS) the gate open with this sign (0: closed). A call opens the gate and clears the
+  // count (one launch; PASSES: a memset of the count) only when they are not so already.
+  bool flags_clear = true;
+  int gate_sign = 0;
   void* backup = nullptr;                 // device: packed input copy (grown on demand)
   size_t backup_bytes = 0;
   cudaStream_t stream = nullptr;  // the cuFFT-signature path's stream (abft_cufftSetStream)
@@ -307,18 +319,24 @@ abft_status run_callbacks(Call& c, const T* in, T* out, T* backup) {
     p->cb_written = true;
   }
   // Only now, the arguments in place: the callbacks open with this call's sign, no failed
-  // signal yet (fft_bucket_verify_kernel closes them after the transform).
-  fft_open_gate_kernel<<<1, 1, 0, stream>>>(p->flag_base, c.sh.sign);
+  // signal yet — one launch, unless the last call left them so (the plan's cuFFT handle runs
+  // the library's protected calls alone: policy OFF has a plan of its own, `plain`).
+  if (p->gate_sign != c.sh.sign || !p->flags_clear) {
+    fft_open_gate_kernel<<<1, 1, 0, stream>>>(p->flag_base, c.sh.sign);
+    p->gate_sign = c.sh.sign;
+    p->flags_clear = true;
+  }
   const bool faults = a.n_in || a.n_out;
   if (faults)  // NaN (0xff bytes): a fault that was not reached
     cudaMemsetAsync(p->fault_vals, 0xff, 4 * kFftCallbackFaults * sizeof(double), stream);
   const cufftResult fr = cufftXtExec(p->fft, const_cast<T*>(in), out, c.dir);
-  // The verification kernel clears the buckets and closes the gate; a call that stops before it
-  // does both here, so the next call starts clean.
+  // The verification kernel clears the buckets; a call that stops before it clears them here
+  // and closes the gate, so the next call starts clean (and opens it again).
   auto abandon = [&] {
     cudaGetLastError();
     cudaMemsetAsync(p->buckets, 0, p->bucket_doubles * sizeof(double), stream);
     cudaMemsetAsync(p->flag_base, 0, sizeof(int), stream);
+    p->gate_sign = 0;
     return ABFT_STATUS_INTERNAL_ERROR;
   };
   if (fr != CUFFT_SUCCESS) return abandon();
@@ -335,7 +353,7 @@ abft_status run_callbacks(Call& c, const T* in, T* out, T* backup) {
   const int64_t wpb = kSumThreads / 32, blocks = (c.batch + wpb - 1) / wpb;
   fft_bucket_verify_kernel<<<unsigned(blocks < 2048 ? blocks : 2048), kSumThreads, 0, stream>>>(
       p->buckets, p->buckets + size_t(3 * c.batch * a.in.buckets), a.in.buckets, a.out.buckets, c.batch, p->acc,
-      p->va, p->flags, c.st->counters + c.kid, p->flag_base);
+      p->va, p->flags, c.st->counters + c.kid);
   if (cudaPeekAtLastError() != cudaSuccess) return abandon();
   return ABFT_STATUS_SUCCESS;
 }
@@ -420,8 +438,11 @@ abft_status execute(abft_cuda_fft_plan_s* p, cudaStream_t stream, const void* in
   const size_t bbytes = need_backup ? size_t(c.batch * c.cin * sin) * sizeof(T) : 0;
   if (!grow_device_buffer(&p->backup, &p->backup_bytes, bbytes)) return ABFT_STATUS_ALLOC_FAILED;
   T* backup = need_backup ? static_cast<T*>(p->backup) : nullptr;
-  // No failed signal yet (a callback plan clears the count as it opens its callbacks).
-  if (!p->callbacks) cudaMemsetAsync(p->flags, 0, sizeof(int), stream);
+  // No failed signal yet: cleared unless the last call left it so (a callback plan clears the
+  // count as it opens its callbacks). Until this call's launches are all enqueued, the count is
+  // taken for unknown (a call that stops early clears it at the next call).
+  if (!p->callbacks && !p->flags_clear) cudaMemsetAsync(p->flags, 0, sizeof(int), stream);
+  p->flags_clear = p->callbacks && p->flags_clear;
 
   // 0. C2R: the self-conjugate planes made exactly Hermitian, in place (a C2R may overwrite its
   // input): what the transform, the sums and the repair then read is one spectrum. Rank 1 has
@@ -454,12 +475,12 @@ abft_status execute(abft_cuda_fft_plan_s* p, cudaStream_t stream, const void* in
     // reads the count and returns, so fewer blocks cost less.
     const dim3 rgrid = p->repair.direct ? dim3(unsigned(rs2 < 256 ? rs2 : 256), unsigned(batch < 8 ? batch : 8))
                                         : dim3(p->repair.gx, p->repair.gy);
-    fft_repair_kernel<T><<<rgrid, threads, 0, stream>>>(rsrc, ls, out, p->out, c.sh, p->repair, p->repair_z,
-                                                        p->flags);
-    (c.sh.rank == 1 ? fft_recheck_kernel<T, 1> : fft_recheck_kernel<T, 0>)<<<unsigned(batch < 256 ? batch : 256),
-                                                                             threads, 0, stream>>>(
-        out, p->out, c.sh, p->tw, p->c2r, p->acc, p->flags, p->va, st->repair + kid);
+    const FftRecheckArgs rk{p->tw, p->c2r, p->acc, p->va, st->repair + kid, p->repair_done};
+    (c.sh.rank == 1 ? fft_repair_recheck_kernel<T, 1> : fft_repair_recheck_kernel<T, 0>)<<<rgrid, threads, 0, stream>>>(
+        rsrc, ls, out, p->out, c.sh, p->repair, p->repair_z, p->flags, rk);
   }
+  // A CORRECT call's repair launch leaves the count cleared; a DETECT call leaves its count.
+  p->flags_clear = pol == ABFT_POLICY_CORRECT && cudaPeekAtLastError() == cudaSuccess;
   core::record_call(p->handle, kid, abft_report{});  // the call; its counts arrive at abft_cuda_sync
   return cudaGetLastError() == cudaSuccess ? ABFT_STATUS_SUCCESS : ABFT_STATUS_INTERNAL_ERROR;
 }
@@ -674,7 +695,7 @@ abft_status fft_plan_make(abft_cuda_fft_plan_s** out, abft_handle_t h, abft_prec
              cudaMalloc(&p->repair_z, size_t(p->repair.slot()) * p->repair.gx * p->repair.gy * sizeof(double)) ==
                  cudaSuccess) &&
             cudaMalloc(&p->acc, size_t(kAcc * batch) * sizeof(double)) == cudaSuccess &&
-            cudaMalloc(&p->flag_base, size_t(batch + 2) * sizeof(int)) == cudaSuccess &&
+            cudaMalloc(&p->flag_base, size_t(batch + 3) * sizeof(int)) == cudaSuccess &&
             cudaEventCreateWithFlags(&p->done, cudaEventDisableTiming) == cudaSuccess;
   if (ok && kind == ABFT_FFT_C2R) {  // the tables of each dimension, one allocation
     size_t cnt = 0;
@@ -706,10 +727,10 @@ abft_status fft_plan_make(abft_cuda_fft_plan_s** out, abft_handle_t h, abft_prec
       p->tw.t[d] = {lo, hi, t.shift};
     }
   }
-  if (ok) {  // the gate closed (0) and no failed signal
+  if (ok) {  // the gate closed (0), no failed signal, the repair's counter at rest
     p->flags = p->flag_base + 1;
-    const int init[2] = {0, 0};
-    ok = cudaMemcpy(p->flag_base, init, sizeof init, cudaMemcpyHostToDevice) == cudaSuccess;
+    p->repair_done = reinterpret_cast<unsigned*>(p->flag_base + batch + 2);
+    ok = cudaMemset(p->flag_base, 0, size_t(batch + 3) * sizeof(int)) == cudaSuccess;
   }
   if (ok && p->callbacks) ok = callback_state(p);
   // The zeroed buckets and the first arguments and gate (cudaMemset, pageable cudaMemcpy, on the

@@ -592,6 +592,75 @@ TEST(CudaFft, CufftSignaturesMatchCufft) {
   EXPECT_EQ(abft_cufftDestroy(plain), CUFFT_SUCCESS);  // not ours: passed to cuFFT
 }
 
+// What one call leaves on the device for the next (the plan remembers it to skip launches,
+// fft_protected.cu): a DETECT call's failed signal must not be repaired by the next CORRECT call
+// (nor counted again); a C2C plan run both ways reopens its callbacks with each direction's
+// sign. One cuFFT-signature plan, its calls alternating directions and policies, each against
+// plain cuFFT, each call's counts read alone. Both ways of forming the sums.
+TEST(CudaFft, EachCallStartsCleanAcrossPoliciesAndDirections) {
+  REQUIRE_DEVICE();
+  for (const char* sums : {"callbacks", "passes"}) {
+    abft_test::ScopedEnv env("ABFT_CUDA_FFT_SUMS", sums);
+    const int n = 512, batch = 6;
+    Case<float> c(ABFT_FFT_C2C, {n}, -1, batch, 1, 41);
+    std::vector<float> tight(size_t(2 * n * batch));
+    for (int b = 0; b < batch; ++b)
+      for (int e = 0; e < 2 * n; ++e) tight[size_t(b * 2 * n + e)] = c.in[size_t(b * c.idist * 2 + e)];
+    DeviceBuffer<float> in(tight), o1(std::vector<float>(tight.size())), o2(std::vector<float>(tight.size()));
+    cufftHandle ours = 0, plain = 0;
+    ASSERT_EQ(abft_cufftPlan1d(&ours, n, CUFFT_C2C, batch), CUFFT_SUCCESS);
+    ASSERT_EQ(cufftPlan1d(&plain, n, CUFFT_C2C, batch), CUFFT_SUCCESS);
+    abft_handle_t h = abft_cufft_handle();
+    abft_report r{};
+    abft_cuda_sync(h, nullptr, &r);  // (what earlier tests left)
+    abft_injector_t inj = nullptr;
+    ASSERT_EQ(abft_injector_create(5, &inj), ABFT_STATUS_SUCCESS);
+    abft_fault f{};
+    f.site = ABFT_SITE_OUTPUT, f.model = ABFT_FAULT_BITFLIP, f.bit = 30, f.row = 2, f.col = 7, f.kpos = -1;
+    ASSERT_EQ(abft_injector_add(inj, &f), ABFT_STATUS_SUCCESS);
+    struct Step {
+      int dir;
+      abft_policy pol;
+      bool fault;
+    };
+    const Step steps[] = {{CUFFT_FORWARD, ABFT_POLICY_DETECT, true},  {CUFFT_FORWARD, ABFT_POLICY_CORRECT, false},
+                          {CUFFT_INVERSE, ABFT_POLICY_CORRECT, true}, {CUFFT_FORWARD, ABFT_POLICY_CORRECT, false},
+                          {CUFFT_INVERSE, ABFT_POLICY_DETECT, false}, {CUFFT_INVERSE, ABFT_POLICY_CORRECT, true},
+                          {CUFFT_INVERSE, ABFT_POLICY_CORRECT, false}};
+    int i = 0;
+    for (const Step& st : steps) {
+      const std::string what = std::string(sums) + " step " + std::to_string(i++);
+      abft_handle_set_policy(h, st.pol);
+      abft_handle_set_injector(h, st.fault ? inj : nullptr);
+      ASSERT_EQ(abft_cufftExecC2C(ours, reinterpret_cast<cufftComplex*>(in.p), reinterpret_cast<cufftComplex*>(o1.p),
+                                  st.dir),
+                CUFFT_SUCCESS)
+          << what;
+      abft_handle_set_injector(h, nullptr);
+      ASSERT_EQ(cufftExecC2C(plain, reinterpret_cast<cufftComplex*>(in.p), reinterpret_cast<cufftComplex*>(o2.p),
+                             st.dir),
+                CUFFT_SUCCESS);
+      const abft_status s = abft_cuda_sync(h, nullptr, &r);
+      EXPECT_EQ(r.checks, uint64_t(batch)) << what;
+      EXPECT_EQ(r.detected, st.fault ? 1u : 0u) << what;
+      EXPECT_EQ(r.corrected, st.fault && st.pol == ABFT_POLICY_CORRECT ? 1u : 0u) << what;
+      EXPECT_EQ(r.uncorrectable, 0u) << what;
+      EXPECT_EQ(s, st.fault && st.pol == ABFT_POLICY_DETECT ? ABFT_STATUS_FAULT_DETECTED : ABFT_STATUS_SUCCESS)
+          << what;
+      if (st.fault && st.pol == ABFT_POLICY_DETECT) continue;  // (the fault stays in the output)
+      const std::vector<float> x = o1.get(tight.size()), y = o2.get(tight.size());
+      double worst = 0;
+      for (size_t e = 0; e < x.size(); ++e)
+        worst = std::max(worst, double(std::fabs(x[e] - y[e])) / (1.0 + std::fabs(y[e])));
+      EXPECT_LT(worst, 1e-4) << what;
+    }
+    abft_handle_set_policy(h, ABFT_POLICY_DEFAULT);
+    abft_injector_destroy(inj);
+    EXPECT_EQ(abft_cufftDestroy(ours), CUFFT_SUCCESS);
+    EXPECT_EQ(cufftDestroy(plain), CUFFT_SUCCESS);
+  }
+}
+
 // cuFFT's basic layout of a real transform run in place pads each real row to 2 (n/2 + 1):
 // the same plan, in place and out of place, against plain cuFFT doing the same.
 TEST(CudaFft, CufftSignatureInPlaceRealBatchUsesThePaddedLayout) {
