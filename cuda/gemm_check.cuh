@@ -215,6 +215,68 @@ __global__ void __launch_bounds__(256) line_sums_kernel(LineSet<T> s0, LineSet<T
   }
 }
 
+/** Lines per block when line sets ride on another launch's 256-thread blocks: groups of tpl
+ *  threads, a power of two from 32 to 256 (line_block_threads rounded down), a line each. */
+inline int line_group_threads(int64_t lines) {
+  const int t = line_block_threads(lines);
+  return t >= 256 ? 256 : t >= 128 ? 128 : t >= 64 ? 64 : 32;
+}
+/** Blocks of 256 threads that take the lines of two sets in groups of tpl threads. */
+inline int64_t line_group_blocks(int64_t lines, int tpl) {
+  const int64_t per = 256 / tpl, b = (lines + per - 1) / per;
+  return b < (int64_t(1) << 20) ? b : (int64_t(1) << 20);
+}
+
+/** line_sums_kernel's work on block `blk` of `nblk` 256-thread blocks, a line per group of tpl
+ *  threads (line_group_threads): the same partition of each line among tpl threads, and the
+ *  same reduction tree, as a block of tpl threads. Every thread of the block calls it. */
+template <class T>
+__device__ void line_sums_groups(const LineSet<T>& s0, const LineSet<T>& s1, int64_t blk, int64_t nblk, int tpl) {
+  const int64_t n0 = s0.lines * s0.items, total = n0 + s1.lines * s1.items;
+  const int per = 256 / tpl, g = int(threadIdx.x) / tpl, t = int(threadIdx.x) % tpl;
+  const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5, wpg = tpl / 32;
+  __shared__ double part[8][2];
+  for (int64_t base = blk * per; base < total; base += nblk * per) {
+    const int64_t l = base + g;
+    double v[2] = {0.0, 0.0};
+    if (l < total) {
+      const bool first = l < n0;
+      const int64_t x = first ? l : l - n0;
+      const int64_t y = first ? x / s0.lines : x / s1.lines;
+      const int64_t li = first ? x - y * s0.lines : x - y * s1.lines;
+      const T* p = first ? s0.p + y * s0.item_p + li * s0.ld : s1.p + y * s1.item_p + li * s1.ld;
+      T* copy = first ? (s0.copy ? s0.copy + y * s0.item_copy + li * s0.cld : nullptr)
+                      : (s1.copy ? s1.copy + y * s1.item_copy + li * s1.cld : nullptr);
+      auto add = [&v](double z) {
+        v[0] += z;
+        v[1] += fabs(z);
+      };
+      line_partial(p, first ? s0.len : s1.len, t, tpl, add, copy);
+    }
+    // The group's sums: within each warp, then (tpl > 32) over the group's warps in order.
+#pragma unroll
+    for (int i = 0; i < 2; ++i)
+#pragma unroll
+      for (int o = 16; o > 0; o >>= 1) v[i] += __shfl_xor_sync(0xffffffffu, v[i], o);
+    if (wpg > 1) {
+      if (lane == 0) part[wid][0] = v[0], part[wid][1] = v[1];
+      __syncthreads();
+      v[0] = v[1] = 0.0;
+      for (int w = g * wpg; w < (g + 1) * wpg; ++w) v[0] += part[w][0], v[1] += part[w][1];
+      __syncthreads();  // `part` is reused by the next round
+    }
+    if (t == 0 && l < total) {
+      const bool first = l < n0;
+      const int64_t x = first ? l : l - n0;
+      const int64_t y = first ? x / s0.lines : x / s1.lines;
+      const int64_t li = first ? x - y * s0.lines : x - y * s1.lines;
+      const int64_t o = y * (first ? s0.item_sum : s1.item_sum) + li * (first ? s0.os : s1.os);
+      (first ? s0.sum : s1.sum)[o] = v[0];
+      (first ? s0.abs_sum : s1.abs_sum)[o] = v[1];
+    }
+  }
+}
+
 /** The shape of strided_sums_kernel's blocks: 256 threads, 32 lanes along a tile of kTile
  *  columns (kV consecutive columns per lane: one 16-byte load when kVec) and kRows = 8 rows at
  *  a time, kU loads in flight per thread. */
@@ -319,18 +381,32 @@ struct StridedItems {
 
 // (kBatched: a strided batch, item = block / per_item; false: one matrix, none of the items'
 // arithmetic, so a single product's kernel keeps its registers.)
+/** Line sets riding on a strided_sums launch: its first `blocks` blocks take their lines
+ *  (line_sums_groups, groups of tpl threads), the rest the strided sums. */
+template <class T>
+struct RidingLines {
+  LineSet<T> s0, s1;
+  int64_t blocks = 0;
+  int tpl = 32;
+};
+
 template <class T, bool kVec, bool kWeighted, bool kBatched>
 __global__ void __launch_bounds__(256) strided_sums_kernel(const T* M, int64_t ld, int64_t L, int64_t R,
                                                            int64_t tiles, int64_t chunks, int64_t rows_per_block,
                                                            const double2* vw, double* out_s, double* out_a,
                                                            int64_t os, double* part, unsigned* done,
-                                                           StridedItems items) {
+                                                           StridedItems items, RidingLines<T> lines) {
+  if (int64_t(blockIdx.x) < lines.blocks) {  // (block-uniform)
+    line_sums_groups(lines.s0, lines.s1, int64_t(blockIdx.x), lines.blocks, lines.tpl);
+    return;
+  }
+  const int64_t bid = int64_t(blockIdx.x) - lines.blocks;
   using Shape = StridedShape<T, kVec>;
   constexpr int kV = Shape::kV, kTile = Shape::kTile, kRows = Shape::kRows;
   const int lane = threadIdx.x & 31, ty = threadIdx.x >> 5;
   const int64_t per_item = tiles * chunks;
-  const int64_t y = kBatched ? int64_t(blockIdx.x) / per_item : 0;
-  const int64_t b = kBatched ? int64_t(blockIdx.x) % per_item : int64_t(blockIdx.x);
+  const int64_t y = kBatched ? bid / per_item : 0;
+  const int64_t b = kBatched ? bid % per_item : bid;
   const int64_t tile = b % tiles, chunk = b / tiles, P = tiles * kTile;
   if (kBatched) {
     M += y * items.m;
@@ -419,19 +495,28 @@ struct StridedBatch {
   int64_t items = 1, m = 0, vw = 0, out = 0;
 };
 
+/** (l0, l1: line sets to sum in the same launch — independent of M's sums, as C0's and a
+ *  bias's are of A^T's — on blocks of their own before the strided ones: one launch instead of
+ *  two.) */
 template <class T, bool kWeighted>
 bool launch_strided_sums(const T* M, int64_t ld, int64_t L, int64_t R, const double2* vw, double* out_s,
                          double* out_a, int64_t os, double* part, unsigned* done, cudaStream_t stream,
-                         const StridedBatch& bt = StridedBatch{}) {
+                         const StridedBatch& bt = StridedBatch{}, const LineSet<T>& l0 = LineSet<T>{},
+                         const LineSet<T>& l1 = LineSet<T>{}) {
   const StridedGrid sg = strided_grid(M, ld, int64_t(sizeof(T)), L, R, bt.items, bt.m);
   if (!strided_blocks_fit(sg, bt.items)) return false;  // (the caller checks it first)
-  const int grid = int(sg.tiles * sg.chunks * bt.items);
+  RidingLines<T> rl{l0, l1, 0, 32};
+  const int64_t nl = l0.total() + l1.total();
+  if (nl > 0) rl.tpl = line_group_threads(nl), rl.blocks = line_group_blocks(nl, rl.tpl);
+  if (sg.tiles * sg.chunks * bt.items + rl.blocks > (int64_t(1) << 31) - 1) return false;
+  const int grid = int(sg.tiles * sg.chunks * bt.items + rl.blocks);
   if (sg.chunks <= 1) part = nullptr, done = nullptr;
   else if (!part || !done || sg.tiles * bt.items > kStridedMaxSplitTiles) return false;  // (the caller sizes them)
   const StridedItems it{bt.m, bt.vw, bt.out, sg.scratch()};
   auto launch = [&](auto vec, auto batched) {
     strided_sums_kernel<T, decltype(vec)::value, kWeighted, decltype(batched)::value>
-        <<<grid, 256, 0, stream>>>(M, ld, L, R, sg.tiles, sg.chunks, sg.rows, vw, out_s, out_a, os, part, done, it);
+        <<<grid, 256, 0, stream>>>(M, ld, L, R, sg.tiles, sg.chunks, sg.rows, vw, out_s, out_a, os, part, done, it,
+                                   rl);
   };
   using Yes = std::true_type;
   using No = std::false_type;

@@ -424,16 +424,24 @@ abft_status run(abft_handle_t h, void* stream_ptr, abft_policy policy, abft_layo
     if (lines > 0) line_sums_kernel<T><<<grid_of(lines), line_block_threads(lines), 0, s>>>(s0, s1);
   };
   bool launched = true;
+  const LineSet<T> bias_set = bias ? LineSet<T>{bias, m, m, 1, bias_sums, bias_sums + 1, 1} : LineSet<T>{};
+  const StridedBatch sb_a{items, bt.sa, 0, 2 * k}, sb_b{items, bt.sb, k, n};
   if (overlap) {
     if (keep_c0) line_sums(c0set, LineSet<T>{}, stream);
     if (!ta) line_sums(enc_a, LineSet<T>{}, enc);
+    if (ta)
+      launched &= launch_strided_sums<T, false>(A, lda, k, m, nullptr, vw, vw + 1, 2, part, st->tile_done, enc, sb_a);
+    if (bias) line_sums(bias_set, LineSet<T>{}, stream);
+  } else if (ta) {
+    // A^T's sums in tiles, with C0's sums and backup and the bias's sums on blocks of the same
+    // launch (neither depends on the other): forward products of nn.Linear (A^T, with C0 or a
+    // bias) encode in one launch.
+    launched &= launch_strided_sums<T, false>(A, lda, k, m, nullptr, vw, vw + 1, 2, part, st->tile_done, stream, sb_a,
+                                              keep_c0 ? c0set : LineSet<T>{}, bias_set);
   } else {
-    line_sums(ta ? LineSet<T>{} : enc_a, keep_c0 ? c0set : LineSet<T>{}, stream);
+    line_sums(enc_a, keep_c0 ? c0set : LineSet<T>{}, stream);
+    if (bias) line_sums(bias_set, LineSet<T>{}, stream);
   }
-  const StridedBatch sb_a{items, bt.sa, 0, 2 * k}, sb_b{items, bt.sb, k, n};
-  if (ta)
-    launched &= launch_strided_sums<T, false>(A, lda, k, m, nullptr, vw, vw + 1, 2, part, st->tile_done, enc, sb_a);
-  if (bias) line_sums(LineSet<T>{bias, m, m, 1, bias_sums, bias_sums + 1, 1}, LineSet<T>{}, stream);
   if (overlap) {
     // Step 5's reference, early: the check after the product then reads C alone.
     if (tb) launched &= launch_strided_sums<T, true>(B, ldb, n, k, pairs, rr, rx, 1, part, st->tile_done, enc, sb_b);

@@ -188,6 +188,40 @@ void check_fault(abft_site site, abft_fault_model model, int bit, abft_layout la
                  "site " + std::to_string(site) + " model " + std::to_string(model));
 }
 
+// op(A) = A^T with beta != 0 (nn.Linear's forward as cuBLAS sees it): C0's sums and backup
+// ride on the blocks of A^T's strided launch, a line per group of 256, 128, 64 or 32 threads by
+// the number of C0's columns (line_group_threads). Every group size: the clean result, and an
+// output fault repaired from the backup those groups stored.
+TEST(CudaGemm, C0SumsRidingOnTheTransposedEncodingHoldForEveryGroupSize) {
+  REQUIRE_DEVICE();
+  for (int64_t n : {int64_t(9), int64_t(800), int64_t(2000), int64_t(4200)}) {
+    for (abft_layout lay : {ABFT_COL_MAJOR, ABFT_ROW_MAJOR}) {
+      // (Row-major: the engine's column-major view swaps the operands, so op(B) = B^T there.)
+      const bool col = lay == ABFT_COL_MAJOR;
+      const int64_t m = col ? 160 : n, nn = col ? n : 160;  // (160-element lines: two warps of a group read)
+      Problem<float> P(m, nn, 40, lay, col ? ABFT_TRANS : ABFT_NO_TRANS, col ? ABFT_NO_TRANS : ABFT_TRANS, 13);
+      const std::string what = std::string(col ? "col" : "row") + "-major, C0 lines " + std::to_string(n);
+      abft_handle_t h = nullptr;
+      ASSERT_EQ(abft_handle_create(&h), ABFT_STATUS_SUCCESS);
+      DeviceBuffer<float> A(P.A), B(P.B), C(P.C0);
+      ASSERT_EQ(gemm<float>(h, ABFT_POLICY_CORRECT, P.lay, P.ta, P.tb, P.m, P.n, P.k, P.alpha, A.p, P.lda, B.p, P.ldb,
+                            P.beta, C.p, P.ldc),
+                ABFT_STATUS_SUCCESS);
+      abft_report r{};
+      ASSERT_EQ(abft_cuda_sync(h, nullptr, &r), ABFT_STATUS_SUCCESS);
+      EXPECT_EQ(r.detected, 0u) << what;
+      EXPECT_EQ(r.checks, uint64_t(n)) << what;
+      EXPECT_LE(P.error(C.get(P.C0.size())), 1e-6 * double(P.k + 8)) << what;
+      abft_cuda_release(h);
+      abft_handle_destroy(h);
+      abft_fault f{};
+      f.site = ABFT_SITE_OUTPUT, f.model = ABFT_FAULT_BITFLIP, f.bit = 30, f.kpos = -1;
+      f.row = col ? 5 : n - 3, f.col = col ? n - 3 : 5;
+      check_fault_in(P, f, what + ", output fault");
+    }
+  }
+}
+
 TEST(CudaGemm, InjectedFaultsAreRepairedOnTheDevice) {
   REQUIRE_DEVICE();
   for (abft_layout lay : {ABFT_ROW_MAJOR, ABFT_COL_MAJOR}) {
