@@ -21,6 +21,8 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -66,6 +68,16 @@ Ledger ledger_of(F&& f) {
 
 /** Launches from the engine's own sources (cuda/...), not the emulated libraries'. */
 constexpr const char* kEngine = "/cuda/";
+
+/** With ABFT_LEDGER_PRINT=1, one line of the ledger per measured call on stdout (the table of
+ *  docs/PERFORMANCE.md, "What a call asks of the device"). */
+void report(const std::string& what, const Ledger& l, size_t operand_pages = 0) {
+  const char* e = std::getenv("ABFT_LEDGER_PRINT");
+  if (!e || e[0] != '1') return;
+  std::printf("| %s | %d | %d | %d | %d | %zu | %zu | %zu | %zu | %zu |\n", what.c_str(), l.launches_from(kEngine),
+              l.blas_calls + l.fft_calls, l.host_waits, l.memsets, l.pages_read(kEngine), l.pages_written(kEngine),
+              operand_pages, l.bytes_h2d, l.bytes_d2h);
+}
 
 /** Nothing that waits for the device, allocates or copies. */
 void expect_quiet(const Ledger& l, const std::string& what) {
@@ -156,6 +168,7 @@ void check_gemm_structure(const char* type) {
                                  (ta == ABFT_TRANS ? "T" : "N") + (tb == ABFT_TRANS ? "T" : "N") +
                                  " beta " + std::to_string(beta);
         expect_quiet(l, what);
+        report(what, l, A.pages() + B.pages() + C.pages());
         EXPECT_EQ(l.blas_calls, 1) << what;
         // In the column-major view the engine works in, a row-major call swaps the operands
         // and their transposes. Its launches: the encoding (the line sums of op(A)'s columns,
@@ -199,6 +212,7 @@ TEST(CostLedger, StridedBatchLaunchesAsOneProduct) {
   batch(count);  // warm
   const Ledger two = batch(2), all = batch(count);
   expect_quiet(all, "strided batch");
+  report("sgemm strided batch of 12, NT", all, A.pages() + B.pages() + C.pages());
   EXPECT_EQ(all.blas_calls, 1);
   EXPECT_EQ(all.launches.size(), two.launches.size()) << "launches do not grow with the batch";
   EXPECT_LE(all.launches.size(), 4u);
@@ -218,6 +232,7 @@ TEST(CostLedger, ReadingTheCountersWaitsOnce) {
   abft_report r{};
   const Ledger l = ledger_of([&] { EXPECT_EQ(abft_cuda_sync(h, nullptr, &r), ABFT_STATUS_SUCCESS); });
   EXPECT_EQ(r.checks, 64u);
+  report("abft_cuda_sync", l);
   EXPECT_EQ(l.host_waits, 1);
   EXPECT_EQ(l.launches.size(), 1u) << "the counters taken in one launch";
   EXPECT_EQ(l.copies, 1);
@@ -255,6 +270,7 @@ TEST(CostLedger, FftSumsRideOnTheTransformOrReadEachSideOnce) {
       const Ledger l = ledger_of([&] { ASSERT_EQ(abft_cuda_fft_execute(p, nullptr, in.p, out.p), ABFT_STATUS_SUCCESS); });
       EXPECT_EQ(l.host_waits, 0) << what;
       EXPECT_EQ(l.allocations + l.frees + l.copies, 0) << what;
+      report("fft " + what, l, in.pages() + out.pages());
       EXPECT_EQ(l.fft_calls, 1) << what;
       const int launches = l.launches_from(kEngine);
       const size_t read = l.pages_read(kEngine);
@@ -296,6 +312,8 @@ TEST(CostLedger, AttentionChecksAddTheKeySumsPrepassAlone) {
   fwd(ABFT_POLICY_CORRECT);  // warm
   const Ledger off = fwd(ABFT_POLICY_OFF), on = fwd(ABFT_POLICY_CORRECT);
   expect_quiet(on, "attention forward");
+  report("attention forward f32, policy off", off, Q.pages() + K.pages() + V.pages() + O.pages());
+  report("attention forward f32, policy correct", on, Q.pages() + K.pages() + V.pages() + O.pages());
   EXPECT_EQ(on.launches.size(), off.launches.size() + 1) << "the pre-pass";
   EXPECT_LE(on.pages_read(kEngine), off.pages_read(kEngine) + K.pages() + V.pages() + 16);
   EXPECT_LE(on.pages_written(kEngine), off.pages_written(kEngine) + 16);
@@ -325,6 +343,7 @@ TEST(CostLedger, ResidentTrainingStepWaitsAtItsEndAndMovesNoWeights) {
   at::StepResult r;
   const Ledger l = ledger_of([&] { r = tr.step(); });
   EXPECT_GT(r.stats.total().checks, 0u);
+  report("runtime: gpt2-tiny training step (2 x 16 tokens)", l);
   // No launch moves counters: every protected call counted into its own snapshot.
   EXPECT_EQ(l.launches_from("device_state.cu"), 0);
   EXPECT_EQ(l.allocations, 0);
@@ -376,6 +395,7 @@ TEST(CostLedger, ResidentDecodeStepMovesIdsInAndLogitsOut) {
   const at::Model::WeightsOnDevice held = m.hold_weights_on_device();
   m.decode(cache, {{0, a.data(), 5}, {1, b.data(), 2}}, logits.data());  // prefill (warm)
   const Ledger l = ledger_of([&] { m.decode(cache, {{0, a.data() + 5, 1}, {1, b.data() + 2, 1}}, logits.data()); });
+  report("runtime: gpt2-tiny decode step (2 sequences)", l);
   EXPECT_EQ(l.launches_from("device_state.cu"), 0);
   EXPECT_EQ(l.allocations, 0);
   // The logits' copy back and the pass's end.
