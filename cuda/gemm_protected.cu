@@ -283,8 +283,12 @@ abft_status run(abft_handle_t h, void* stream_ptr, abft_policy policy, abft_layo
   if (m < 0 || n < 0 || k < 0 || bt.count < 0) return ABFT_STATUS_INVALID_SIZE;
   // The caller's product and bias: column-major calls; a bias without the caller's product is
   // the engine's to add (bias_fill_kernel, then the product with beta = 1), for beta = 0 only.
-  if (ex && (layout != ABFT_COL_MAJOR || (ex->bias && !ex->product && beta != typename Traits<T>::Scalar(0))))
+  // A given encoding: single products.
+  if (ex && (ex->product || ex->bias) &&
+      (layout != ABFT_COL_MAJOR || (ex->bias && !ex->product && beta != typename Traits<T>::Scalar(0))))
     return ABFT_STATUS_INVALID_VALUE;
+  const double* given = ex ? ex->encoded : nullptr;
+  if (given && bt.count != 1) return ABFT_STATUS_INVALID_VALUE;
   const T* bias = ex ? static_cast<const T*>(ex->bias) : nullptr;
   if (m > INT32_MAX || n > INT32_MAX || k > INT32_MAX || lda > INT32_MAX || ldb > INT32_MAX || ldc > INT32_MAX ||
       bt.count > INT32_MAX)
@@ -394,7 +398,7 @@ abft_status run(abft_handle_t h, void* stream_ptr, abft_policy policy, abft_layo
   char* c0base = reinterpret_cast<char*>(verdict + nn);
   c0base += 32 - reinterpret_cast<uintptr_t>(c0base) % 32;
   T* c0copy = reinterpret_cast<T*>(c0base) + cl.offset;
-  const double2* pairs = reinterpret_cast<const double2*>(vw);
+  const double2* pairs = reinterpret_cast<const double2*>(given ? given : vw);
   const double a = double(alpha), b = double(beta);
 
   // 1-2. Encoding of op(A), the C0 sums and the C0 backup (one launch, which reads C0 once). A
@@ -428,10 +432,13 @@ abft_status run(abft_handle_t h, void* stream_ptr, abft_policy policy, abft_layo
   const StridedBatch sb_a{items, bt.sa, 0, 2 * k}, sb_b{items, bt.sb, k, n};
   if (overlap) {
     if (keep_c0) line_sums(c0set, LineSet<T>{}, stream);
-    if (!ta) line_sums(enc_a, LineSet<T>{}, enc);
-    if (ta)
+    if (!ta && !given) line_sums(enc_a, LineSet<T>{}, enc);
+    if (ta && !given)
       launched &= launch_strided_sums<T, false>(A, lda, k, m, nullptr, vw, vw + 1, 2, part, st->tile_done, enc, sb_a);
     if (bias) line_sums(bias_set, LineSet<T>{}, stream);
+  } else if (given) {
+    // op(A)'s encoding is the caller's: only C0's and the bias's sums, if any, in one launch.
+    line_sums(keep_c0 ? c0set : LineSet<T>{}, bias_set, stream);
   } else if (ta) {
     // A^T's sums in tiles, with C0's sums and backup and the bias's sums on blocks of the same
     // launch (neither depends on the other): forward products of nn.Linear (A^T, with C0 or a
@@ -620,6 +627,90 @@ abft_status protected_gemm(abft_handle_t h, void* stream, int math_mode, cudaDat
                                 ldb, bf, static_cast<__nv_bfloat16*>(C), ldc, math_mode, batch, extras);
     default: return ABFT_STATUS_NOT_SUPPORTED;
   }
+}
+
+namespace {
+
+/** gemm_encode for storage type T: the pairs run<T> forms (the line sums of op(A)'s columns, or
+ *  A^T's strided sums) for a single product, on the engine's column-major view. */
+template <class T>
+abft_status encode(abft_handle_t h, void* stream_ptr, abft_layout layout, abft_op transa, abft_op transb, int64_t m,
+                   int64_t n, int64_t k, const T* A, int64_t lda, const T* B, int64_t ldb, double* out) {
+  if (!h) return ABFT_STATUS_NULL_POINTER;
+  if (layout != ABFT_ROW_MAJOR && layout != ABFT_COL_MAJOR) return ABFT_STATUS_INVALID_VALUE;
+  for (abft_op op : {transa, transb})
+    if (op != ABFT_NO_TRANS && op != ABFT_TRANS && op != ABFT_CONJ_TRANS) return ABFT_STATUS_INVALID_VALUE;
+  if (m < 0 || n < 0 || k < 0) return ABFT_STATUS_INVALID_SIZE;
+  if (m > INT32_MAX || n > INT32_MAX || k > INT32_MAX || lda > INT32_MAX || ldb > INT32_MAX)
+    return ABFT_STATUS_NOT_SUPPORTED;
+  if (layout == ABFT_ROW_MAJOR) {  // as run<T>: C^T = op(B)^T op(A)^T
+    std::swap(m, n);
+    std::swap(A, B);
+    std::swap(lda, ldb);
+    std::swap(transa, transb);
+  }
+  const bool ta = transa != ABFT_NO_TRANS;
+  const int64_t arows = ta ? k : m;
+  if (lda < (arows > 1 ? arows : 1)) return ABFT_STATUS_INVALID_LD;
+  if (m == 0 || k == 0) return ABFT_STATUS_SUCCESS;
+  if (!A || !out) return ABFT_STATUS_NULL_POINTER;
+  State* st = nullptr;
+  const abft_status ss = state_of(h, &st);
+  if (ss != ABFT_STATUS_SUCCESS) return ss;
+  cudaStream_t stream = static_cast<cudaStream_t>(stream_ptr);
+  const StridedGrid grid_a = strided_grid(A, lda, int64_t(sizeof(T)), k, m);
+  if (ta && !strided_blocks_fit(grid_a, 1)) return ABFT_STATUS_NOT_SUPPORTED;
+  std::lock_guard<std::mutex> lock(st->mu);
+  begin_call(st, stream);
+  bool launched = true;
+  if (ta) {
+    // The split tiles' partial sums in the state's workspace (ordered after its last user).
+    if (!grow_device_buffer(&st->work, &st->work_bytes, size_t(grid_a.scratch() + 1) * sizeof(double))) {
+      end_call(st, stream);
+      return ABFT_STATUS_ALLOC_FAILED;
+    }
+    launched = launch_strided_sums<T, false>(A, lda, k, m, nullptr, out, out + 1, 2, static_cast<double*>(st->work),
+                                             st->tile_done, stream);
+  } else {
+    const LineSet<T> enc_a{A, lda, m, k, out, out + 1, 2};
+    line_sums_kernel<T><<<grid_of(k), line_block_threads(k), 0, stream>>>(enc_a, LineSet<T>{});
+  }
+  end_call(st, stream);
+  if (!launched || cudaGetLastError() != cudaSuccess) return ABFT_STATUS_INTERNAL_ERROR;
+  return ABFT_STATUS_SUCCESS;
+}
+
+}  // namespace
+
+abft_status gemm_encode(abft_handle_t h, void* stream, cudaDataType_t type, abft_layout layout, abft_op transa,
+                        abft_op transb, int64_t m, int64_t n, int64_t k, const void* A, int64_t lda, const void* B,
+                        int64_t ldb, double* out) {
+  switch (type) {
+    case CUDA_R_32F:
+      return encode<float>(h, stream, layout, transa, transb, m, n, k, static_cast<const float*>(A), lda,
+                           static_cast<const float*>(B), ldb, out);
+    case CUDA_R_64F:
+      return encode<double>(h, stream, layout, transa, transb, m, n, k, static_cast<const double*>(A), lda,
+                            static_cast<const double*>(B), ldb, out);
+    case CUDA_R_16F:
+      return encode<__half>(h, stream, layout, transa, transb, m, n, k, static_cast<const __half*>(A), lda,
+                            static_cast<const __half*>(B), ldb, out);
+    case CUDA_R_16BF:
+      return encode<__nv_bfloat16>(h, stream, layout, transa, transb, m, n, k,
+                                   static_cast<const __nv_bfloat16*>(A), lda,
+                                   static_cast<const __nv_bfloat16*>(B), ldb, out);
+    default: return ABFT_STATUS_NOT_SUPPORTED;
+  }
+}
+
+abft_status sgemm_encoded(abft_handle_t h, void* stream, abft_policy policy, abft_layout layout, abft_op transa,
+                          abft_op transb, int64_t m, int64_t n, int64_t k, float alpha, const float* A, int64_t lda,
+                          const float* B, int64_t ldb, float beta, float* C, int64_t ldc, const double* encoded) {
+  if (!h) return ABFT_STATUS_NULL_POINTER;
+  GemmExtras ex;
+  ex.encoded = encoded;
+  return run<float>(h, stream, policy, layout, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, -1,
+                    GemmBatch{}, encoded ? &ex : nullptr);
 }
 
 }  // namespace abft::cuda

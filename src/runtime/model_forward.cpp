@@ -162,7 +162,11 @@ Model::Model(const Config& cfg, const ModelOptions& opt) : opt_(opt), weights_(c
 
 WeightsView Model::view_for(const Workspace& ws) {
   if (!ws.device) return WeightsView{&weights_.layout(), weights_.data()};
-  return WeightsView{&weights_.layout(), resident_weights()};
+  const float* dev = resident_weights();
+  // (The pass's products know a weight by its address: its checks' encoding is kept.)
+  ws.cx.resident->weights = dev;
+  ws.cx.resident->weights_n = weights_.size();
+  return WeightsView{&weights_.layout(), dev};
 }
 
 Model::~Model() {

@@ -10,6 +10,7 @@
 #include "ops_gpu.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <mutex>
 #include <unordered_map>
 
@@ -17,6 +18,7 @@
 #include <cuda_runtime.h>
 
 #include "abft/abft_cuda.h"
+#include "gemm_protected.hpp"  // (cuda/: the engine's internal door, a given encoding)
 #endif
 
 namespace abft::transformer::ops {
@@ -25,8 +27,12 @@ namespace abft::transformer::ops {
 namespace {
 
 /** What the engine keeps on the device for one handle: while held, the weights' copy. */
+/** Versions of the held weights' device copies, process-wide (a new number at each change). */
+std::atomic<uint64_t> g_weights_version{0};
+
 struct HandleDevice {
   int device = -1;  // the device the copy lives on (dropped when the caller's changes)
+  uint64_t version = 0;  ///< gpu_weights_version: a new number whenever the copy changes
   int holds = 0;
   /** The resident pass's copy of all the weights (gpu_resident_weights). */
   float* flat = nullptr;
@@ -48,6 +54,7 @@ struct HandleDevice {
     to_host();  // (a failed copy back loses the device's updates: nothing else to do here)
     cudaFree(flat);
     flat = nullptr, flat_src = nullptr, flat_n = 0, flat_uses = 0, flat_newer = false;
+    version = ++g_weights_version;
   }
   /** The copy for the caller's current device: dropped when it changed. */
   bool on_current_device() {
@@ -127,7 +134,10 @@ size_t gpu_held_weight_bytes(abft_handle_t h) {
 void gpu_weights_written(abft_handle_t h) {
   std::lock_guard<std::mutex> g(g_dev_mu);
   auto it = devices().find(h);
-  if (it != devices().end() && it->second.flat) it->second.flat_newer = true;
+  if (it != devices().end() && it->second.flat) {
+    it->second.flat_newer = true;
+    it->second.version = ++g_weights_version;
+  }
 }
 
 bool gpu_weights_to_host(abft_handle_t h) {
@@ -188,13 +198,26 @@ float* gpu_resident_weights(abft_handle_t h, const float* host, size_t n) {
   }
   hd.flat_src = host;
   hd.flat_uses = 1;
+  hd.version = ++g_weights_version;
   return hd.flat;
+}
+
+uint64_t gpu_weights_version(abft_handle_t h) {
+  std::lock_guard<std::mutex> g(g_dev_mu);
+  auto it = devices().find(h);
+  return it == devices().end() ? 0 : it->second.version;
 }
 
 abft_status gpu_sgemm_device(abft_handle_t h, abft_policy policy, abft_op ta, abft_op tb, int64_t m, int64_t n,
                              int64_t k, const float* A, int64_t lda, const float* B, int64_t ldb, float beta,
-                             float* C, int64_t ldc) {
-  return abft_cuda_sgemm(h, nullptr, policy, ABFT_ROW_MAJOR, ta, tb, m, n, k, 1.0f, A, lda, B, ldb, beta, C, ldc);
+                             float* C, int64_t ldc, const double* encoded) {
+  return abft::cuda::sgemm_encoded(h, nullptr, policy, ABFT_ROW_MAJOR, ta, tb, m, n, k, 1.0f, A, lda, B, ldb, beta,
+                                   C, ldc, encoded);
+}
+
+abft_status gpu_sgemm_encode(abft_handle_t h, abft_op ta, abft_op tb, int64_t m, int64_t n, int64_t k, const float* A,
+                             int64_t lda, const float* B, int64_t ldb, double* out) {
+  return abft::cuda::gemm_encode(h, nullptr, CUDA_R_32F, ABFT_ROW_MAJOR, ta, tb, m, n, k, A, lda, B, ldb, out);
 }
 
 abft_status gpu_attention_forward_device(abft_handle_t h, abft_policy policy, const abft_attention_desc& d,
@@ -228,9 +251,14 @@ float* gpu_resident_weights(abft_handle_t, const float*, size_t) { return nullpt
 void gpu_weights_written(abft_handle_t) {}
 bool gpu_weights_to_host(abft_handle_t) { return true; }
 abft_status gpu_sgemm_device(abft_handle_t, abft_policy, abft_op, abft_op, int64_t, int64_t, int64_t, const float*,
-                             int64_t, const float*, int64_t, float, float*, int64_t) {
+                             int64_t, const float*, int64_t, float, float*, int64_t, const double*) {
   return ABFT_STATUS_NOT_SUPPORTED;
 }
+abft_status gpu_sgemm_encode(abft_handle_t, abft_op, abft_op, int64_t, int64_t, int64_t, const float*, int64_t,
+                             const float*, int64_t, double*) {
+  return ABFT_STATUS_NOT_SUPPORTED;
+}
+uint64_t gpu_weights_version(abft_handle_t) { return 0; }
 abft_status gpu_attention_forward_device(abft_handle_t, abft_policy, const abft_attention_desc&, const float*,
                                          const float*, const float*, float*, float*) {
   return ABFT_STATUS_NOT_SUPPORTED;

@@ -56,12 +56,23 @@ void gpu_weights_written(abft_handle_t h);
  *  the host's are current (also when nothing was held). */
 bool gpu_weights_to_host(abft_handle_t h);
 
+/** A number that changes whenever h's held copy of the weights does (made, made again, written
+ *  by an optimizer on the device, dropped): what was computed from the copy is current while it
+ *  stays the same. 0 when h holds nothing yet. */
+uint64_t gpu_weights_version(abft_handle_t h);
+
 /** The protected sgemm (row-major, alpha 1) and attention forward and backward (float) on the
  *  caller's device arrays, no copies, on the default stream; the launch's status (the counters
- *  stay on the device: ops_resident.hpp's record_call takes them). */
+ *  stay on the device: the resident pass reads them). `encoded`: the checks' encoding of B (the
+ *  operand a row-major call encodes) made by gpu_sgemm_encode for this shape, or null (the call
+ *  forms it). */
 abft_status gpu_sgemm_device(abft_handle_t h, abft_policy policy, abft_op ta, abft_op tb, int64_t m, int64_t n,
                              int64_t k, const float* A, int64_t lda, const float* B, int64_t ldb, float beta,
-                             float* C, int64_t ldc);
+                             float* C, int64_t ldc, const double* encoded = nullptr);
+/** The encoding of B (2k doubles into device memory `out`) that gpu_sgemm_device's checks form for
+ *  this shape, made once for a B that does not change between calls (a weight). */
+abft_status gpu_sgemm_encode(abft_handle_t h, abft_op ta, abft_op tb, int64_t m, int64_t n, int64_t k, const float* A,
+                             int64_t lda, const float* B, int64_t ldb, double* out);
 abft_status gpu_attention_forward_device(abft_handle_t h, abft_policy policy, const abft_attention_desc& d,
                                          const float* q, const float* k, const float* v, float* o, float* lse);
 abft_status gpu_attention_backward_device(abft_handle_t h, abft_policy policy, const abft_attention_desc& d,

@@ -61,7 +61,9 @@ void gemm(OpContext& cx, int layer, OpKind op, Pass pass, abft_op ta, abft_op tb
           float beta, float* C, int64_t ldc) {
   if (cx.resident) {  // the GPU engine: no check-time samples (the calls are asynchronous)
     const Clock::time_point t0 = Clock::now();
-    const abft_status s = gpu_sgemm_device(cx.handle, cx.policy, ta, tb, m, n, k, A, lda, B, ldb, beta, C, ldc);
+    // A weight's encoding made once per copy of the weights (resident::weight_encoding).
+    const double* enc = resident::weight_encoding(cx, ta, tb, m, n, k, A, lda, B, ldb);
+    const abft_status s = gpu_sgemm_device(cx.handle, cx.policy, ta, tb, m, n, k, A, lda, B, ldb, beta, C, ldc, enc);
     resident::record_call(cx, layer, op, pass, s, seconds_since(t0), "sgemm (GPU)");
     return;
   }

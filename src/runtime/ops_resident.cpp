@@ -153,14 +153,46 @@ void flush(OpContext& cx) {
   const std::vector<ResidentState::Pending> done = std::move(rs.pending);
   rs.calls.clear();
   rs.pending.clear();
+  bool uncorrectable = false;
   for (size_t i = 0; i < calls.size(); ++i) {
     abft_report r{};
     abft_cuda_counters_report(cx.handle, host + i * bytes, &r);
     cx.stats->at(calls[i].layer, calls[i].op, calls[i].pass).add_report(r);
+    uncorrectable = uncorrectable || r.uncorrectable > 0;
   }
+  if (uncorrectable)  // (made again at their next use)
+    for (const std::unique_ptr<ResidentState::Encoding>& e : rs.encodings) e->stale = true;
   const uint32_t* f = reinterpret_cast<const uint32_t*>(host + lbytes);
   for (size_t i = 0; i < done.size(); ++i)
     cx.record_invariant(done[i].layer, done[i].op, done[i].pass, f[2 * i] == 0, f[2 * i + 1] == 0, done[i].sec);
+}
+
+const double* weight_encoding(OpContext& cx, abft_op ta, abft_op tb, int64_t m, int64_t n, int64_t k, const float* A,
+                              int64_t lda, const float* B, int64_t ldb) {
+  ResidentState& rs = state(cx);
+  if (cx.policy == ABFT_POLICY_OFF || !rs.weights || B < rs.weights || B >= rs.weights + rs.weights_n || k <= 0)
+    return nullptr;
+  const uint64_t v = gpu_weights_version(cx.handle);
+  if (v != rs.encodings_version) {
+    for (const std::unique_ptr<ResidentState::Encoding>& e : rs.encodings) e->stale = true;
+    rs.encodings_version = v;
+  }
+  ResidentState::Encoding* found = nullptr;
+  for (const std::unique_ptr<ResidentState::Encoding>& e : rs.encodings)
+    if (e->w == B && e->ta == ta && e->tb == tb && e->n == n && e->k == k && e->ld == ldb) found = e.get();
+  if (found && !found->stale) return found->pairs.data();
+  if (!found) {
+    auto e = std::make_unique<ResidentState::Encoding>();
+    e->w = B, e->ta = ta, e->tb = tb, e->n = n, e->k = k, e->ld = ldb;
+    e->pairs.fit(size_t(2 * k));
+    rs.encodings.push_back(std::move(e));
+    found = rs.encodings.back().get();
+  }
+  // (Its own launch: the encoding a call would have formed, formed once for this weight and shape.)
+  if (gpu_sgemm_encode(cx.handle, ta, tb, m, n, k, A, lda, B, ldb, found->pairs.data()) != ABFT_STATUS_SUCCESS)
+    return nullptr;  // (stale still: the call forms its own; its arguments' errors are its own)
+  found->stale = false;
+  return found->pairs.data();
 }
 
 double pass_loss(const OpContext& cx) {
@@ -350,6 +382,10 @@ void embed_fwd(OpContext&, int64_t, int64_t, const int32_t*, const int32_t*, con
 void embed_bwd(OpContext&, int64_t, int64_t, const float*, float*, float*) { none(); }
 void cross_entropy(OpContext&, int64_t, int64_t, float*, const int32_t*, float*, float, int64_t) { none(); }
 double pass_loss(const OpContext&) { none(); }
+const double* weight_encoding(OpContext&, abft_op, abft_op, int64_t, int64_t, int64_t, const float*, int64_t,
+                              const float*, int64_t) {
+  none();
+}
 
 #endif
 

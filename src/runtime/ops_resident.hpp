@@ -17,6 +17,7 @@
  *  embed_fwd; rope and embed_bwd use them (their host pointers are not read).
  */
 #pragma once
+#include <memory>
 #include <vector>
 
 #include "buffer.hpp"
@@ -56,6 +57,25 @@ struct ResidentState {
   PinnedBytes up;                     ///< the pass's ids on their way in (tokens, positions, targets)
   size_t up_used = 0;                 ///< bytes of `up` the pass has filled
   PinnedBytes down;                   ///< the ledger, flags and loss on their way back (flush)
+  /** The held weights' device copy the pass reads (Model::view_for), and the checks' encodings
+   *  of the weights the products read (gpu_sgemm_encode: a weight's per shape it is used in),
+   *  made at first use and kept while the copy's version (gpu_weights_version) stays, so that a
+   *  product reads its weight once (for the product), not twice: decoding reads each weight once
+   *  a token instead of twice. Made again (into the same device buffers: no allocation, which
+   *  may wait) when the version changes — a training step's update — and after a pass whose
+   *  calls found an uncorrectable column (a fault in an encoding would otherwise fail every
+   *  later call). */
+  const float* weights = nullptr;
+  size_t weights_n = 0;
+  struct Encoding {
+    const float* w;
+    abft_op ta, tb;
+    int64_t n, k, ld;
+    Buf<double> pairs{true};
+    bool stale = false;  ///< to be made again at its next use (into the same device buffer)
+  };
+  std::vector<std::unique_ptr<Encoding>> encodings;
+  uint64_t encodings_version = 0;
   bool loss_pending = false;          ///< a cross-entropy ran: its total comes with the next flush
   int64_t loss_count = 0;             ///< its targets that count
   double loss_total = 0.0;            ///< its sum of row losses, once flushed
@@ -76,6 +96,10 @@ void end(OpContext& cx);
  *  the ledger kept (the handle counts the next call into the next one), its report added at
  *  flush. */
 void record_call(OpContext& cx, int layer, OpKind op, Pass pass, abft_status s, double sec, const char* what);
+/** The checks' encoding for a row-major product whose B lies in the pass's held weights (made at
+ *  its first use: gpu_sgemm_encode, queued, no wait), or null: B is not a weight, or policy off. */
+const double* weight_encoding(OpContext& cx, abft_op ta, abft_op tb, int64_t m, int64_t n, int64_t k, const float* A,
+                              int64_t lda, const float* B, int64_t ldb);
 /** The mean loss of the pass's cross-entropy (its total over its counted targets, 0 when none),
  *  once the pass has ended. */
 double pass_loss(const OpContext& cx);

@@ -515,6 +515,88 @@ TEST(CudaGemmExtras, CublasDoorTakesTheCallersProductWhereItRoundsOnce) {
 /** Which strided outputs are disjoint (abft::cuda::outputs_disjoint, shared with the preload):
  *  whole spans apart, or row blocks of one taller matrix; anything else may overlap. And a batch
  *  of row blocks runs and checks every item. */
+// An encoding made once (gemm_encode) and given back (GemmExtras::encoded, sgemm_encoded): the
+// calls give the result and verdicts they give forming it themselves, for both layouts and
+// every transpose pair, beta 0 and not; a fault at the output and one in the encoded operand's
+// copy the product reads (a weight corrupted in memory after it was encoded) are detected and
+// repaired; the wrong arguments are refused.
+TEST(CudaGemmExtras, AGivenEncodingChecksAsTheCallsOwn) {
+  REQUIRE_DEVICE();
+  abft_handle_t h = nullptr;
+  ASSERT_EQ(abft_handle_create(&h), ABFT_STATUS_SUCCESS);
+  for (abft_layout lay : {ABFT_ROW_MAJOR, ABFT_COL_MAJOR})
+    for (int t = 0; t < 4; ++t)
+      for (double beta : {0.0, 0.5}) {
+        const abft_op ta = t & 1 ? ABFT_TRANS : ABFT_NO_TRANS, tb = t & 2 ? ABFT_TRANS : ABFT_NO_TRANS;
+        Batch<float> P(1, 45, 38, 300, lay, ta, tb, 0, 0, 0, false, 31 + t);  // (k = 300: A^T's tiles split)
+        P.beta = beta;
+        const std::string what = std::string(lay == ABFT_ROW_MAJOR ? "row" : "col") + "-major " +
+                                 (ta == ABFT_TRANS ? "T" : "N") + (tb == ABFT_TRANS ? "T" : "N") + " beta " +
+                                 std::to_string(beta);
+        DeviceBuffer<float> A(P.A), B(P.B), enc(std::vector<float>(4 * size_t(P.k), 0.0f));
+        double* e = reinterpret_cast<double*>(enc.p);
+        ASSERT_EQ(abft::cuda::gemm_encode(h, nullptr, CUDA_R_32F, lay, ta, tb, P.m, P.n, P.k, A.p, P.lda, B.p, P.ldb, e),
+                  ABFT_STATUS_SUCCESS)
+            << what;
+        for (bool fault : {false, true})
+          for (abft_site site : {ABFT_SITE_OUTPUT, lay == ABFT_COL_MAJOR ? ABFT_SITE_PACKED_A : ABFT_SITE_PACKED_B}) {
+            if (!fault && site != ABFT_SITE_OUTPUT) continue;
+            DeviceBuffer<float> C(P.C0);
+            abft_injector_t inj = nullptr;
+            if (fault) {
+              abft_fault f{};
+              f.site = site, f.model = ABFT_FAULT_BITFLIP, f.bit = 30, f.row = 7, f.col = 5, f.kpos = 11;
+              ASSERT_EQ(abft_injector_create(17, &inj), ABFT_STATUS_SUCCESS);
+              ASSERT_EQ(abft_injector_add(inj, &f), ABFT_STATUS_SUCCESS);
+              abft_handle_set_injector(h, inj);
+            }
+            ASSERT_EQ(abft::cuda::sgemm_encoded(h, nullptr, ABFT_POLICY_CORRECT, lay, ta, tb, P.m, P.n, P.k, 1.0f, A.p,
+                                                P.lda, B.p, P.ldb, float(P.beta), C.p, P.ldc, e),
+                      ABFT_STATUS_SUCCESS)
+                << what;
+            abft_handle_set_injector(h, nullptr);
+            abft_report r{};
+            EXPECT_EQ(abft_cuda_sync(h, nullptr, &r), ABFT_STATUS_SUCCESS) << what;
+            EXPECT_EQ(r.checks, uint64_t(lay == ABFT_ROW_MAJOR ? P.m : P.n)) << what;
+            // (A fault in the encoded operand spoils one row of the product: every column.)
+            EXPECT_EQ(r.detected, !fault ? 0u : site == ABFT_SITE_OUTPUT ? 1u : r.checks) << what << " site " << site;
+            EXPECT_EQ(r.corrected, r.detected) << what;
+            EXPECT_LE(P.error(C.get(P.C0.size())), 1e-6 * double(P.k + 8)) << what << " fault " << fault;
+            if (inj) abft_injector_destroy(inj);
+          }
+      }
+  // Refused: a strided batch with a given encoding; a null output; a bad layout.
+  DeviceBuffer<float> X(std::vector<float>(64 * 64, 1.0f)), Y(std::vector<float>(64 * 64, 0.0f));
+  double* e = reinterpret_cast<double*>(Y.p);
+  {  // The given encoding is what the check reads: a wrong one (zeros) fails every column.
+    DeviceBuffer<float> Z(std::vector<float>(64 * 64, 0.0f)), C(std::vector<float>(8 * 8, 0.0f));
+    ASSERT_EQ(abft::cuda::sgemm_encoded(h, nullptr, ABFT_POLICY_DETECT, ABFT_COL_MAJOR, ABFT_NO_TRANS, ABFT_NO_TRANS, 8,
+                                        8, 8, 1.0f, X.p, 8, X.p, 8, 0.0f, C.p, 8, reinterpret_cast<double*>(Z.p)),
+              ABFT_STATUS_SUCCESS);
+    abft_report r{};
+    abft_cuda_sync(h, nullptr, &r);
+    EXPECT_EQ(r.detected, 8u);
+  }
+  abft::cuda::GemmExtras ex;
+  ex.encoded = e;
+  const float one = 1.0f, zero = 0.0f;
+  EXPECT_EQ(abft::cuda::protected_gemm(h, nullptr, -1, CUDA_R_32F, ABFT_COL_MAJOR, ABFT_NO_TRANS, ABFT_NO_TRANS, 8, 8,
+                                       8, &one, X.p, 8, X.p, 8, &zero, Y.p + 1024, 8, abft::cuda::GemmBatch{2, 64, 64, 64},
+                                       &ex),
+            ABFT_STATUS_INVALID_VALUE);
+  EXPECT_EQ(abft::cuda::gemm_encode(h, nullptr, CUDA_R_32F, ABFT_COL_MAJOR, ABFT_NO_TRANS, ABFT_NO_TRANS, 8, 8, 8, X.p,
+                                    8, X.p, 8, nullptr),
+            ABFT_STATUS_NULL_POINTER);
+  EXPECT_EQ(abft::cuda::gemm_encode(h, nullptr, CUDA_R_32F, abft_layout(9), ABFT_NO_TRANS, ABFT_NO_TRANS, 8, 8, 8, X.p,
+                                    8, X.p, 8, e),
+            ABFT_STATUS_INVALID_VALUE);
+  EXPECT_EQ(abft::cuda::gemm_encode(h, nullptr, CUDA_R_32F, ABFT_COL_MAJOR, ABFT_NO_TRANS, ABFT_NO_TRANS, 8, 8, 8, X.p,
+                                    4, X.p, 8, e),
+            ABFT_STATUS_INVALID_LD);
+  abft_cuda_release(h);
+  abft_handle_destroy(h);
+}
+
 TEST(CudaGemmBatchedArgs, OutputsMustBeDisjoint) {
   using abft::cuda::outputs_disjoint;
   EXPECT_TRUE(outputs_disjoint(3, 16, 4, 4, 4));    // one 4 x 4 after another

@@ -356,6 +356,17 @@ TEST(CostLedger, ResidentTrainingStepWaitsAtItsEndAndMovesNoWeights) {
   EXPECT_EQ(l.bytes_h2d, ids);
   EXPECT_LT(l.bytes_d2h, m.weights().size() * sizeof(float) / 4);
   EXPECT_EQ(l.bytes_d2d, 0u);
+  // What the checks add to the step: the same step with policy off (the products plain cuBLAS,
+  // attention without its chain; the pointwise ops' invariant checks are in their kernels).
+  m.set_policy(abft::Policy::Off);
+  tr.step();
+  const Ledger off = ledger_of([&] { tr.step(); });
+  report("runtime: the same step, policy off", off);
+  EXPECT_EQ(off.blas_calls, l.blas_calls);
+  EXPECT_EQ(off.host_waits, l.host_waits);
+  // Per product 2 launches of checks (3 with op(B) = B^T), per attention call the key-sums
+  // pre-pass: at most 3 a protected call more than the unprotected step.
+  EXPECT_LE(l.launches.size(), off.launches.size() + 3 * size_t(l.blas_calls + 4));
 }
 
 TEST(CostLedger, ResidentPassAfterOneThatThrewCountsItsOwnCalls) {
@@ -384,7 +395,7 @@ TEST(CostLedger, ResidentPassAfterOneThatThrewCountsItsOwnCalls) {
 }
 
 TEST(CostLedger, ResidentDecodeStepMovesIdsInAndLogitsOut) {
-  const at::Config c = at::preset("gpt2-tiny");
+  const at::Config c = at::preset("gpt2-demo");  // (weights of 3 MB: their pages stand out)
   at::Model m(c, gpu_options());
   reftest::randomize(m.weights(), 13);
   at::KVCache cache(c, 2, 32);
@@ -395,13 +406,26 @@ TEST(CostLedger, ResidentDecodeStepMovesIdsInAndLogitsOut) {
   const at::Model::WeightsOnDevice held = m.hold_weights_on_device();
   m.decode(cache, {{0, a.data(), 5}, {1, b.data(), 2}}, logits.data());  // prefill (warm)
   const Ledger l = ledger_of([&] { m.decode(cache, {{0, a.data() + 5, 1}, {1, b.data() + 2, 1}}, logits.data()); });
-  report("runtime: gpt2-tiny decode step (2 sequences)", l);
+  report("runtime: gpt2-demo decode step (2 sequences)", l);
   EXPECT_EQ(l.launches_from("device_state.cu"), 0);
   EXPECT_EQ(l.allocations, 0);
   // The logits' copy back and the pass's end.
   EXPECT_LE(l.host_waits, 2);
   EXPECT_EQ(l.bytes_h2d, 2 * 2 * sizeof(int32_t));  // two tokens and their positions
   EXPECT_LE(l.bytes_d2h, logits.size() * sizeof(float) + 64 * 1024);
+  // The weights' encodings were made at the prefill and kept: a step's checks launch nothing
+  // for them and read no weight — the same step with policy off reads the weights once (its
+  // products), and the checks add only the activations' and outputs' pages and the encodings.
+  const Ledger again = ledger_of([&] { m.decode(cache, {{0, a.data(), 1}, {1, b.data(), 1}}, logits.data()); });
+  m.set_policy(abft::Policy::Off);
+  const Ledger off = ledger_of([&] { m.decode(cache, {{0, a.data() + 1, 1}, {1, b.data() + 1, 1}}, logits.data()); });
+  report("runtime: the same decode step, policy off", off);
+  EXPECT_EQ(again.blas_calls, off.blas_calls);
+  const size_t weight_pages = abft_emu::pages_spanned(nullptr, m.weights().size() * sizeof(float));
+  EXPECT_LE(again.pages_read(kEngine), off.pages_read(kEngine) + weight_pages / 4);
+  // Per product: its check (and a C0 sum launch where it accumulates); per attention call the
+  // pre-pass; nothing for the weights.
+  EXPECT_LE(again.launches.size(), off.launches.size() + size_t(again.blas_calls) + 2 * size_t(c.layers));
 }
 
 }  // namespace
