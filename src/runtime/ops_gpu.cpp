@@ -146,13 +146,19 @@ bool gpu_weights_to_host(abft_handle_t h) {
   return it == devices().end() || it->second.to_host();
 }
 
+namespace {
+/** p, or nullptr (the error cleared) when the allocation that made it failed. */
+void* allocated(cudaError_t e, void* p) {
+  if (e == cudaSuccess) return p;
+  cudaGetLastError();
+  return nullptr;
+}
+}  // namespace
+
 void* gpu_malloc(size_t bytes) {
   void* p = nullptr;
-  if (cudaMalloc(&p, bytes ? bytes : 1) != cudaSuccess) {
-    cudaGetLastError();
-    return nullptr;
-  }
-  return p;
+  const cudaError_t e = cudaMalloc(&p, bytes ? bytes : 1);
+  return allocated(e, p);
 }
 
 void gpu_free(void* p) {
@@ -161,11 +167,8 @@ void gpu_free(void* p) {
 
 void* gpu_host_malloc(size_t bytes) {
   void* p = nullptr;
-  if (cudaMallocHost(&p, bytes ? bytes : 1) != cudaSuccess) {
-    cudaGetLastError();
-    return nullptr;
-  }
-  return p;
+  const cudaError_t e = cudaMallocHost(&p, bytes ? bytes : 1);
+  return allocated(e, p);
 }
 
 void gpu_host_free(void* p) {

@@ -553,17 +553,33 @@ TEST_P(CudaFftSums, InPlaceInterleavedAndAlternatingCallsStayCorrect) {
 INSTANTIATE_TEST_SUITE_P(Sums, CudaFftSums,
                          ::testing::Values(ABFT_CUDA_FFT_SUMS_CALLBACKS, ABFT_CUDA_FFT_SUMS_PASSES), sums_name);
 
+/** A batch of C2C signals of length n (a case's input, made contiguous) on the device, two
+ *  outputs, and two plans of it with cuFFT's signatures: the library's and plain cuFFT's. */
+struct C2CPlans {
+  std::vector<float> tight;
+  DeviceBuffer<float> in, o1, o2;
+  cufftHandle ours = 0, plain = 0;
+  static std::vector<float> contiguous(const Case<float>& c, int n, int batch) {
+    std::vector<float> t(size_t(2 * n * batch));
+    for (int b = 0; b < batch; ++b)
+      for (int e = 0; e < 2 * n; ++e) t[size_t(b * 2 * n + e)] = c.in[size_t(b * c.idist * 2 + e)];
+    return t;
+  }
+  C2CPlans(const Case<float>& c, int n, int batch)
+      : tight(contiguous(c, n, batch)), in(tight), o1(std::vector<float>(tight.size())),
+        o2(std::vector<float>(tight.size())) {
+    EXPECT_EQ(abft_cufftPlan1d(&ours, n, CUFFT_C2C, batch), CUFFT_SUCCESS);
+    EXPECT_EQ(cufftPlan1d(&plain, n, CUFFT_C2C, batch), CUFFT_SUCCESS);
+  }
+};
+
 TEST(CudaFft, CufftSignaturesMatchCufft) {
   REQUIRE_DEVICE();
   const int n = 4096, batch = 8;
-  Case<float> c(ABFT_FFT_C2C, {n}, -1, batch, 1, 31);
-  std::vector<float> tight(size_t(2 * n * batch));
-  for (int b = 0; b < batch; ++b)
-    for (int e = 0; e < 2 * n; ++e) tight[size_t(b * 2 * n + e)] = c.in[size_t(b * c.idist * 2 + e)];
-  DeviceBuffer<float> in(tight), o1(std::vector<float>(tight.size())), o2(std::vector<float>(tight.size()));
-  cufftHandle ours = 0, plain = 0;
-  ASSERT_EQ(abft_cufftPlan1d(&ours, n, CUFFT_C2C, batch), CUFFT_SUCCESS);
-  ASSERT_EQ(cufftPlan1d(&plain, n, CUFFT_C2C, batch), CUFFT_SUCCESS);
+  C2CPlans pp(Case<float>(ABFT_FFT_C2C, {n}, -1, batch, 1, 31), n, batch);
+  const std::vector<float>& tight = pp.tight;
+  DeviceBuffer<float>&in = pp.in, &o1 = pp.o1, &o2 = pp.o2;
+  const cufftHandle ours = pp.ours, plain = pp.plain;
   ASSERT_EQ(abft_cufftExecC2C(ours, reinterpret_cast<cufftComplex*>(in.p), reinterpret_cast<cufftComplex*>(o1.p),
                               CUFFT_INVERSE),
             CUFFT_SUCCESS);
@@ -602,14 +618,9 @@ TEST(CudaFft, EachCallStartsCleanAcrossPoliciesAndDirections) {
   for (const char* sums : {"callbacks", "passes"}) {
     abft_test::ScopedEnv env("ABFT_CUDA_FFT_SUMS", sums);
     const int n = 512, batch = 6;
-    Case<float> c(ABFT_FFT_C2C, {n}, -1, batch, 1, 41);
-    std::vector<float> tight(size_t(2 * n * batch));
-    for (int b = 0; b < batch; ++b)
-      for (int e = 0; e < 2 * n; ++e) tight[size_t(b * 2 * n + e)] = c.in[size_t(b * c.idist * 2 + e)];
-    DeviceBuffer<float> in(tight), o1(std::vector<float>(tight.size())), o2(std::vector<float>(tight.size()));
-    cufftHandle ours = 0, plain = 0;
-    ASSERT_EQ(abft_cufftPlan1d(&ours, n, CUFFT_C2C, batch), CUFFT_SUCCESS);
-    ASSERT_EQ(cufftPlan1d(&plain, n, CUFFT_C2C, batch), CUFFT_SUCCESS);
+    C2CPlans pp(Case<float>(ABFT_FFT_C2C, {n}, -1, batch, 1, 41), n, batch);
+    const std::vector<float>& tight = pp.tight;
+    DeviceBuffer<float>&in = pp.in, &o1 = pp.o1, &o2 = pp.o2;
     abft_handle_t h = abft_cufft_handle();
     abft_report r{};
     abft_cuda_sync(h, nullptr, &r);  // (what earlier tests left)
@@ -632,12 +643,12 @@ TEST(CudaFft, EachCallStartsCleanAcrossPoliciesAndDirections) {
       const std::string what = std::string(sums) + " step " + std::to_string(i++);
       abft_handle_set_policy(h, st.pol);
       abft_handle_set_injector(h, st.fault ? inj : nullptr);
-      ASSERT_EQ(abft_cufftExecC2C(ours, reinterpret_cast<cufftComplex*>(in.p), reinterpret_cast<cufftComplex*>(o1.p),
+      ASSERT_EQ(abft_cufftExecC2C(pp.ours, reinterpret_cast<cufftComplex*>(in.p), reinterpret_cast<cufftComplex*>(o1.p),
                                   st.dir),
                 CUFFT_SUCCESS)
           << what;
       abft_handle_set_injector(h, nullptr);
-      ASSERT_EQ(cufftExecC2C(plain, reinterpret_cast<cufftComplex*>(in.p), reinterpret_cast<cufftComplex*>(o2.p),
+      ASSERT_EQ(cufftExecC2C(pp.plain, reinterpret_cast<cufftComplex*>(in.p), reinterpret_cast<cufftComplex*>(o2.p),
                              st.dir),
                 CUFFT_SUCCESS);
       const abft_status s = abft_cuda_sync(h, nullptr, &r);
@@ -656,8 +667,8 @@ TEST(CudaFft, EachCallStartsCleanAcrossPoliciesAndDirections) {
     }
     abft_handle_set_policy(h, ABFT_POLICY_DEFAULT);
     abft_injector_destroy(inj);
-    EXPECT_EQ(abft_cufftDestroy(ours), CUFFT_SUCCESS);
-    EXPECT_EQ(cufftDestroy(plain), CUFFT_SUCCESS);
+    EXPECT_EQ(abft_cufftDestroy(pp.ours), CUFFT_SUCCESS);
+    EXPECT_EQ(cufftDestroy(pp.plain), CUFFT_SUCCESS);
   }
 }
 

@@ -268,6 +268,16 @@ TEST(CudaGemm, FaultsOnZeroSumLinesAreSeen) {
   }
 }
 
+/** An injector (seed) with one fault: bit 30 of output element (row, col) flipped. */
+abft_injector_t output_flip_injector(uint64_t seed, int64_t row, int64_t col) {
+  abft_injector_t inj = nullptr;
+  if (abft_injector_create(seed, &inj) != ABFT_STATUS_SUCCESS) return nullptr;
+  abft_fault f{};
+  f.site = ABFT_SITE_OUTPUT, f.model = ABFT_FAULT_BITFLIP, f.bit = 30, f.row = row, f.col = col, f.kpos = -1;
+  abft_injector_add(inj, &f);
+  return inj;
+}
+
 // The deferred counters (abft_cuda_take_counters / abft_cuda_counters_report): two calls, one
 // with a fault and one clean, each taken into its own snapshot without a wait; read afterwards,
 // the first reports the detection and repair, the second only its checks; the counters were
@@ -275,12 +285,9 @@ TEST(CudaGemm, FaultsOnZeroSumLinesAreSeen) {
 TEST(CudaGemm, DeferredCountersReportEachCallAlone) {
   REQUIRE_DEVICE();
   abft_handle_t h = nullptr;
-  abft_injector_t inj = nullptr;
   ASSERT_EQ(abft_handle_create(&h), ABFT_STATUS_SUCCESS);
-  ASSERT_EQ(abft_injector_create(19, &inj), ABFT_STATUS_SUCCESS);
-  abft_fault f{};
-  f.site = ABFT_SITE_OUTPUT, f.model = ABFT_FAULT_BITFLIP, f.bit = 30, f.row = 3, f.col = 4, f.kpos = -1;
-  ASSERT_EQ(abft_injector_add(inj, &f), ABFT_STATUS_SUCCESS);
+  abft_injector_t inj = output_flip_injector(19, 3, 4);
+  ASSERT_NE(inj, nullptr);
   Problem<float> P(40, 24, 64, ABFT_ROW_MAJOR, ABFT_NO_TRANS, ABFT_NO_TRANS, 5);
   DeviceBuffer<float> A(P.A), B(P.B), C(P.C0);
   const size_t bytes = abft_cuda_counters_bytes();
@@ -328,12 +335,9 @@ TEST(CudaGemm, DeferredCountersReportEachCallAlone) {
 TEST(CudaGemm, CallsCountIntoTheSnapshotTheyAreGiven) {
   REQUIRE_DEVICE();
   abft_handle_t h = nullptr;
-  abft_injector_t inj = nullptr;
   ASSERT_EQ(abft_handle_create(&h), ABFT_STATUS_SUCCESS);
-  ASSERT_EQ(abft_injector_create(23, &inj), ABFT_STATUS_SUCCESS);
-  abft_fault f{};
-  f.site = ABFT_SITE_OUTPUT, f.model = ABFT_FAULT_BITFLIP, f.bit = 30, f.row = 5, f.col = 2, f.kpos = -1;
-  ASSERT_EQ(abft_injector_add(inj, &f), ABFT_STATUS_SUCCESS);
+  abft_injector_t inj = output_flip_injector(23, 5, 2);
+  ASSERT_NE(inj, nullptr);
   Problem<float> P(40, 24, 64, ABFT_COL_MAJOR, ABFT_TRANS, ABFT_NO_TRANS, 6);
   DeviceBuffer<float> A(P.A), B(P.B), C(P.C0);
   const size_t bytes = abft_cuda_counters_bytes();
