@@ -631,6 +631,7 @@ void ledger_begin(bool pages) {
   std::lock_guard<std::mutex> lock(g_ledger_mu);
   delete g_ledger;
   g_ledger = new Ledger();
+  if (g_ledger_pages) sigaction(SIGSEGV, &g_old_segv, nullptr);  // (a ledger begun again: one handler)
   g_ledger_pages = pages;
   if (pages) {
     if (g_alt_stack.empty()) g_alt_stack.resize(1 << 16);
