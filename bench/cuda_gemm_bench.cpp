@@ -10,7 +10,12 @@
  *  Rows cuda_gemm-overlap/...: a few shapes with ABFT_CUDA_GEMM_OVERLAP=1 (the encoding and the
  *  reference's reads of B on a second stream, concurrent with the product; an experiment, not
  *  yet run on a GPU), for the comparison in the same run. Rows cuda_gemm-batched/...: strided
- *  batches (96 items of attention's products) against cuBLAS's strided-batched calls.
+ *  batches (96 items of attention's products) against cuBLAS's strided-batched calls. Rows
+ *  cuda_gemm-linear-{fwd,dgrad,wgrad}/...: the three products of an nn.Linear as PyTorch hands
+ *  them to cuBLAS (GPT-2 small's MLP, 2048 tokens, 768 -> 3072): forward A^T B with beta = 1
+ *  (addmm over the bias), input gradient A B, weight gradient A B^T — 2, 2 and 3 launches of
+ *  checks beside cuBLAS's since 2026-12-07 (docs/PERFORMANCE.md, "What a call asks of the
+ *  device"); not yet run on a GPU.
  */
 #include <benchmark/benchmark.h>
 #include <cublas_v2.h>
@@ -68,7 +73,15 @@ struct Buffers {
   }
 };
 
-void BM_gemm(benchmark::State& state, Type t, int64_t m, int64_t n, int64_t k, bool overlap, int64_t batch) {
+/** One row's call: op(A), op(B) and beta (column-major; both sides the same call). */
+struct Call {
+  abft_op ta = ABFT_NO_TRANS, tb = ABFT_NO_TRANS;
+  float beta = 0.0f;
+};
+cublasOperation_t to_cublas(abft_op op) { return op == ABFT_NO_TRANS ? CUBLAS_OP_N : CUBLAS_OP_T; }
+
+void BM_gemm(benchmark::State& state, Type t, int64_t m, int64_t n, int64_t k, bool overlap, int64_t batch,
+             Call call) {
   if (!abft_bench::device_or_skip(state)) return;
   // The handle's device state reads ABFT_CUDA_GEMM_OVERLAP when its first call makes it.
   const abft_test::ScopedEnv env("ABFT_CUDA_GEMM_OVERLAP", overlap ? "1" : nullptr);
@@ -85,8 +98,11 @@ void BM_gemm(benchmark::State& state, Type t, int64_t m, int64_t n, int64_t k, b
     if (h) abft_handle_destroy(h);
     return;
   }
-  const float one_f = 1.0f, zero_f = 0.0f;
-  const double one_d = 1.0, zero_d = 0.0;
+  const float one_f = 1.0f, zero_f = call.beta;
+  const double one_d = 1.0, zero_d = call.beta;
+  // Leading dimensions of the stored operands (op(A) m x k, op(B) k x n).
+  const int lda = int(call.ta == ABFT_NO_TRANS ? m : k), ldb = int(call.tb == ABFT_NO_TRANS ? k : n);
+  const cublasOperation_t ca = to_cublas(call.ta), cbo = to_cublas(call.tb);
   auto plain = [&] {
     if (batch > 1) {
       if (t == Type::F32)
@@ -104,14 +120,14 @@ void BM_gemm(benchmark::State& state, Type t, int64_t m, int64_t n, int64_t k, b
       return;
     }
     if (t == Type::F32)
-      cublasSgemm(cb, CUBLAS_OP_N, CUBLAS_OP_N, int(m), int(n), int(k), &one_f, static_cast<float*>(b.A), int(m),
-                  static_cast<float*>(b.B), int(k), &zero_f, static_cast<float*>(b.C), int(m));
+      cublasSgemm(cb, ca, cbo, int(m), int(n), int(k), &one_f, static_cast<float*>(b.A), lda,
+                  static_cast<float*>(b.B), ldb, &zero_f, static_cast<float*>(b.C), int(m));
     else if (t == Type::F64)
-      cublasDgemm(cb, CUBLAS_OP_N, CUBLAS_OP_N, int(m), int(n), int(k), &one_d, static_cast<double*>(b.A), int(m),
-                  static_cast<double*>(b.B), int(k), &zero_d, static_cast<double*>(b.C), int(m));
+      cublasDgemm(cb, ca, cbo, int(m), int(n), int(k), &one_d, static_cast<double*>(b.A), lda,
+                  static_cast<double*>(b.B), ldb, &zero_d, static_cast<double*>(b.C), int(m));
     else
-      cublasGemmEx(cb, CUBLAS_OP_N, CUBLAS_OP_N, int(m), int(n), int(k), &one_f, b.A, CUDA_R_16BF, int(m), b.B,
-                   CUDA_R_16BF, int(k), &zero_f, b.C, CUDA_R_16BF, int(m), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+      cublasGemmEx(cb, ca, cbo, int(m), int(n), int(k), &one_f, b.A, CUDA_R_16BF, lda, b.B, CUDA_R_16BF, ldb,
+                   &zero_f, b.C, CUDA_R_16BF, int(m), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
   };
   auto protected_ = [&] {
     if (batch > 1) {
@@ -130,14 +146,16 @@ void BM_gemm(benchmark::State& state, Type t, int64_t m, int64_t n, int64_t k, b
       return;
     }
     if (t == Type::F32)
-      abft_cuda_sgemm(h, nullptr, ABFT_POLICY_CORRECT, ABFT_COL_MAJOR, ABFT_NO_TRANS, ABFT_NO_TRANS, m, n, k, 1.0f,
-                      static_cast<float*>(b.A), m, static_cast<float*>(b.B), k, 0.0f, static_cast<float*>(b.C), m);
+      abft_cuda_sgemm(h, nullptr, ABFT_POLICY_CORRECT, ABFT_COL_MAJOR, call.ta, call.tb, m, n, k, 1.0f,
+                      static_cast<float*>(b.A), lda, static_cast<float*>(b.B), ldb, zero_f, static_cast<float*>(b.C),
+                      m);
     else if (t == Type::F64)
-      abft_cuda_dgemm(h, nullptr, ABFT_POLICY_CORRECT, ABFT_COL_MAJOR, ABFT_NO_TRANS, ABFT_NO_TRANS, m, n, k, 1.0,
-                      static_cast<double*>(b.A), m, static_cast<double*>(b.B), k, 0.0, static_cast<double*>(b.C), m);
+      abft_cuda_dgemm(h, nullptr, ABFT_POLICY_CORRECT, ABFT_COL_MAJOR, call.ta, call.tb, m, n, k, 1.0,
+                      static_cast<double*>(b.A), lda, static_cast<double*>(b.B), ldb, zero_d,
+                      static_cast<double*>(b.C), m);
     else
-      abft_cuda_bf16gemm(h, nullptr, ABFT_POLICY_CORRECT, ABFT_COL_MAJOR, ABFT_NO_TRANS, ABFT_NO_TRANS, m, n, k,
-                         1.0f, b.A, m, b.B, k, 0.0f, b.C, m);
+      abft_cuda_bf16gemm(h, nullptr, ABFT_POLICY_CORRECT, ABFT_COL_MAJOR, call.ta, call.tb, m, n, k, 1.0f, b.A, lda,
+                         b.B, ldb, zero_f, b.C, m);
   };
   const abft_bench::PairedTimes times = abft_bench::time_paired(state, plain, protected_);
   const double sum_plain = times.plain, sum_prot = times.protected_;
@@ -170,7 +188,7 @@ void register_all() {
       const char* tn = t == Type::F32 ? "f32" : t == Type::F64 ? "f64" : "bf16";
       const std::string name = std::string("cuda_gemm/") + tn + "/m" + std::to_string(s.m) + "n" +
                                std::to_string(s.n) + "k" + std::to_string(s.k);
-      benchmark::RegisterBenchmark(name.c_str(), BM_gemm, t, s.m, s.n, s.k, false, int64_t(1))
+      benchmark::RegisterBenchmark(name.c_str(), BM_gemm, t, s.m, s.n, s.k, false, int64_t(1), Call{})
           ->UseManualTime()
           ->Iterations(t == Type::F64 && s.m >= 8192 ? 3 : 10)
           ->Unit(benchmark::kMillisecond);
@@ -182,7 +200,7 @@ void register_all() {
       const char* tn = t == Type::F32 ? "f32" : "bf16";
       const std::string name = std::string("cuda_gemm-overlap/") + tn + "/m" + std::to_string(s.m) + "n" +
                                std::to_string(s.n) + "k" + std::to_string(s.k);
-      benchmark::RegisterBenchmark(name.c_str(), BM_gemm, t, s.m, s.n, s.k, true, int64_t(1))
+      benchmark::RegisterBenchmark(name.c_str(), BM_gemm, t, s.m, s.n, s.k, true, int64_t(1), Call{})
           ->UseManualTime()
           ->Iterations(10)
           ->Unit(benchmark::kMillisecond);
@@ -196,7 +214,28 @@ void register_all() {
       const char* tn = t == Type::F32 ? "f32" : "bf16";
       const std::string name = std::string("cuda_gemm-batched/") + tn + "/b96m" + std::to_string(s.m) + "n" +
                                std::to_string(s.n) + "k" + std::to_string(s.k);
-      benchmark::RegisterBenchmark(name.c_str(), BM_gemm, t, s.m, s.n, s.k, false, int64_t(96))
+      benchmark::RegisterBenchmark(name.c_str(), BM_gemm, t, s.m, s.n, s.k, false, int64_t(96), Call{})
+          ->UseManualTime()
+          ->Iterations(10)
+          ->Unit(benchmark::kMillisecond);
+    }
+  // nn.Linear's three products as PyTorch issues them (column-major cuBLAS calls on row-major
+  // tensors), GPT-2 small's MLP up-projection over 2048 tokens: y = x W^T + b, dx = dy W,
+  // dW = dy^T x.
+  struct LinearCall {
+    const char* what;
+    Shape s;
+    Call call;
+  };
+  const LinearCall linear[] = {{"fwd", {3072, 2048, 768}, {ABFT_TRANS, ABFT_NO_TRANS, 1.0f}},
+                               {"dgrad", {768, 2048, 3072}, {ABFT_NO_TRANS, ABFT_NO_TRANS, 0.0f}},
+                               {"wgrad", {768, 3072, 2048}, {ABFT_NO_TRANS, ABFT_TRANS, 0.0f}}};
+  for (Type t : {Type::F32, Type::BF16})
+    for (const LinearCall& l : linear) {
+      const char* tn = t == Type::F32 ? "f32" : "bf16";
+      const std::string name = std::string("cuda_gemm-linear-") + l.what + "/" + tn + "/m" + std::to_string(l.s.m) +
+                               "n" + std::to_string(l.s.n) + "k" + std::to_string(l.s.k);
+      benchmark::RegisterBenchmark(name.c_str(), BM_gemm, t, l.s.m, l.s.n, l.s.k, false, int64_t(1), l.call)
           ->UseManualTime()
           ->Iterations(10)
           ->Unit(benchmark::kMillisecond);
