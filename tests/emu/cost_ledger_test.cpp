@@ -10,8 +10,8 @@
  *     backup), by the 4 KiB pages they touch; a strided batch launches as one product does;
  *   - FFT: one cuFFT execution; with the sums in cuFFT's callbacks the engine's own kernels
  *     touch none of the batch; in passes, they read the input and the output once each;
- *   - attention: the protected forward launches the unprotected kernel's one plus the key-sums
- *     pre-pass, which reads K and V once;
+ *   - attention: the protected forward and backward launch the unprotected kernels plus the
+ *     key-sums pre-pass, which reads K and V once;
  *   - the transformer runtime's resident pass: no launch to move counters (each call counts
  *     into its own ledger snapshot), one wait at the pass's end, the ids in and the loss,
  *     counters and flags out — no parameter-sized array crosses a training step.
@@ -317,6 +317,22 @@ TEST(CostLedger, AttentionChecksAddTheKeySumsPrepassAlone) {
   EXPECT_EQ(on.launches.size(), off.launches.size() + 1) << "the pre-pass";
   EXPECT_LE(on.pages_read(kEngine), off.pages_read(kEngine) + K.pages() + V.pages() + 16);
   EXPECT_LE(on.pages_written(kEngine), off.pages_written(kEngine) + 16);
+  // The backward likewise: its two kernels (dK/dV, dQ) and the pre-pass.
+  Dev<float> dO(nq), dQ(nq), dK(nk), dV(nk);
+  auto bwd = [&](abft_policy pol) {
+    return ledger_of([&] {
+      ASSERT_EQ(abft_cuda_attention_backward(h, nullptr, pol, &d, ABFT_CUDA_FLOAT, Q.p, K.p, V.p, nullptr, O.p, dO.p,
+                                             lse.p, dQ.p, dK.p, dV.p),
+                ABFT_STATUS_SUCCESS);
+    });
+  };
+  bwd(ABFT_POLICY_CORRECT);  // warm
+  const Ledger boff = bwd(ABFT_POLICY_OFF), bon = bwd(ABFT_POLICY_CORRECT);
+  expect_quiet(bon, "attention backward");
+  report("attention backward f32, policy off", boff, Q.pages() + K.pages() + V.pages() + O.pages());
+  report("attention backward f32, policy correct", bon, Q.pages() + K.pages() + V.pages() + O.pages());
+  EXPECT_EQ(bon.launches.size(), boff.launches.size() + 1) << "the pre-pass";
+  EXPECT_LE(bon.pages_read(kEngine), boff.pages_read(kEngine) + 2 * (K.pages() + V.pages()) + 16);
   abft_cuda_release(h);
   abft_handle_destroy(h);
 }
