@@ -396,11 +396,15 @@ __global__ void __launch_bounds__(256) strided_sums_kernel(const T* M, int64_t l
                                                            const double2* vw, double* out_s, double* out_a,
                                                            int64_t os, double* part, unsigned* done,
                                                            StridedItems items, RidingLines<T> lines) {
-  if (int64_t(blockIdx.x) < lines.blocks) {  // (block-uniform)
-    line_sums_groups(lines.s0, lines.s1, int64_t(blockIdx.x), lines.blocks, lines.tpl);
-    return;
+  // Lines ride on the encoding of op(A) = A^T alone (the unweighted instances): the weighted
+  // ones, B^T's reference, keep their registers without the lines' code.
+  if constexpr (!kWeighted) {
+    if (int64_t(blockIdx.x) < lines.blocks) {  // (block-uniform)
+      line_sums_groups(lines.s0, lines.s1, int64_t(blockIdx.x), lines.blocks, lines.tpl);
+      return;
+    }
   }
-  const int64_t bid = int64_t(blockIdx.x) - lines.blocks;
+  const int64_t bid = int64_t(blockIdx.x) - (kWeighted ? 0 : lines.blocks);
   using Shape = StridedShape<T, kVec>;
   constexpr int kV = Shape::kV, kTile = Shape::kTile, kRows = Shape::kRows;
   const int lane = threadIdx.x & 31, ty = threadIdx.x >> 5;
@@ -507,6 +511,7 @@ bool launch_strided_sums(const T* M, int64_t ld, int64_t L, int64_t R, const dou
   if (!strided_blocks_fit(sg, bt.items)) return false;  // (the caller checks it first)
   RidingLines<T> rl{l0, l1, 0, 32};
   const int64_t nl = l0.total() + l1.total();
+  if (nl > 0 && kWeighted) return false;  // (lines ride on the unweighted sums only)
   if (nl > 0) rl.tpl = line_group_threads(nl), rl.blocks = line_group_blocks(nl, rl.tpl);
   if (sg.tiles * sg.chunks * bt.items + rl.blocks > (int64_t(1) << 31) - 1) return false;
   const int grid = int(sg.tiles * sg.chunks * bt.items + rl.blocks);
