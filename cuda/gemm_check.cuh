@@ -182,36 +182,60 @@ struct LineSet {
   T* copy = nullptr;
   int64_t cld = 0;
   int64_t items = 1, item_p = 0, item_sum = 0, item_copy = 0;
-  int64_t total() const { return lines * items; }
+  ABFT_HD int64_t total() const { return lines * items; }
 };
+
+/** Line l of two sets (s0's lines first, item by item), field by field (a reference to either
+ *  set would copy both to the stack): its batch item y, its index li in its set, and whether it
+ *  is s0's. */
+struct LineIndex {
+  bool first;
+  int64_t y, li;
+};
+template <class T>
+__device__ __forceinline__ LineIndex line_index(const LineSet<T>& s0, const LineSet<T>& s1, int64_t l) {
+  const int64_t n0 = s0.lines * s0.items;
+  const bool first = l < n0;
+  const int64_t x = first ? l : l - n0;
+  const int64_t y = first ? x / s0.lines : x / s1.lines;  // the batch item
+  return {first, y, first ? x - y * s0.lines : x - y * s1.lines};
+}
+/** Where line i starts, and where its copy goes (or null). */
+template <class T>
+__device__ __forceinline__ const T* line_start(const LineSet<T>& s0, const LineSet<T>& s1, LineIndex i) {
+  return i.first ? s0.p + i.y * s0.item_p + i.li * s0.ld : s1.p + i.y * s1.item_p + i.li * s1.ld;
+}
+template <class T>
+__device__ __forceinline__ T* line_copy(const LineSet<T>& s0, const LineSet<T>& s1, LineIndex i) {
+  return i.first ? (s0.copy ? s0.copy + i.y * s0.item_copy + i.li * s0.cld : nullptr)
+                 : (s1.copy ? s1.copy + i.y * s1.item_copy + i.li * s1.cld : nullptr);
+}
+/** Line i's two sums stored where its set keeps them (after the reduction: the addresses are
+ *  formed only then, not held across the line's loads). */
+template <class T>
+__device__ __forceinline__ void line_store(const LineSet<T>& s0, const LineSet<T>& s1, LineIndex i, const double* v) {
+  const int64_t o = i.y * (i.first ? s0.item_sum : s1.item_sum) + i.li * (i.first ? s0.os : s1.os);
+  (i.first ? s0.sum : s1.sum)[o] = v[0];
+  (i.first ? s0.abs_sum : s1.abs_sum)[o] = v[1];
+}
 
 /** sum_i x_i and sum_i |x_i| of every line of two sets, a block per line: the encoding of
  *  op(A) (v_p, w_p over a column of op(A), A not transposed) and the column sums of C0 with
  *  its backup (before the product overwrites C) in one launch. */
 template <class T>
 __global__ void __launch_bounds__(256) line_sums_kernel(LineSet<T> s0, LineSet<T> s1) {
-  const int64_t n0 = s0.lines * s0.items, total = n0 + s1.lines * s1.items;
+  const int64_t total = s0.total() + s1.total();
   for (int64_t l = blockIdx.x; l < total; l += gridDim.x) {
-    const bool first = l < n0;
-    const int64_t x = first ? l : l - n0;
-    // (Field by field: a reference to either parameter would copy both to the stack.)
-    const int64_t y = first ? x / s0.lines : x / s1.lines;  // the batch item
-    const int64_t li = first ? x - y * s0.lines : x - y * s1.lines;
-    const T* p = first ? s0.p + y * s0.item_p + li * s0.ld : s1.p + y * s1.item_p + li * s1.ld;
-    T* copy = first ? (s0.copy ? s0.copy + y * s0.item_copy + li * s0.cld : nullptr)
-                    : (s1.copy ? s1.copy + y * s1.item_copy + li * s1.cld : nullptr);
+    const LineIndex i = line_index(s0, s1, l);
     double v[2] = {0.0, 0.0};
     auto add = [&v](double x) {
       v[0] += x;
       v[1] += fabs(x);
     };
-    line_partial(p, first ? s0.len : s1.len, threadIdx.x, blockDim.x, add, copy);
+    line_partial(line_start(s0, s1, i), i.first ? s0.len : s1.len, threadIdx.x, blockDim.x, add,
+                 line_copy(s0, s1, i));
     block_sum_all(v);
-    if (threadIdx.x == 0) {
-      const int64_t o = y * (first ? s0.item_sum : s1.item_sum) + li * (first ? s0.os : s1.os);
-      (first ? s0.sum : s1.sum)[o] = v[0];
-      (first ? s0.abs_sum : s1.abs_sum)[o] = v[1];
-    }
+    if (threadIdx.x == 0) line_store(s0, s1, i, v);
   }
 }
 
@@ -232,26 +256,20 @@ inline int64_t line_group_blocks(int64_t lines, int tpl) {
  *  same reduction tree, as a block of tpl threads. Every thread of the block calls it. */
 template <class T>
 __device__ void line_sums_groups(const LineSet<T>& s0, const LineSet<T>& s1, int64_t blk, int64_t nblk, int tpl) {
-  const int64_t n0 = s0.lines * s0.items, total = n0 + s1.lines * s1.items;
+  const int64_t total = s0.total() + s1.total();
   const int per = 256 / tpl, g = int(threadIdx.x) / tpl, t = int(threadIdx.x) % tpl;
   const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5, wpg = tpl / 32;
   __shared__ double part[8][2];
   for (int64_t base = blk * per; base < total; base += nblk * per) {
     const int64_t l = base + g;
     double v[2] = {0.0, 0.0};
+    const LineIndex i = line_index(s0, s1, l < total ? l : 0);
     if (l < total) {
-      const bool first = l < n0;
-      const int64_t x = first ? l : l - n0;
-      const int64_t y = first ? x / s0.lines : x / s1.lines;
-      const int64_t li = first ? x - y * s0.lines : x - y * s1.lines;
-      const T* p = first ? s0.p + y * s0.item_p + li * s0.ld : s1.p + y * s1.item_p + li * s1.ld;
-      T* copy = first ? (s0.copy ? s0.copy + y * s0.item_copy + li * s0.cld : nullptr)
-                      : (s1.copy ? s1.copy + y * s1.item_copy + li * s1.cld : nullptr);
       auto add = [&v](double z) {
         v[0] += z;
         v[1] += fabs(z);
       };
-      line_partial(p, first ? s0.len : s1.len, t, tpl, add, copy);
+      line_partial(line_start(s0, s1, i), i.first ? s0.len : s1.len, t, tpl, add, line_copy(s0, s1, i));
     }
     // The group's sums: within each warp, then (tpl > 32) over the group's warps in order.
 #pragma unroll
@@ -265,15 +283,7 @@ __device__ void line_sums_groups(const LineSet<T>& s0, const LineSet<T>& s1, int
       for (int w = g * wpg; w < (g + 1) * wpg; ++w) v[0] += part[w][0], v[1] += part[w][1];
       __syncthreads();  // `part` is reused by the next round
     }
-    if (t == 0 && l < total) {
-      const bool first = l < n0;
-      const int64_t x = first ? l : l - n0;
-      const int64_t y = first ? x / s0.lines : x / s1.lines;
-      const int64_t li = first ? x - y * s0.lines : x - y * s1.lines;
-      const int64_t o = y * (first ? s0.item_sum : s1.item_sum) + li * (first ? s0.os : s1.os);
-      (first ? s0.sum : s1.sum)[o] = v[0];
-      (first ? s0.abs_sum : s1.abs_sum)[o] = v[1];
-    }
+    if (t == 0 && l < total) line_store(s0, s1, i, v);
   }
 }
 
