@@ -270,15 +270,33 @@ inline Span batch_span(int64_t count, int64_t stride, int64_t rows, int64_t cols
   return {last < 0 ? last : 0, (last > 0 ? last : 0) + one};
 }
 
+/** A layout and transposes a protected GEMM takes (CONJ_TRANS = TRANS for real types). */
+bool known_layout_and_ops(abft_layout layout, abft_op transa, abft_op transb) {
+  if (layout != ABFT_ROW_MAJOR && layout != ABFT_COL_MAJOR) return false;
+  for (abft_op op : {transa, transb})
+    if (op != ABFT_NO_TRANS && op != ABFT_TRANS && op != ABFT_CONJ_TRANS) return false;
+  return true;
+}
+
+/** The column-major call the engine runs for a row-major one: C = op(A) op(B) row-major is
+ *  C^T = op(B)^T op(A)^T column-major (the operands, their leading dimensions and transposes
+ *  swapped, m and n exchanged). */
+template <class T>
+void to_column_major(int64_t& m, int64_t& n, const T*& A, const T*& B, int64_t& lda, int64_t& ldb, abft_op& transa,
+                     abft_op& transb) {
+  std::swap(m, n);
+  std::swap(A, B);
+  std::swap(lda, ldb);
+  std::swap(transa, transb);
+}
+
 template <class T>
 abft_status run(abft_handle_t h, void* stream_ptr, abft_policy policy, abft_layout layout, abft_op transa,
                 abft_op transb, int64_t m, int64_t n, int64_t k, typename Traits<T>::Scalar alpha, const T* A,
                 int64_t lda, const T* B, int64_t ldb, typename Traits<T>::Scalar beta, T* C, int64_t ldc,
                 int math_mode = -1, GemmBatch bt = GemmBatch{}, const GemmExtras* ex = nullptr) {
   using S = typename Traits<T>::Scalar;
-  if (layout != ABFT_ROW_MAJOR && layout != ABFT_COL_MAJOR) return ABFT_STATUS_INVALID_VALUE;
-  for (abft_op op : {transa, transb})
-    if (op != ABFT_NO_TRANS && op != ABFT_TRANS && op != ABFT_CONJ_TRANS) return ABFT_STATUS_INVALID_VALUE;
+  if (!known_layout_and_ops(layout, transa, transb)) return ABFT_STATUS_INVALID_VALUE;
   if (policy < ABFT_POLICY_DEFAULT || policy > ABFT_POLICY_CORRECT) return ABFT_STATUS_INVALID_VALUE;
   if (m < 0 || n < 0 || k < 0 || bt.count < 0) return ABFT_STATUS_INVALID_SIZE;
   // The caller's product and bias: column-major calls; a bias without the caller's product is
@@ -296,12 +314,8 @@ abft_status run(abft_handle_t h, void* stream_ptr, abft_policy policy, abft_layo
   if (bt.count == 1) bt.sa = bt.sb = bt.sc = 0;  // (one product: the strides are not used)
   const int64_t caller_m = m, caller_n = n;
   const bool row_major = layout == ABFT_ROW_MAJOR;
-  // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T.
   if (row_major) {
-    std::swap(m, n);
-    std::swap(A, B);
-    std::swap(lda, ldb);
-    std::swap(transa, transb);
+    to_column_major(m, n, A, B, lda, ldb, transa, transb);
     std::swap(bt.sa, bt.sb);
   }
   const bool ta = transa != ABFT_NO_TRANS, tb = transb != ABFT_NO_TRANS;
@@ -637,18 +651,11 @@ template <class T>
 abft_status encode(abft_handle_t h, void* stream_ptr, abft_layout layout, abft_op transa, abft_op transb, int64_t m,
                    int64_t n, int64_t k, const T* A, int64_t lda, const T* B, int64_t ldb, double* out) {
   if (!h) return ABFT_STATUS_NULL_POINTER;
-  if (layout != ABFT_ROW_MAJOR && layout != ABFT_COL_MAJOR) return ABFT_STATUS_INVALID_VALUE;
-  for (abft_op op : {transa, transb})
-    if (op != ABFT_NO_TRANS && op != ABFT_TRANS && op != ABFT_CONJ_TRANS) return ABFT_STATUS_INVALID_VALUE;
+  if (!known_layout_and_ops(layout, transa, transb)) return ABFT_STATUS_INVALID_VALUE;
   if (m < 0 || n < 0 || k < 0) return ABFT_STATUS_INVALID_SIZE;
   if (m > INT32_MAX || n > INT32_MAX || k > INT32_MAX || lda > INT32_MAX || ldb > INT32_MAX)
     return ABFT_STATUS_NOT_SUPPORTED;
-  if (layout == ABFT_ROW_MAJOR) {  // as run<T>: C^T = op(B)^T op(A)^T
-    std::swap(m, n);
-    std::swap(A, B);
-    std::swap(lda, ldb);
-    std::swap(transa, transb);
-  }
+  if (layout == ABFT_ROW_MAJOR) to_column_major(m, n, A, B, lda, ldb, transa, transb);  // (as run<T>)
   const bool ta = transa != ABFT_NO_TRANS;
   const int64_t arows = ta ? k : m;
   if (lda < (arows > 1 ? arows : 1)) return ABFT_STATUS_INVALID_LD;

@@ -25,6 +25,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "abft/abft.h"
@@ -303,14 +304,16 @@ TEST(CostLedger, AttentionChecksAddTheKeySumsPrepassAlone) {
   ASSERT_EQ(abft_attention_desc_init(&d, 2, 4, 2, 192, 192, 64), ABFT_STATUS_SUCCESS);  // GQA
   const size_t nq = 2 * 4 * 192 * 64, nk = 2 * 2 * 192 * 64;
   Dev<float> Q(nq), K(nk), V(nk), O(nq), lse(2 * 4 * 192);
-  auto fwd = [&](abft_policy pol) {
-    return ledger_of([&] {
-      ASSERT_EQ(abft_cuda_attention_forward(h, nullptr, pol, &d, ABFT_CUDA_FLOAT, Q.p, K.p, V.p, nullptr, O.p, lse.p),
-                ABFT_STATUS_SUCCESS);
-    });
+  // The ledgers of one call under policy off and one under correct, after a warm one.
+  auto off_and_on = [](auto&& call) {
+    call(ABFT_POLICY_CORRECT);
+    Ledger off = ledger_of([&] { call(ABFT_POLICY_OFF); });
+    return std::make_pair(std::move(off), ledger_of([&] { call(ABFT_POLICY_CORRECT); }));
   };
-  fwd(ABFT_POLICY_CORRECT);  // warm
-  const Ledger off = fwd(ABFT_POLICY_OFF), on = fwd(ABFT_POLICY_CORRECT);
+  const auto [off, on] = off_and_on([&](abft_policy pol) {
+    ASSERT_EQ(abft_cuda_attention_forward(h, nullptr, pol, &d, ABFT_CUDA_FLOAT, Q.p, K.p, V.p, nullptr, O.p, lse.p),
+              ABFT_STATUS_SUCCESS);
+  });
   expect_quiet(on, "attention forward");
   report("attention forward f32, policy off", off, Q.pages() + K.pages() + V.pages() + O.pages());
   report("attention forward f32, policy correct", on, Q.pages() + K.pages() + V.pages() + O.pages());
@@ -319,15 +322,11 @@ TEST(CostLedger, AttentionChecksAddTheKeySumsPrepassAlone) {
   EXPECT_LE(on.pages_written(kEngine), off.pages_written(kEngine) + 16);
   // The backward likewise: its two kernels (dK/dV, dQ) and the pre-pass.
   Dev<float> dO(nq), dQ(nq), dK(nk), dV(nk);
-  auto bwd = [&](abft_policy pol) {
-    return ledger_of([&] {
-      ASSERT_EQ(abft_cuda_attention_backward(h, nullptr, pol, &d, ABFT_CUDA_FLOAT, Q.p, K.p, V.p, nullptr, O.p, dO.p,
-                                             lse.p, dQ.p, dK.p, dV.p),
-                ABFT_STATUS_SUCCESS);
-    });
-  };
-  bwd(ABFT_POLICY_CORRECT);  // warm
-  const Ledger boff = bwd(ABFT_POLICY_OFF), bon = bwd(ABFT_POLICY_CORRECT);
+  const auto [boff, bon] = off_and_on([&](abft_policy pol) {
+    ASSERT_EQ(abft_cuda_attention_backward(h, nullptr, pol, &d, ABFT_CUDA_FLOAT, Q.p, K.p, V.p, nullptr, O.p, dO.p,
+                                           lse.p, dQ.p, dK.p, dV.p),
+              ABFT_STATUS_SUCCESS);
+  });
   expect_quiet(bon, "attention backward");
   report("attention backward f32, policy off", boff, Q.pages() + K.pages() + V.pages() + O.pages());
   report("attention backward f32, policy correct", bon, Q.pages() + K.pages() + V.pages() + O.pages());

@@ -189,7 +189,6 @@ void fail(Launch& L, const std::string& why) {
 constexpr size_t kPage = 4096;
 
 struct Allocation {
-  size_t bytes;    ///< asked for
   size_t mapped;   ///< whole pages
   bool device;     ///< cudaMalloc (pinned host memory, cudaMallocHost, is not counted)
 };
@@ -837,7 +836,7 @@ cudaError_t map_memory(void** p, size_t n, bool device) {
   if (m == MAP_FAILED) return ret(cudaErrorMemoryAllocation);
   {
     std::lock_guard<std::mutex> lock(abft_emu::g_alloc_mu);
-    abft_emu::g_allocs[reinterpret_cast<uintptr_t>(m)] = {n, mapped, device};
+    abft_emu::g_allocs[reinterpret_cast<uintptr_t>(m)] = {mapped, device};
   }
   abft_emu::ledger_note([](abft_emu::Ledger& l) { ++l.allocations; });
   *p = m;
