@@ -85,7 +85,9 @@ void BM_attention(benchmark::State& state, abft_cuda_dtype t, int64_t seq, int64
   // for the row: none comes from the caller's environment.
   const abft_test::ScopedEnv engine("ABFT_CUDA_ATTN_TC", engine_env(eng));
   const abft_test::ScopedEnv sums("ABFT_CUDA_ATTN_KEY_SUMS", records ? nullptr : "0");
-  const int64_t heads = 8, rows = int64_t(1) << 16;
+  // The rehearsal: one head of 96 queries and keys (two key blocks of 64, the last partial).
+  seq = abft_bench::rehearsal_extent(seq, 96);
+  const int64_t heads = 8, rows = abft_bench::rehearsal_extent(int64_t(1) << 16, seq);
   const int64_t batch = rows / (seq * heads) > 0 ? rows / (seq * heads) : 1;
   const int64_t hb = rows / seq;  // batch x heads
   abft_attention_desc d{};
@@ -143,7 +145,7 @@ void add(const std::string& kind, abft_cuda_dtype t, int64_t D, bool causal, int
                            (causal ? "/causal" : "/full") + "/seq" + std::to_string(seq);
   benchmark::RegisterBenchmark(name.c_str(), BM_attention, t, seq, D, causal, eng, dir, records)
       ->UseManualTime()
-      ->Iterations(5)
+      ->Iterations(abft_bench::iterations(5))
       ->Unit(benchmark::kMillisecond);
 }
 

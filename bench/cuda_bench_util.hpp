@@ -1,7 +1,8 @@
 /** \file cuda_bench_util.hpp
  *  \brief Shared by the GPU benchmarks (cuda_gemm_bench.cpp, cuda_fft_bench.cpp,
  *  cuda_attention_bench.cpp): skipping a row without a device, the paired timing of a plain
- *  call against the protected one, and the main that writes each row out as it finishes.
+ *  call against the protected one, the main that writes each row out as it finishes, and the
+ *  rehearsal's small shapes.
  */
 #pragma once
 #include <benchmark/benchmark.h>
@@ -19,6 +20,23 @@
 #include "scoped_env.hpp"  // tests/common: abft_test::ScopedEnv
 
 namespace abft_bench {
+
+/** The rehearsal (scripts/gpu-rehearsal.sh, on the CUDA emulator): with ABFT_BENCH_REHEARSAL set
+ *  (not "0"), every row keeps its name, its counters and its place in the run but times a small
+ *  shape once (rehearsal_extent caps each dimension and the work a call holds), so
+ *  that scripts/gpu-check.sh, its tables and its deadlines are tried end to end before a device
+ *  run, where none of them can be fixed cheaply. Its figures are the emulator's: no speed. */
+inline bool rehearsal() {
+  static const bool on = [] {
+    const char* v = std::getenv("ABFT_BENCH_REHEARSAL");
+    return v && *v && std::strcmp(v, "0") != 0;
+  }();
+  return on;
+}
+/** A dimension of a row's shape: `n` itself, or in the rehearsal at most `cap`. */
+inline int64_t rehearsal_extent(int64_t n, int64_t cap) { return rehearsal() && n > cap ? cap : n; }
+/** A row's timed iterations: `n`, or 1 in the rehearsal. */
+inline int iterations(int n) { return rehearsal() ? 1 : n; }
 
 /** False (the row skipped, with the reason abft_cuda_describe gives) when no CUDA device can
  *  be used. */
@@ -39,7 +57,8 @@ struct PairedTimes {
 };
 
 /** Calls per burst, and bursts of each kind timed (their median is kept); no bursts for calls
- *  longer than kBurstLongestCall seconds. */
+ *  longer than kBurstLongestCall seconds (the rehearsal: one burst of two, whatever the call's
+ *  time, so the burst counters are in its tables too). */
 constexpr int kBurst = 8, kBurstRounds = 5;
 constexpr double kBurstLongestCall = 2e-3;
 
@@ -80,11 +99,12 @@ PairedTimes time_paired(benchmark::State& state, Plain&& plain, Prot&& prot, boo
   }
   // Calls of milliseconds: the host's share is lost in the device's, and bursts of them would
   // only lengthen the run (a 16384^3 float product takes 0.17 s): no bursts.
-  if (t.iterations > 0 && t.plain / double(t.iterations) > kBurstLongestCall) bursts = false;
+  if (t.iterations > 0 && t.plain / double(t.iterations) > kBurstLongestCall && !rehearsal()) bursts = false;
+  const int burst = rehearsal() ? 2 : kBurst, rounds = rehearsal() ? 1 : kBurstRounds;
   std::vector<double> bp, bq;
-  for (int r = 0; bursts && r < kBurstRounds; ++r) {
-    if (r % 2 == 0) bp.push_back(timed(plain, kBurst)), bq.push_back(timed(prot, kBurst));
-    else bq.push_back(timed(prot, kBurst)), bp.push_back(timed(plain, kBurst));
+  for (int r = 0; bursts && r < rounds; ++r) {
+    if (r % 2 == 0) bp.push_back(timed(plain, burst)), bq.push_back(timed(prot, burst));
+    else bq.push_back(timed(prot, burst)), bp.push_back(timed(plain, burst));
   }
   if (bursts) {
     std::sort(bp.begin(), bp.end());

@@ -81,7 +81,8 @@ void report(benchmark::State& state, const abft_bench::PairedTimes& times, doubl
 
 void BM_fft(benchmark::State& state, bool dbl, bool real, int64_t n, bool passes) {
   if (!abft_bench::device_or_skip(state)) return;
-  const int64_t total = dbl ? (int64_t(1) << 24) : (int64_t(1) << 25);
+  n = abft_bench::rehearsal_extent(n, 512);
+  const int64_t total = abft_bench::rehearsal_extent(dbl ? (int64_t(1) << 24) : (int64_t(1) << 25), 2048);
   const int64_t batch = total / n > 0 ? total / n : 1;
   const int64_t half = n / 2 + 1;
   const int64_t in_elems = real ? n : n, out_elems = real ? half : n;
@@ -135,6 +136,8 @@ void BM_fft(benchmark::State& state, bool dbl, bool real, int64_t n, bool passes
  *  signals, protected (default sums) against cuFFT's basic layout of the same shape. */
 void BM_fft_md(benchmark::State& state, abft_fft_kind kind, std::vector<int64_t> dims, int64_t batch) {
   if (!abft_bench::device_or_skip(state)) return;
+  for (int64_t& d : dims) d = abft_bench::rehearsal_extent(d, 12);
+  batch = abft_bench::rehearsal_extent(batch, 2);
   const int rank = int(dims.size());
   int64_t N = 1;
   for (int64_t d : dims) N *= d;
@@ -210,7 +213,7 @@ void register_all() {
                                  "/n" + std::to_string(int64_t(1) << lg);
         benchmark::RegisterBenchmark(name.c_str(), BM_fft, dbl, real, int64_t(1) << lg, false)
             ->UseManualTime()
-            ->Iterations(10)
+            ->Iterations(abft_bench::iterations(10))
             ->Unit(benchmark::kMillisecond);
       }
   // The same transforms with the sums in passes, at three sizes (short, mid, long).
@@ -222,7 +225,7 @@ void register_all() {
                                  (dbl ? "f64" : "f32") + "/n" + std::to_string(int64_t(1) << lg);
         benchmark::RegisterBenchmark(name.c_str(), BM_fft, dbl, real, int64_t(1) << lg, true)
             ->UseManualTime()
-            ->Iterations(10)
+            ->Iterations(abft_bench::iterations(10))
             ->Unit(benchmark::kMillisecond);
       }
   // 2D and 3D, float: 2^24 elements a call (a C2R times its input's refill on both sides).
@@ -238,7 +241,7 @@ void register_all() {
                                (kind == ABFT_FFT_C2C ? "c2c" : kind == ABFT_FFT_R2C ? "r2c" : "c2r") + "/f32/" + shape;
       benchmark::RegisterBenchmark(name.c_str(), BM_fft_md, kind, m.dims, m.batch)
           ->UseManualTime()
-          ->Iterations(10)
+          ->Iterations(abft_bench::iterations(10))
           ->Unit(benchmark::kMillisecond);
     }
 }

@@ -17,10 +17,13 @@ build=${1:-$root/build-cuda}
 dest=$root/.devbundle
 grep -qx '/.devbundle/' "$root/.git/info/exclude" 2>/dev/null || echo '/.devbundle/' >>"$root/.git/info/exclude"
 
-targets=(gemm_cuda_test gemm_batched_cuda_test cuda_cpp_api_test fft_cuda_test library_check_test fft_library_check_test abft_cli
-         attention_cuda_test attention_backward_cuda_test attention_row_check_test attention_sdpa_tool
-         gpu_engine_test abft_preload abft_bench_cuda_gemm abft_bench_cuda_fft abft_bench_cuda_attention
-         abft_bench_transformer fft_callback_sums_test fft_callback_link_test attention_key_sums_test)
+# shellcheck source=scripts/gpu_programs.sh
+source "$root/scripts/gpu_programs.sh"
+targets=() files=()
+for p in "${abft_gpu_programs[@]}"; do
+  IFS=: read -r path target _ <<<"$p"
+  files+=("$path") targets+=("$target")
+done
 if [ ! -f "$build/CMakeCache.txt" ]; then  # a fresh checkout: configure the CUDA build first
   # shellcheck source=scripts/gpu_configure.sh
   source "$root/scripts/gpu_configure.sh"
@@ -28,12 +31,6 @@ if [ ! -f "$build/CMakeCache.txt" ]; then  # a fresh checkout: configure the CUD
 fi
 cmake --build "$build" -j"$(nproc)" --target "${targets[@]}"
 
-files=(tests/cuda/gemm_cuda_test tests/cuda/gemm_batched_cuda_test tests/cuda/cuda_cpp_api_test tests/cuda/fft_cuda_test tests/checksum/library_check_test
-       tests/checksum/fft_library_check_test src/cli/abft tests/cuda/attention_cuda_test
-       tests/cuda/attention_backward_cuda_test tests/checksum/attention_row_check_test
-       tests/cuda/attention_sdpa_tool tests/runtime/gpu_engine_test lib/libabft_preload.so
-       bench/abft_bench_cuda_gemm bench/abft_bench_cuda_fft bench/abft_bench_cuda_attention
-       bench/abft_bench_transformer tests/checksum/fft_callback_sums_test tests/cuda/fft_callback_link_test tests/cuda/attention_key_sums_test)
 rm -rf "$dest" && mkdir -p "$dest/syslib"
 # One tar, one large xz dictionary: the binaries share most of their device code (the static
 # abft_cuda library), so the archive is a fraction of their sum (~7 MB for ~120 MB).

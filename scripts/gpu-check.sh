@@ -19,7 +19,12 @@
 # ABFT_GPU_ATTN_FILTER (the attention forward's rows), ABFT_GPU_DEADLINE_S (the whole run, 440 s,
 # counted from ABFT_GPU_START when set — scripts/gpu-run-bundle.sh sets it to its own start, so
 # the unpacking counts too — else from this script's start: the timing steps shrink to fit),
-# ABFT_PRELOAD_BUDGET_S (the preload checks, 145 s at most).
+# ABFT_PRELOAD_BUDGET_S (the preload checks, 145 s at most), ABFT_GPU_RUNTIME_MODEL / _SEQ / _NEW
+# (the runtime rows' preset, training sequence length and decoded tokens: gpt2-small, 128, 32),
+# ABFT_GPU_PYTHON (the Python with PyTorch: /opt/torch/.venv/bin/python3 where it exists, else
+# python3).
+# scripts/gpu-rehearsal.sh runs this script on the CUDA emulator's builds (small shapes, no GPU)
+# before any device run.
 # Phase 1 runs the tests, the SDPA comparison and the campaigns at once; phase 2 times, one
 # program at a time, the issues' bars first (GEMM, FFT, attention forward and backward, preload)
 # and the runtime's rows last.
@@ -43,6 +48,8 @@ log() { printf 'gpu-check.sh: %s\n' "$*" >&2; }
 # shellcheck source=scripts/gpu_configure.sh
 source "$root/scripts/gpu_configure.sh"
 start=${ABFT_GPU_START:-$(date +%s)}
+# The Python with PyTorch, for the comparisons with SDPA (the preload's default, where it is).
+torch_py=${ABFT_GPU_PYTHON:-$(p=/opt/torch/.venv/bin/python3; [ -x $p ] && echo $p || echo python3)}
 
 build_first=1 only=
 while [ $# -gt 0 ]; do
@@ -63,12 +70,11 @@ want() { [ -z "$only" ] || [[ ",$only," == *",$1,"* ]]; }  # want STEP: whether 
 if [ $build_first = 1 ]; then
   abft_gpu_configure "$build" >"$build.configure.log" 2>&1 \
     || { log "configure failed (see $build.configure.log)"; tail -20 "$build.configure.log"; exit 1; }
-  cmake --build "$build" -j"$(nproc)" --target gemm_cuda_test gemm_batched_cuda_test cuda_cpp_api_test fft_cuda_test library_check_test fft_library_check_test abft_cli \
-        fft_callback_sums_test fft_callback_link_test \
-        attention_cuda_test attention_backward_cuda_test attention_key_sums_test attention_row_check_test attention_sdpa_tool \
-        gpu_engine_test abft_preload \
-        abft_bench_cuda_gemm abft_bench_cuda_fft abft_bench_cuda_attention abft_bench_transformer \
-        >"$build.build.log" 2>&1 \
+  # shellcheck source=scripts/gpu_programs.sh
+  source "$root/scripts/gpu_programs.sh"
+  targets=()
+  for p in "${abft_gpu_programs[@]}"; do IFS=: read -r _ target _ <<<"$p"; targets+=("$target"); done
+  cmake --build "$build" -j"$(nproc)" --target "${targets[@]}" >"$build.build.log" 2>&1 \
     || { log "build failed (see $build.build.log)"; grep -E "error" "$build.build.log" | head -20; exit 1; }
 fi
 
@@ -106,7 +112,7 @@ sdpa_runs=(: _tc:1 _mma:mma)
 want sdpa || sdpa_runs=()
 for run in "${sdpa_runs[@]}"; do
   sfx=${run%%:*} tc=${run#*:}
-  ( env -u ABFT_CUDA_ATTN_TC ${tc:+ABFT_CUDA_ATTN_TC=$tc} timeout -k 5 "$jobs_t" python3 \
+  ( env -u ABFT_CUDA_ATTN_TC ${tc:+ABFT_CUDA_ATTN_TC=$tc} timeout -k 5 "$jobs_t" "$torch_py" \
       "$root/scripts/gpu_attention_sdpa_check.py" "$build/tests/cuda/attention_sdpa_tool" \
       >"$logs/sdpa_check$sfx.log" 2>&1; echo $? >"$logs/sdpa_check$sfx.rc" ) &
 done
@@ -214,7 +220,7 @@ sdpa_tried=0
 sdpa_timing() {
   [ $sdpa_tried = 1 ] && return 0  # once, whether or not it finished
   sdpa_tried=1
-  tl 75 python3 "$root/scripts/gpu_attention_sdpa.py" "$sdpa_json" >"$logs/sdpa_timing.log" 2>&1 || log "SDPA timing failed"
+  tl 75 "$torch_py" "$root/scripts/gpu_attention_sdpa.py" "$sdpa_json" >"$logs/sdpa_timing.log" 2>&1 || log "SDPA timing failed"
 }
 rm -f "$sdpa_json"
 attn_filter=${ABFT_GPU_ATTN_FILTER:-'/fwd[^/]*/.*/seq(1024|4096|16384)(/|$)'}
@@ -260,24 +266,25 @@ fi
 # bar rides on it, and gpu_engine_test checked the engine in phase 1. The corpus is read from
 # this tree (the binaries' built-in path is the build machine's); training and decoding are
 # separate rows' halves, so a failed training run still leaves the decode figure.
+rt_model=${ABFT_GPU_RUNTIME_MODEL:-gpt2-small} rt_seq=${ABFT_GPU_RUNTIME_SEQ:-128} rt_new=${ABFT_GPU_RUNTIME_NEW:-32}
 if want runtime; then
   echo
-  echo "Runtime, gpt2-small (3 training steps of 4 x 128 tokens; 32 decoded tokens):"
+  echo "Runtime, $rt_model (3 training steps of 4 x $rt_seq tokens; $rt_new decoded tokens):"
   for eng in cpu gpu; do
     v=1
-    out=$(tl 90 "$build/src/cli/abft" train --config gpt2-small --engine $eng --steps 3 --batch 4 --seq 128 \
+    out=$(tl 90 "$build/src/cli/abft" train --config "$rt_model" --engine $eng --steps 3 --batch 4 --seq "$rt_seq" \
             --corpus-root "$root" --quiet 2>&1) || v=0
-    inf=$(tl 45 "$build/src/cli/abft" infer --config gpt2-small --engine $eng --max-new 32 2>&1) || v=0
+    inf=$(tl 45 "$build/src/cli/abft" infer --config "$rt_model" --engine $eng --max-new "$rt_new" 2>&1) || v=0
     [ $v = 1 ] || status=1
     printf '  %s engine: train %s; infer %s\n' "$eng" "$(printf '%s\n' "$out" | grep -m1 'steps in' || echo '(failed)')" \
       "$(printf '%s\n' "$inf" | grep -m1 'tokens/s' || echo '(failed)')"
-    rows+=("$(printf '| %-26s | %6s | %6s | %7s |' "runtime gpt2-small $eng" "$v" "$((1 - v))" 0)")
+    rows+=("$(printf '| %-26s | %6s | %6s | %7s |' "runtime $rt_model $eng" "$v" "$((1 - v))" 0)")
   done
   # The ABFT overhead of a resident training step and decode on the GPU engine: the transformer
   # bench's train and decode rows, policy correct against policy off on the same model, paired
   # per iteration (bench/transformer_bench.cpp; vs_off = correct time / off time).
   tf_json=$build/transformer_gpu_bench.json
-  if ABFT_BENCH_ENGINE=gpu ABFT_BENCH_MODELS=gpt2-small ABFT_BENCH_SEQ=128 ABFT_BENCH_TRAIN_BATCH=4 \
+  if ABFT_BENCH_ENGINE=gpu ABFT_BENCH_MODELS="$rt_model" ABFT_BENCH_SEQ="$rt_seq" ABFT_BENCH_TRAIN_BATCH=4 \
        tl 75 "$build/bench/abft_bench_transformer" --benchmark_filter='^(train|decode)/' \
        --benchmark_out="$tf_json" --benchmark_out_format=json >"$logs/bench_transformer.log" 2>&1; then
     echo "  GPU engine, resident (policy correct vs off, same run):"

@@ -8,7 +8,7 @@ SDPA's, or within the storage type's own rounding (2 u of the output's magnitude
 detected nothing. Causal with q_len != kv_len is bottom-right aligned in our API (as
 FlashAttention-2); SDPA's is_causal is top-left, so those cases pass SDPA an explicit mask.
 
-Usage: gpu_attention_sdpa_check.py TOOL   (exit 1 when a case fails; 0 with a note without PyTorch)
+Usage: gpu_attention_sdpa_check.py TOOL   (exit 1 when a case fails, 2 without PyTorch: nothing compared)
 """
 import os
 import subprocess
@@ -35,8 +35,9 @@ def main():
         import torch
         import torch.nn.functional as F
     except Exception as e:
+        # The check exists to compare: without PyTorch its row fails (it used to pass unseen).
         print(f"gpu_attention_sdpa_check.py: PyTorch unavailable ({e}); nothing compared")
-        return 0
+        return 2
     types = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}
     print("| case | ours vs fp64 | SDPA vs fp64 | verdict |")
     print("|---|---:|---:|---|")

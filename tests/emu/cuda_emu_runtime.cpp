@@ -23,6 +23,7 @@
 #include <signal.h>
 #include <ucontext.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <numeric>
@@ -741,6 +742,11 @@ cudaError_t ret(cudaError_t e) {
   if (e != cudaSuccess) g_last = e;
   return e;
 }
+/** An event: the host's clock at its last record. */
+struct EventStamp {
+  std::chrono::steady_clock::time_point at{};
+  bool recorded = false;
+};
 template <class H>
 cudaError_t new_handle(H* h) {
   if (!h) return ret(cudaErrorInvalidValue);
@@ -943,16 +949,35 @@ cudaError_t cudaDeviceSynchronize(void) {
   note_wait();
   return cudaSuccess;
 }
-cudaError_t cudaEventCreate(cudaEvent_t* e) { return new_handle(e); }
-cudaError_t cudaEventCreateWithFlags(cudaEvent_t* e, unsigned) { return new_handle(e); }
-cudaError_t cudaEventDestroy(cudaEvent_t e) { return free_handle(e); }
-cudaError_t cudaEventRecord(cudaEvent_t, cudaStream_t) { return cudaSuccess; }
+// An event holds the host's clock when it was recorded: the work before it is done by then, so
+// the time between two events is the emulator's time for the work between them (not a GPU's).
+cudaError_t cudaEventCreate(cudaEvent_t* e) {
+  if (!e) return ret(cudaErrorInvalidValue);
+  *e = reinterpret_cast<cudaEvent_t>(new EventStamp{});
+  return cudaSuccess;
+}
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t* e, unsigned) { return cudaEventCreate(e); }
+cudaError_t cudaEventDestroy(cudaEvent_t e) {
+  delete reinterpret_cast<EventStamp*>(e);
+  return cudaSuccess;
+}
+cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t) {
+  if (!e) return ret(cudaErrorInvalidResourceHandle);
+  auto* t = reinterpret_cast<EventStamp*>(e);
+  t->at = std::chrono::steady_clock::now();
+  t->recorded = true;
+  return cudaSuccess;
+}
 cudaError_t cudaEventSynchronize(cudaEvent_t) {
   note_wait();
   return cudaSuccess;
 }
-cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t, cudaEvent_t) {
-  if (ms) *ms = 0.0f;
+cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t a, cudaEvent_t b) {
+  if (!ms || !a || !b) return ret(cudaErrorInvalidValue);
+  const auto* t0 = reinterpret_cast<const EventStamp*>(a);
+  const auto* t1 = reinterpret_cast<const EventStamp*>(b);
+  if (!t0->recorded || !t1->recorded) return ret(cudaErrorInvalidResourceHandle);
+  *ms = std::chrono::duration<float, std::milli>(t1->at - t0->at).count();
   return cudaSuccess;
 }
 cudaError_t cudaFuncSetAttribute(const void*, cudaFuncAttribute a, int v) {
