@@ -515,6 +515,9 @@ __global__ void __launch_bounds__(kMThreads, DM == 64 ? 3 : 2) attn_fwd_mma_kern
       if (!finish_unit_pass(hard, skip, bad, false, pass, correct, cnt, rep)) break;
     }
   }
+  // No copy in flight when the block exits: a unit without keys (causal, Lq > Lk) loads its Q
+  // and never waits for it (PTX leaves a cp.async outstanding at exit unspecified).
+  cp_async_wait<0>();
 }
 
 template <class T, int DM>
@@ -539,6 +542,16 @@ bool mma_eligible(const AttnArgs& a) {
 template <class T, int DM>
 abft_status launch_mma_dm(const AttnArgs& a, const DevFaultList& fl, State* st, cudaStream_t stream, bool check,
                           bool correct) {
+  // The kernel's shared memory first: a refusal (NOT_SUPPORTED: the caller takes the SIMT path)
+  // before any work is queued.
+  constexpr size_t smem = mma_smem_bytes<T, DM>();
+  auto kern = !check ? attn_fwd_mma_kernel<T, DM, false, false>
+              : fl.n > 0 ? attn_fwd_mma_kernel<T, DM, true, true>
+                         : attn_fwd_mma_kernel<T, DM, true, false>;
+  if (cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)) != cudaSuccess) {
+    cudaGetLastError();
+    return ABFT_STATUS_NOT_SUPPORTED;
+  }
   MmaSums ms;
   if (check) {  // the pre-pass's records in the attention workspace
     ms.nkb = (a.Lk + kMBC - 1) / kMBC;
@@ -563,14 +576,6 @@ abft_status launch_mma_dm(const AttnArgs& a, const DevFaultList& fl, State* st, 
                                                                                                      ms.nkb);
       if (cudaGetLastError() != cudaSuccess) return ABFT_STATUS_INTERNAL_ERROR;
     }
-  }
-  constexpr size_t smem = mma_smem_bytes<T, DM>();
-  auto kern = !check ? attn_fwd_mma_kernel<T, DM, false, false>
-              : fl.n > 0 ? attn_fwd_mma_kernel<T, DM, true, true>
-                         : attn_fwd_mma_kernel<T, DM, true, false>;
-  if (cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)) != cudaSuccess) {
-    cudaGetLastError();
-    return ABFT_STATUS_NOT_SUPPORTED;
   }
   const int64_t units = a.B * a.H * ((a.Lq + kMBR - 1) / kMBR);
   if (units == 0) return ABFT_STATUS_SUCCESS;

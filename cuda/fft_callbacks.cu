@@ -222,18 +222,22 @@ __device__ __forceinline__ const FftCallbackArgs& args(void* info) { return *sta
 
 // The callbacks, with cuFFT's LTO signatures (cufftXt.h: cufftJITCallbackLoadC ... StoreD): the
 // loads in the image built with ABFT_FFT_CB_LOADS, the stores in the one with ABFT_FFT_CB_STORES
-// (fft_callback_args.hpp: one image a callback cuFFT links).
+// (fft_callback_args.hpp: one image a callback cuFFT links). C++ linkage, not extern "C": at
+// planning cuFFT compiles (NVRTC, as C++) a wrapper that declares the named symbol with the
+// callback's signature and calls it, so it references the C++ name of that declaration — an
+// extern "C" definition leaves it unresolved and nvJitLink fails the plan
+// (tests/cuda/fft_callback_link_test.cpp links every callback into that wrapper, no GPU needed).
 #if defined(ABFT_FFT_CB_LOADS)
-extern "C" __device__ cufftComplex abft_fft_cb_load_c(void* in, unsigned long long off, void* info, void*) {
+__device__ cufftComplex abft_fft_cb_load_c(void* in, unsigned long long off, void* info, void*) {
   return on_load(args(info), off, static_cast<const cufftComplex*>(in)[off]);
 }
-extern "C" __device__ cufftDoubleComplex abft_fft_cb_load_z(void* in, unsigned long long off, void* info, void*) {
+__device__ cufftDoubleComplex abft_fft_cb_load_z(void* in, unsigned long long off, void* info, void*) {
   return on_load(args(info), off, static_cast<const cufftDoubleComplex*>(in)[off]);
 }
-extern "C" __device__ cufftReal abft_fft_cb_load_r(void* in, unsigned long long off, void* info, void*) {
+__device__ cufftReal abft_fft_cb_load_r(void* in, unsigned long long off, void* info, void*) {
   return on_load(args(info), off, static_cast<const cufftReal*>(in)[off]);
 }
-extern "C" __device__ cufftDoubleReal abft_fft_cb_load_d(void* in, unsigned long long off, void* info, void*) {
+__device__ cufftDoubleReal abft_fft_cb_load_d(void* in, unsigned long long off, void* info, void*) {
   return on_load(args(info), off, static_cast<const cufftDoubleReal*>(in)[off]);
 }
 // The signatures are cuFFT's own (cufftXtSetJITCallback links by name: a mismatch would not
@@ -245,18 +249,16 @@ static_assert(std::is_same<decltype(&abft_fft_cb_load_d), cufftJITCallbackLoadD>
 #endif
 
 #if defined(ABFT_FFT_CB_STORES)
-extern "C" __device__ void abft_fft_cb_store_c(void* out, unsigned long long off, cufftComplex y, void* info, void*) {
+__device__ void abft_fft_cb_store_c(void* out, unsigned long long off, cufftComplex y, void* info, void*) {
   static_cast<cufftComplex*>(out)[off] = on_store(args(info), off, y);
 }
-extern "C" __device__ void abft_fft_cb_store_z(void* out, unsigned long long off, cufftDoubleComplex y, void* info,
-                                               void*) {
+__device__ void abft_fft_cb_store_z(void* out, unsigned long long off, cufftDoubleComplex y, void* info, void*) {
   static_cast<cufftDoubleComplex*>(out)[off] = on_store(args(info), off, y);
 }
-extern "C" __device__ void abft_fft_cb_store_r(void* out, unsigned long long off, cufftReal y, void* info, void*) {
+__device__ void abft_fft_cb_store_r(void* out, unsigned long long off, cufftReal y, void* info, void*) {
   static_cast<cufftReal*>(out)[off] = on_store(args(info), off, y);
 }
-extern "C" __device__ void abft_fft_cb_store_d(void* out, unsigned long long off, cufftDoubleReal y, void* info,
-                                               void*) {
+__device__ void abft_fft_cb_store_d(void* out, unsigned long long off, cufftDoubleReal y, void* info, void*) {
   static_cast<cufftDoubleReal*>(out)[off] = on_store(args(info), off, y);
 }
 

@@ -87,19 +87,28 @@ __device__ __forceinline__ void block_sum3(double& a, double& b, double& c) {
   __syncthreads();
 }
 
+/** A load through the read-only cache (__ldg: data no thread of the launch writes), or with
+ *  kFresh, of data other blocks of the same launch wrote (__ldcg: from L2, never a stale line of
+ *  an SM's read-only cache; PTX allows ld.global.nc only on data read-only for the kernel). */
+template <bool kFresh, class V>
+__device__ __forceinline__ V load_global(const V* p) {
+  if constexpr (kFresh) return __ldcg(p);
+  else return __ldg(p);
+}
+
 /** Element `off` of a side; a complex one in one 8- or 16-byte load when the array is aligned
  *  to the pair (cuFFT's complex types are; a caller's pointer need not be: then two loads). */
-template <class T>
+template <class T, bool kFresh = false>
 __device__ __forceinline__ ck::Cd load_elem(const T* p, const SigLayout& L, int64_t off) {
   using V = typename std::conditional<sizeof(T) == 4, float2, double2>::type;
   if (L.complex) {
     if ((reinterpret_cast<uintptr_t>(p) & (sizeof(V) - 1)) == 0) {
-      const V v = __ldg(reinterpret_cast<const V*>(p) + off);
+      const V v = load_global<kFresh>(reinterpret_cast<const V*>(p) + off);
       return {double(v.x), double(v.y)};
     }
-    return {double(p[2 * off]), double(p[2 * off + 1])};
+    return {double(load_global<kFresh>(p + 2 * off)), double(load_global<kFresh>(p + 2 * off + 1))};
   }
-  return {double(__ldg(p + off)), 0.0};
+  return {double(load_global<kFresh>(p + off)), 0.0};
 }
 
 /** Input element e of signal b: its term v_e x_e and |x_e|^2 (copied to `backup`, packed signal
@@ -122,14 +131,15 @@ __device__ __forceinline__ void in_term(const T* in, const SigLayout& L, const c
   x2 = x.re * x.re + x.im * x.im;
 }
 
-/** Output element e of signal b: its term w_e y_e (plus R2C's mirror term). */
-template <class T, int R>
+/** Output element e of signal b: its term w_e y_e (plus R2C's mirror term); kFresh: the output
+ *  was written earlier in the same launch (load_elem). */
+template <class T, int R, bool kFresh = false>
 __device__ __forceinline__ ck::Cd out_term(const T* out, const SigLayout& L, const ck::FftLibraryShape& sh,
                                            const ck::FftTableWeights& tw, const ck::FftC2RWeights& c2r, int64_t b,
                                            int64_t e) {
   int64_t idx[3] = {e, 0, 0};
   if (R != 1) ck::fft_unravel(e, L.rank, L.dims, idx);
-  return ck::fft_out_term_of<R>(load_elem(out, L, L.offset<R>(b, idx)), sh, tw, c2r, idx);
+  return ck::fft_out_term_of<R>(load_elem<T, kFresh>(out, L, L.offset<R>(b, idx)), sh, tw, c2r, idx);
 }
 
 /** Input side of every signal: acc[b].in += v_j x_j, acc[b].x2 += |x_j|^2 (in_term). grid:
@@ -158,13 +168,13 @@ __global__ void fft_in_kernel(const T* in, SigLayout L, ck::FftLibraryShape sh, 
 }
 
 /** sum_k w_k y_k of signal b's output, summed by the calling block (valid in thread 0). */
-template <class T, int R>
+template <class T, int R, bool kFresh = false>
 __device__ void out_sum(const T* out, const SigLayout& L, const ck::FftLibraryShape& sh, const ck::FftTableWeights& tw,
                         const ck::FftC2RWeights& c2r, int64_t b, int64_t e0, int64_t step, double& re, double& im) {
   re = 0, im = 0;
   const int64_t cnt = L.count();
   for (int64_t e = e0; e < cnt; e += step) {
-    const ck::Cd t = out_term<T, R>(out, L, sh, tw, c2r, b, e);
+    const ck::Cd t = out_term<T, R, kFresh>(out, L, sh, tw, c2r, b, e);
     re += t.re;
     im += t.im;
   }
@@ -629,7 +639,7 @@ __global__ void fft_repair_recheck_kernel(const T* src, SigLayout Ls, T* out, Si
   for (int f = 0; f < nflag; ++f) {
     const int64_t b = flags[1 + f];
     double re, im;
-    out_sum<T, R>(out, Lo, sh, rk.tw, rk.c2r, b, threadIdx.x, blockDim.x, re, im);
+    out_sum<T, R, true>(out, Lo, sh, rk.tw, rk.c2r, b, threadIdx.x, blockDim.x, re, im);  // (repaired here)
     if (threadIdx.x == 0) {
       const double* a = rk.acc + kAcc * b;
       const ck::LineVerdict v =

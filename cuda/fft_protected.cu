@@ -392,9 +392,19 @@ abft_status execute(abft_cuda_fft_plan_s* p, cudaStream_t stream, const void* in
     if (p->callbacks && plain_plan(p) != CUFFT_SUCCESS) return ABFT_STATUS_ALLOC_FAILED;
     const cufftHandle h = p->callbacks ? p->plain : p->fft;
     if (cufftSetStream(h, stream) != CUFFT_SUCCESS) return ABFT_STATUS_INTERNAL_ERROR;
+    // A passes plan's cuFFT plan (and its work area) is the protected calls' too: ordered after
+    // the last of them on another stream, and the next one after this, as they are among
+    // themselves (a callback plan's OFF calls have their own plain plan).
+    const bool shared = !p->callbacks;
+    if (shared && p->used && p->last != stream) cudaStreamWaitEvent(stream, p->done, 0);
     core::record_call(p->handle, kid, abft_report{});
-    return cufftXtExec(h, const_cast<T*>(in), out, dir) == CUFFT_SUCCESS ? ABFT_STATUS_SUCCESS
-                                                                         : ABFT_STATUS_INTERNAL_ERROR;
+    const cufftResult r = cufftXtExec(h, const_cast<T*>(in), out, dir);
+    if (shared) {
+      cudaEventRecord(p->done, stream);
+      p->last = stream;
+      p->used = true;
+    }
+    return r == CUFFT_SUCCESS ? ABFT_STATUS_SUCCESS : ABFT_STATUS_INTERNAL_ERROR;
   }
   State* st = nullptr;
   const abft_status ss = state_of(p->handle, &st);
@@ -653,9 +663,11 @@ abft_status fft_plan_make(abft_cuda_fft_plan_s** out, abft_handle_t h, abft_prec
                        : make_cufft_plan(p, p->fft);
       ok = r == CUFFT_SUCCESS;
       if (cb && !ok) note_refusal(p, attempt == 1 ? "cufftMakePlanMany (callbacks)" : "cufftMakePlanMany64 (callbacks)", r);
-      // The link itself failed (no nvJitLink, an architecture the LTO-IR does not cover): the
-      // int planner would link again, to the same end.
-      refused = refused || (cb && r == CUFFT_NVJITLINK_FAILURE);
+      // The JIT itself failed — the link (nvJitLink, an architecture the LTO-IR does not cover),
+      // the wrapper's compile (NVRTC) or loading either library: the int planner would compile
+      // and link again, to the same end.
+      refused = refused || (cb && (r == CUFFT_NVJITLINK_FAILURE || r == CUFFT_NVRTC_FAILURE ||
+                                   r == CUFFT_MISSING_DEPENDENCY));
     }
     if (!ok) {
       cufftDestroy(p->fft);

@@ -15,7 +15,7 @@ abft_gpu_programs=(
   tests/cuda/attention_cuda_test:attention_cuda_test:tests/emu/attention_cuda_test_emu:attention_cuda_test_emu
   tests/cuda/attention_backward_cuda_test:attention_backward_cuda_test:tests/emu/attention_backward_cuda_test_emu:attention_backward_cuda_test_emu
   tests/cuda/attention_key_sums_test:attention_key_sums_test:tests/emu/attention_key_sums_test_emu:attention_key_sums_test_emu
-  tests/cuda/fft_callback_link_test:fft_callback_link_test:device
+  tests/cuda/fft_callback_link_test:fft_callback_link_test:host
   tests/cuda/attention_sdpa_tool:attention_sdpa_tool:device
   tests/checksum/library_check_test:library_check_test:host
   tests/checksum/fft_library_check_test:fft_library_check_test:host

@@ -7,7 +7,7 @@
  */
 #include <cufftXt.h>
 
-extern "C" {
+// The callbacks, declared as cuFFT's own wrapper declares them (C++ linkage).
 __device__ cufftComplex abft_fft_cb_load_c(void*, unsigned long long, void*, void*);
 __device__ cufftDoubleComplex abft_fft_cb_load_z(void*, unsigned long long, void*, void*);
 __device__ cufftReal abft_fft_cb_load_r(void*, unsigned long long, void*, void*);
@@ -16,6 +16,8 @@ __device__ void abft_fft_cb_store_c(void*, unsigned long long, cufftComplex, voi
 __device__ void abft_fft_cb_store_z(void*, unsigned long long, cufftDoubleComplex, void*, void*);
 __device__ void abft_fft_cb_store_r(void*, unsigned long long, cufftReal, void*, void*);
 __device__ void abft_fft_cb_store_d(void*, unsigned long long, cufftDoubleReal, void*, void*);
+
+extern "C" {
 
 /** Element i of in through a load callback and out through a store callback, per type pair. */
 __global__ void abft_drive_c2c(cufftComplex* in, cufftComplex* out, void* info, unsigned long long n) {

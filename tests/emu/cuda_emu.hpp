@@ -13,7 +13,8 @@
  *  f32 accumulation) and `ldmatrix` (.x1/.x2/.x4, .trans) are one warp rendezvous each
  *  (WarpOp::Matrix: the scheduler gathers every lane's fragment registers or row address with
  *  the PTX fragment layouts, computes once and scatters each lane's share; all 32 lanes must be
- *  there, row addresses 16-byte aligned). `cp.async` lands as late as the PTX allows: its
+ *  there, row addresses 16-byte aligned). `cp.async` (16-byte aligned addresses, or the launch
+ *  fails) lands as late as the PTX allows: its
  *  destination holds 0xFF bytes (NaN in every float format) from the issue until the issuing
  *  thread's `cp.async.wait_group` releases the copy's group — a barrier does not — so a read too
  *  early, a wait that leaves the group in flight, or a copy over data other threads still read
@@ -309,6 +310,10 @@ inline void sincospif(float x, float* s, float* c) {
 }
 template <class T>
 T __ldg(const T* p) {
+  return *p;
+}
+template <class T>
+T __ldcg(const T* p) {
   return *p;
 }
 

@@ -583,6 +583,12 @@ constexpr unsigned char kInFlight = 0xFF;
 
 void cp_async(void* dst, const void* src, bool full) {
   Fiber& f = *g_launch->cur;
+  // cp.async.cg copies 16 bytes between 16-byte aligned addresses (PTX ISA); x86 would not trap.
+  if (reinterpret_cast<uintptr_t>(dst) % 16 || (full && reinterpret_cast<uintptr_t>(src) % 16)) {
+    fail(*g_launch, std::string("cp.async: ") + (reinterpret_cast<uintptr_t>(dst) % 16 ? "destination" : "source") +
+                        " address not 16-byte aligned");
+    return;
+  }
   Fiber::Copy c{dst, {}};
   if (full) std::memcpy(c.data, src, 16);
   std::memset(dst, kInFlight, 16);

@@ -30,7 +30,7 @@
 #include "abft/checksum/fft_library_check.hpp"
 #include "abft/fft.h"
 
-extern "C" {
+// (C++ linkage, as cuFFT's wrapper declares them: cuda/fft_callbacks.cu.)
 cufftComplex abft_fft_cb_load_c(void*, unsigned long long, void*, void*);
 cufftDoubleComplex abft_fft_cb_load_z(void*, unsigned long long, void*, void*);
 cufftReal abft_fft_cb_load_r(void*, unsigned long long, void*, void*);
@@ -39,7 +39,6 @@ void abft_fft_cb_store_c(void*, unsigned long long, cufftComplex, void*, void*);
 void abft_fft_cb_store_z(void*, unsigned long long, cufftDoubleComplex, void*, void*);
 void abft_fft_cb_store_r(void*, unsigned long long, cufftReal, void*, void*);
 void abft_fft_cb_store_d(void*, unsigned long long, cufftDoubleReal, void*, void*);
-}
 
 // The LTO-IR images the real build embeds (cmake/embed_binary.cmake): here only a name
 // cufftXtSetJITCallback is given alongside the symbol it looks up.
