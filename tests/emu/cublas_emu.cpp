@@ -48,29 +48,38 @@ T narrow(A x) {
   else return T(x);
 }
 
-/** C = alpha op(A) op(B) + beta C in the compute type Acc (beta = 0: C is not read). */
+/** C = alpha op(A) op(B) + beta C in the compute type Acc (beta = 0: C is not read), on the
+ *  handle's stream (abft_emu::enqueue: queued with the emulator's asynchrony). alpha and beta are
+ *  read at the call in host pointer mode, when the product runs in device pointer mode (either is
+ *  host memory here). */
 template <class T, class Acc>
-cublasStatus_t gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k, Acc alpha,
-                    const T* A, int lda, const T* B, int ldb, Acc beta, T* C, int ldc, bool item = false) {
+cublasStatus_t gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
+                    const Acc* alpha_p, const T* A, int lda, const T* B, int ldb, const Acc* beta_p, T* C, int ldc,
+                    bool item = false) {
   if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
   if (!item) abft_emu::ledger_library_call(false);  // (a batch's items: one call, counted by batched)
   if (m < 0 || n < 0 || k < 0 || ldc < (m > 1 ? m : 1) || lda < 1 || ldb < 1) return CUBLAS_STATUS_INVALID_VALUE;
   const bool at = ta != CUBLAS_OP_N, bt = tb != CUBLAS_OP_N;
-  for (int j = 0; j < n; ++j)
-    for (int i = 0; i < m; ++i) {
-      Acc s = 0;
-      for (int p = 0; p < k; ++p) {
-        const Acc a = Acc(widen(at ? A[p + size_t(i) * lda] : A[i + size_t(p) * lda]));
-        const Acc b = Acc(widen(bt ? B[j + size_t(p) * ldb] : B[p + size_t(j) * ldb]));
-        s = std::fma(a, b, s);
+  const bool host_scalars = of(h)->pointers == CUBLAS_POINTER_MODE_HOST;
+  const Acc alpha_v = host_scalars ? *alpha_p : Acc(0), beta_v = host_scalars ? *beta_p : Acc(0);
+  abft_emu::enqueue(of(h)->stream, [=] {
+    const Acc alpha = host_scalars ? alpha_v : *alpha_p, beta = host_scalars ? beta_v : *beta_p;
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < m; ++i) {
+        Acc s = 0;
+        for (int p = 0; p < k; ++p) {
+          const Acc a = Acc(widen(at ? A[p + size_t(i) * lda] : A[i + size_t(p) * lda]));
+          const Acc b = Acc(widen(bt ? B[j + size_t(p) * ldb] : B[p + size_t(j) * ldb]));
+          s = std::fma(a, b, s);
+        }
+        T& c = C[i + size_t(j) * ldc];
+        c = narrow<T>(beta == Acc(0) ? alpha * s : std::fma(beta, Acc(widen(c)), alpha * s));
       }
-      T& c = C[i + size_t(j) * ldc];
-      c = narrow<T>(beta == Acc(0) ? alpha * s : std::fma(beta, Acc(widen(c)), alpha * s));
-    }
+  });
   return CUBLAS_STATUS_SUCCESS;
 }
 
-/** A strided batch: the items one after another (alpha, beta: host memory either way). */
+/** A strided batch: the items one after another. */
 template <class T, class Acc>
 cublasStatus_t batched(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
                        const Acc* alpha, const T* A, int lda, long long sa, const T* B, int ldb, long long sb,
@@ -78,7 +87,7 @@ cublasStatus_t batched(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t
   if (!alpha || !beta || batch < 0) return CUBLAS_STATUS_INVALID_VALUE;
   abft_emu::ledger_library_call(false);
   for (int i = 0; i < batch; ++i)
-    if (const cublasStatus_t s = gemm<T, Acc>(h, ta, tb, m, n, k, *alpha, A + i * sa, lda, B + i * sb, ldb, *beta,
+    if (const cublasStatus_t s = gemm<T, Acc>(h, ta, tb, m, n, k, alpha, A + i * sa, lda, B + i * sb, ldb, beta,
                                               C + i * sc, ldc, true))
       return s;
   return CUBLAS_STATUS_SUCCESS;
@@ -104,18 +113,18 @@ cublasStatus_t cublasGetMathMode(cublasHandle_t h, cublasMath_t* m) { return get
 cublasStatus_t cublasSetPointerMode_v2(cublasHandle_t h, cublasPointerMode_t p) { return set(h, &Handle::pointers, p); }
 cublasStatus_t cublasGetPointerMode_v2(cublasHandle_t h, cublasPointerMode_t* p) { return get(h, &Handle::pointers, p); }
 
-// alpha and beta: host or "device" memory, which is host memory here either way.
+// alpha and beta: host or "device" memory (the handle's pointer mode), host memory here either way.
 cublasStatus_t cublasSgemm_v2(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
                               const float* alpha, const float* A, int lda, const float* B, int ldb, const float* beta,
                               float* C, int ldc) {
   if (!alpha || !beta) return CUBLAS_STATUS_INVALID_VALUE;
-  return gemm<float, float>(h, ta, tb, m, n, k, *alpha, A, lda, B, ldb, *beta, C, ldc);
+  return gemm<float, float>(h, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 cublasStatus_t cublasDgemm_v2(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
                               const double* alpha, const double* A, int lda, const double* B, int ldb,
                               const double* beta, double* C, int ldc) {
   if (!alpha || !beta) return CUBLAS_STATUS_INVALID_VALUE;
-  return gemm<double, double>(h, ta, tb, m, n, k, *alpha, A, lda, B, ldb, *beta, C, ldc);
+  return gemm<double, double>(h, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n,
                                          int k, const float* alpha, const float* A, int lda, long long sa,
@@ -157,8 +166,8 @@ cublasStatus_t cublasGemmEx(cublasHandle_t h, cublasOperation_t ta, cublasOperat
     using T = decltype(storage);
     using Acc = decltype(acc);
     if (!compute_ok) return CUBLAS_STATUS_NOT_SUPPORTED;
-    return gemm<T, Acc>(h, ta, tb, m, n, k, *static_cast<const Acc*>(alpha), static_cast<const T*>(A), lda,
-                        static_cast<const T*>(B), ldb, *static_cast<const Acc*>(beta), static_cast<T*>(C), ldc);
+    return gemm<T, Acc>(h, ta, tb, m, n, k, static_cast<const Acc*>(alpha), static_cast<const T*>(A), lda,
+                        static_cast<const T*>(B), ldb, static_cast<const Acc*>(beta), static_cast<T*>(C), ldc);
   };
   switch (Atype) {
     case CUDA_R_32F: return as(float{}, float{}, c32);

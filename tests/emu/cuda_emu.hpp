@@ -107,6 +107,27 @@ inline Config cfg(dim3 g, dim3 b, size_t smem = 0, cudaStream_t s = nullptr, con
 /** Runs body once per thread of every block (cudaErrorLaunchFailure and a message on stderr
  *  when a block's threads do not meet at a barrier or collective). */
 void launch(const Config& c, const std::function<void()>& body);
+/** Whether a launch of this shape may start (else the error, as cudaGetLastError gives it after
+ *  the `<<<`, and no launch). */
+bool launch_config_ok(const Config& c);
+
+/** The emulator's asynchrony (ABFT_EMU_ASYNC=1, read once; default off: every call is done when
+ *  it returns). With it, work queued on a stream — launches, asynchronous copies and memsets,
+ *  cuBLAS products and cuFFT transforms — runs only when something waits for it (a stream, event
+ *  or device synchronisation, a synchronous copy or memset, cudaFree, an asynchronous copy to
+ *  pageable memory), and then the streams' queues are taken newest work first across streams,
+ *  each stream in its order, a cudaStreamWaitEvent holding its stream until the event's work has
+ *  run, the legacy default stream ordered with the blocking streams as CUDA orders it. Host data
+ *  an asynchronous copy reads from or writes to page-locked memory is read or written when the
+ *  copy runs (a pageable source is taken at the call, as CUDA stages it). So a missing wait —
+ *  the host reusing a staging buffer a copy has not read yet, reading a result before its copy
+ *  ran, a stream reading what another writes without an event between them — changes the
+ *  results, as on hardware it may. */
+bool async_mode();
+/** The emulator's self-tests: asynchrony on or off from here (what is queued runs first). */
+void set_async_mode(bool on);
+/** `op` on stream s: at once, or with async_mode() queued as the hardware would queue it. */
+void enqueue(cudaStream_t s, std::function<void()> op);
 
 /** The ledger: what the code under test asked of the emulated device between ledger_begin() and
  *  ledger_end() — the cost structure of a call, read on a machine without a GPU. Launches (where
@@ -165,7 +186,8 @@ template <class... P, class... A>
 void operator%(const Bound<P...>& b, const Args<A...>& a) {
   static_assert(sizeof...(P) == sizeof...(A), "kernel launched with the wrong number of arguments");
   const std::tuple<P...> params(std::apply([](const auto&... x) { return std::tuple<P...>(P(x)...); }, a.t));
-  launch(b.c, [&] { std::apply(b.f, params); });
+  if (!launch_config_ok(b.c)) return;
+  enqueue(b.c.stream, [f = b.f, c = b.c, params] { launch(c, [&] { std::apply(f, params); }); });
 }
 
 template <class T>

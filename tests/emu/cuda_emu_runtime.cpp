@@ -23,10 +23,12 @@
 #include <signal.h>
 #include <ucontext.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <numeric>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -653,7 +655,9 @@ void ledger_begin(bool pages) {
   }
 }
 
+void sync_all();
 Ledger ledger_end() {
+  sync_all();  // what the code under test queued is part of its ledger (no wait of its own)
   std::lock_guard<std::mutex> lock(g_ledger_mu);
   Ledger out;
   if (g_ledger) out = std::move(*g_ledger);
@@ -666,21 +670,27 @@ Ledger ledger_end() {
 
 void ledger_library_call(bool fft) { ledger_note([&](Ledger& l) { ++(fft ? l.fft_calls : l.blas_calls); }); }
 
-void launch(const Config& c, const std::function<void()>& body) {
+bool launch_config_ok(const Config& c) {
   const unsigned nt = c.block.x * c.block.y * c.block.z;
   if (nt == 0 || nt > 1024 || c.grid.x == 0 || c.grid.y == 0 || c.grid.z == 0 || c.grid.y > 65535 ||
       c.grid.z > 65535) {
     g_last = cudaErrorInvalidConfiguration;
-    return;
+    return false;
   }
   if (c.smem > kSmem) {
     g_last = cudaErrorInvalidValue;
-    return;
+    return false;
   }
   if (g_launching) {  // a launch from inside a kernel: not in this engine
     g_last = cudaErrorNotSupported;
-    return;
+    return false;
   }
+  return true;
+}
+
+void launch(const Config& c, const std::function<void()>& body) {
+  if (!launch_config_ok(c)) return;
+  const unsigned nt = c.block.x * c.block.y * c.block.z;
   // One launch at a time (host threads may launch at once: they take turns), on one Launch kept
   // for the process with its stacks and shared memory (neither is cleared between launches, as
   // on hardware).
@@ -737,6 +747,155 @@ void launch(const Config& c, const std::function<void()>& body) {
   }
 }
 
+/* ---------------------------------------------------------------- asynchrony (async_mode) */
+
+namespace {
+std::atomic<int> g_async{-1};  // -1: not yet read from ABFT_EMU_ASYNC
+}
+bool async_mode() {
+  int v = g_async.load();
+  if (v < 0) {
+    const char* e = std::getenv("ABFT_EMU_ASYNC");
+    v = e && *e && std::strcmp(e, "0") != 0 ? 1 : 0;
+    g_async.store(v);
+  }
+  return v == 1;
+}
+
+namespace {
+/** Queued work: an operation, or (no `run`) a wait for `count` operations of stream `on`. */
+struct Op {
+  std::function<void()> run;
+  const void* on = nullptr;
+  uint64_t count = 0;
+  uint64_t seq = 0;  ///< issue order across streams
+};
+struct Queue {
+  std::deque<Op> ops;
+  uint64_t issued = 0, done = 0;  ///< operations queued and run so far
+  bool blocking = true;           ///< ordered with the legacy default stream
+};
+std::recursive_mutex g_async_mu;
+std::map<const void*, Queue> g_queues;  // by stream handle; nullptr: the legacy default stream
+uint64_t g_async_seq = 0;
+
+const void* stream_key(cudaStream_t s) {
+  const auto v = reinterpret_cast<uintptr_t>(s);
+  return v == 1 || v == 2 ? nullptr : s;  // cudaStreamLegacy, cudaStreamPerThread: the default
+}
+
+/** Runs one queued operation whose turn has come: waits already met are dropped; of the streams
+ *  whose next operation can run, the one queued last (newest first, the order a synchronous run
+ *  never takes). False when it did nothing (no wait dropped, nothing could run). */
+bool run_one() {
+  Queue* pick = nullptr;
+  bool any_dropped = false;
+  for (bool dropped = true; dropped;) {
+    dropped = false;
+    pick = nullptr;
+    for (auto& [k, q] : g_queues) {
+      if (q.ops.empty()) continue;
+      const Op& o = q.ops.front();
+      if (!o.run) {
+        auto it = g_queues.find(o.on);
+        if (it == g_queues.end() || it->second.done >= o.count) {
+          q.ops.pop_front();
+          dropped = any_dropped = true;
+        }
+        continue;
+      }
+      if (!pick || o.seq > pick->ops.front().seq) pick = &q;
+    }
+  }
+  if (!pick) return any_dropped;
+  Op o = std::move(pick->ops.front());
+  pick->ops.pop_front();
+  o.run();
+  ++pick->done;
+  return true;
+}
+
+/** Runs queued work until `met()`. */
+template <class Met>
+void run_until(Met met) {
+  std::lock_guard<std::recursive_mutex> lock(g_async_mu);
+  while (!met())
+    if (!run_one()) {
+      std::fprintf(stderr, "abft CUDA emulator: queued work waits for work that was never queued\n");
+      for (const auto& [k, q] : g_queues)
+        if (!q.ops.empty())
+          std::fprintf(stderr, "  stream %p: %zu queued, issued %llu, done %llu; next: %s %p %llu\n", k, q.ops.size(),
+                       (unsigned long long)q.issued, (unsigned long long)q.done, q.ops.front().run ? "run" : "wait on",
+                       q.ops.front().on, (unsigned long long)q.ops.front().count);
+      std::abort();
+    }
+}
+}  // namespace
+
+void enqueue(cudaStream_t s, std::function<void()> op) {
+  if (!async_mode()) {
+    op();
+    return;
+  }
+  std::lock_guard<std::recursive_mutex> lock(g_async_mu);
+  const void* k = stream_key(s);
+  Queue& q = g_queues[k];
+  // The legacy default stream's order: its work after all work queued before on blocking
+  // streams, and a blocking stream's after the default stream's.
+  if (!k) {
+    for (auto& [kk, o] : g_queues)
+      if (kk && o.blocking && o.issued > o.done) q.ops.push_back(Op{nullptr, kk, o.issued, 0});
+  } else if (q.blocking) {
+    const Queue& d = g_queues[nullptr];
+    if (d.issued > d.done) q.ops.push_back(Op{nullptr, nullptr, d.issued, 0});
+  }
+  q.ops.push_back(Op{std::move(op), nullptr, 0, ++g_async_seq});
+  ++q.issued;
+}
+
+/** Every queued operation run. */
+void sync_all() {
+  if (async_mode())
+    run_until([] {
+      for (const auto& kq : g_queues)
+        if (!kq.second.ops.empty()) return false;
+      return true;
+    });
+}
+/** Stream s's queued operations run (and what they wait for). */
+void sync_stream(cudaStream_t s) {
+  if (!async_mode()) return;
+  const void* k = stream_key(s);
+  run_until([k] { return g_queues[k].ops.empty(); });
+}
+/** Where stream s's queue stands: its key and the operations queued so far. */
+std::pair<const void*, uint64_t> stream_mark(cudaStream_t s) {
+  std::lock_guard<std::recursive_mutex> lock(g_async_mu);
+  const void* k = stream_key(s);
+  return {k, g_queues[k].issued};
+}
+/** Run until `count` operations of the stream keyed `k` have run. */
+void sync_mark(const void* k, uint64_t count) {
+  if (async_mode()) run_until([k, count] { return g_queues[k].done >= count; });
+}
+/** Stream s queues a wait until `count` operations of the stream keyed `k` have run. */
+void queue_wait(cudaStream_t s, const void* k, uint64_t count) {
+  if (!async_mode()) return;
+  std::lock_guard<std::recursive_mutex> lock(g_async_mu);
+  g_queues[stream_key(s)].ops.push_back(Op{nullptr, k, count, 0});
+}
+void set_async_mode(bool on) {
+  sync_all();
+  g_async.store(on ? 1 : 0);
+}
+
+/** A new stream's queue (a handle may be reused after a destroy). */
+void new_queue(cudaStream_t s, bool blocking) {
+  std::lock_guard<std::recursive_mutex> lock(g_async_mu);
+  Queue& q = g_queues[stream_key(s)];
+  q.blocking = blocking;
+}
+
 }  // namespace abft_emu
 
 /* ---------------------------------------------------------------- the CUDA runtime, on the host */
@@ -748,10 +907,13 @@ cudaError_t ret(cudaError_t e) {
   if (e != cudaSuccess) g_last = e;
   return e;
 }
-/** An event: the host's clock at its last record. */
+/** An event: the host's clock when its last record ran, and (async_mode) the stream queue's
+ *  key and length at the record. */
 struct EventStamp {
   std::chrono::steady_clock::time_point at{};
   bool recorded = false;
+  const void* key = nullptr;
+  uint64_t count = 0;
 };
 template <class H>
 cudaError_t new_handle(H* h) {
@@ -901,87 +1063,157 @@ void note_wait() {
 }  // namespace
 
 cudaError_t cudaMalloc(void** p, size_t n) { return map_memory(p, n, true); }
-cudaError_t cudaFree(void* p) { return unmap_memory(p); }
+// Freeing waits for the device (queued work may still use the memory).
+cudaError_t cudaFree(void* p) {
+  abft_emu::sync_all();
+  return unmap_memory(p);
+}
 cudaError_t cudaMallocHost(void** p, size_t n) { return map_memory(p, n, false); }
 cudaError_t cudaHostAlloc(void** p, size_t n, unsigned) { return map_memory(p, n, false); }
-cudaError_t cudaFreeHost(void* p) { return unmap_memory(p); }
+cudaError_t cudaFreeHost(void* p) {
+  abft_emu::sync_all();
+  return unmap_memory(p);
+}
 namespace {
-cudaError_t copy(void* d, const void* s, size_t n, cudaMemcpyKind k, bool waits) {
+/** A copy of h rows of w bytes (pitches dp, sp), synchronous (`stream` unused) or queued on
+ *  `stream` (async_mode): a copy to pageable memory waits for its stream and runs at once, one
+ *  from pageable memory takes its source now (CUDA stages it), any other reads and writes its
+ *  ends when it runs. */
+cudaError_t copy_rows(void* d, size_t dp, const void* s, size_t sp, size_t w, size_t h, cudaMemcpyKind k, bool sync,
+                      cudaStream_t stream) {
+  note_copy(d, s, w * h, k, sync);
+  if (!w || !h) return cudaSuccess;
+  auto rows = [=](const char* src, size_t pitch) {
+    for (size_t r = 0; r < h; ++r) std::memmove(static_cast<char*>(d) + r * dp, src + r * pitch, w);
+  };
+  if (!abft_emu::async_mode()) {
+    rows(static_cast<const char*>(s), sp);
+    return cudaSuccess;
+  }
+  const int md = memory_of(d), ms = memory_of(s);
+  if (sync || md == 0 && ms == 0) {
+    abft_emu::sync_all();
+    rows(static_cast<const char*>(s), sp);
+  } else if (md == 0) {
+    abft_emu::sync_stream(stream);
+    rows(static_cast<const char*>(s), sp);
+  } else if (ms == 0) {
+    std::vector<char> staged(w * h);
+    for (size_t r = 0; r < h; ++r) std::memcpy(staged.data() + r * w, static_cast<const char*>(s) + r * sp, w);
+    abft_emu::enqueue(stream, [rows, staged = std::move(staged), w] { rows(staged.data(), w); });
+  } else {
+    abft_emu::enqueue(stream, [rows, s, sp] { rows(static_cast<const char*>(s), sp); });
+  }
+  return cudaSuccess;
+}
+cudaError_t copy(void* d, const void* s, size_t n, cudaMemcpyKind k, bool sync, cudaStream_t stream = nullptr) {
   if (n && (!d || !s)) return ret(cudaErrorInvalidValue);
-  note_copy(d, s, n, k, waits);
-  if (n) std::memmove(d, s, n);
-  return cudaSuccess;
+  return copy_rows(d, n, s, n, n, 1, k, sync, stream);
 }
-cudaError_t copy2d(void* d, size_t dp, const void* s, size_t sp, size_t w, size_t h, cudaMemcpyKind k, bool waits) {
+cudaError_t copy2d(void* d, size_t dp, const void* s, size_t sp, size_t w, size_t h, cudaMemcpyKind k, bool sync,
+                   cudaStream_t stream = nullptr) {
   if (w > dp || w > sp) return ret(cudaErrorInvalidPitchValue);
-  note_copy(d, s, w * h, k, waits);
-  for (size_t r = 0; r < h; ++r)
-    std::memmove(static_cast<char*>(d) + r * dp, static_cast<const char*>(s) + r * sp, w);
-  return cudaSuccess;
+  return copy_rows(d, dp, s, sp, w, h, k, sync, stream);
 }
-cudaError_t fill(void* p, int v, size_t n) {
+cudaError_t fill(void* p, int v, size_t n, bool sync, cudaStream_t stream = nullptr) {
   if (n && !p) return ret(cudaErrorInvalidValue);
   abft_emu::ledger_note([](abft_emu::Ledger& l) { ++l.memsets; });
-  if (n) std::memset(p, v, n);
+  if (!n) return cudaSuccess;
+  if (sync) abft_emu::sync_all();
+  if (sync || !abft_emu::async_mode()) std::memset(p, v, n);
+  else abft_emu::enqueue(stream, [p, v, n] { std::memset(p, v, n); });
   return cudaSuccess;
 }
 }  // namespace
 // A synchronous copy waits for the device (the host's ledger counts it as a wait); an
 // asynchronous one does not.
 cudaError_t cudaMemcpy(void* d, const void* s, size_t n, cudaMemcpyKind k) { return copy(d, s, n, k, true); }
-cudaError_t cudaMemcpyAsync(void* d, const void* s, size_t n, cudaMemcpyKind k, cudaStream_t) {
-  return copy(d, s, n, k, false);
+cudaError_t cudaMemcpyAsync(void* d, const void* s, size_t n, cudaMemcpyKind k, cudaStream_t st) {
+  return copy(d, s, n, k, false, st);
 }
 cudaError_t cudaMemcpy2D(void* d, size_t dp, const void* s, size_t sp, size_t w, size_t h, cudaMemcpyKind k) {
   return copy2d(d, dp, s, sp, w, h, k, true);
 }
 cudaError_t cudaMemcpy2DAsync(void* d, size_t dp, const void* s, size_t sp, size_t w, size_t h, cudaMemcpyKind k,
-                              cudaStream_t) {
-  return copy2d(d, dp, s, sp, w, h, k, false);
+                              cudaStream_t st) {
+  return copy2d(d, dp, s, sp, w, h, k, false, st);
 }
-cudaError_t cudaMemset(void* p, int v, size_t n) { return fill(p, v, n); }
-cudaError_t cudaMemsetAsync(void* p, int v, size_t n, cudaStream_t) { return fill(p, v, n); }
+cudaError_t cudaMemset(void* p, int v, size_t n) { return fill(p, v, n, true); }
+cudaError_t cudaMemsetAsync(void* p, int v, size_t n, cudaStream_t st) { return fill(p, v, n, false, st); }
 
-// Streams and events: handles only (distinct, non-null); every call is done when it returns.
-cudaError_t cudaStreamCreate(cudaStream_t* s) { return new_handle(s); }
-cudaError_t cudaStreamCreateWithFlags(cudaStream_t* s, unsigned) { return new_handle(s); }
-cudaError_t cudaStreamDestroy(cudaStream_t s) { return free_handle(s); }
-cudaError_t cudaStreamSynchronize(cudaStream_t) {
+// Streams: handles (distinct, non-null); their work is done when each call returns, or with
+// async_mode queued (abft_emu::enqueue) until something waits for it.
+cudaError_t cudaStreamCreate(cudaStream_t* s) {
+  const cudaError_t e = new_handle(s);
+  if (e == cudaSuccess) abft_emu::new_queue(*s, true);
+  return e;
+}
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t* s, unsigned flags) {
+  const cudaError_t e = new_handle(s);
+  if (e == cudaSuccess) abft_emu::new_queue(*s, (flags & cudaStreamNonBlocking) == 0);
+  return e;
+}
+cudaError_t cudaStreamDestroy(cudaStream_t s) {
+  abft_emu::sync_stream(s);  // (CUDA lets queued work finish after the destroy)
+  return free_handle(s);
+}
+cudaError_t cudaStreamSynchronize(cudaStream_t s) {
   note_wait();
+  abft_emu::sync_stream(s);
   return cudaSuccess;
 }
-cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned) { return cudaSuccess; }
 cudaError_t cudaDeviceSynchronize(void) {
   note_wait();
+  abft_emu::sync_all();
   return cudaSuccess;
 }
-// An event holds the host's clock when it was recorded: the work before it is done by then, so
-// the time between two events is the emulator's time for the work between them (not a GPU's).
+// An event holds the host's clock when its record ran: the work before it is done by then, so
+// the time between two events is the emulator's time for the work between them (not a GPU's);
+// with async_mode, also where its stream's queue stood when it was recorded. A handle owns a
+// share of its stamp, a queued record another, so an event destroyed before its record runs is
+// still there to stamp.
+namespace {
+struct EventHandle {
+  std::shared_ptr<EventStamp> stamp = std::make_shared<EventStamp>();
+};
+EventStamp* stamp_of(cudaEvent_t e) { return reinterpret_cast<EventHandle*>(e)->stamp.get(); }
+}  // namespace
 cudaError_t cudaEventCreate(cudaEvent_t* e) {
   if (!e) return ret(cudaErrorInvalidValue);
-  *e = reinterpret_cast<cudaEvent_t>(new EventStamp{});
+  *e = reinterpret_cast<cudaEvent_t>(new EventHandle{});
   return cudaSuccess;
 }
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t* e, unsigned) { return cudaEventCreate(e); }
 cudaError_t cudaEventDestroy(cudaEvent_t e) {
-  delete reinterpret_cast<EventStamp*>(e);
+  delete reinterpret_cast<EventHandle*>(e);
   return cudaSuccess;
 }
-cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t) {
+cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) {
   if (!e) return ret(cudaErrorInvalidResourceHandle);
-  auto* t = reinterpret_cast<EventStamp*>(e);
-  t->at = std::chrono::steady_clock::now();
+  std::shared_ptr<EventStamp> t = reinterpret_cast<EventHandle*>(e)->stamp;
   t->recorded = true;
+  abft_emu::enqueue(s, [t] { t->at = std::chrono::steady_clock::now(); });
+  const auto mark = abft_emu::stream_mark(s);
+  t->key = mark.first, t->count = mark.second;
   return cudaSuccess;
 }
-cudaError_t cudaEventSynchronize(cudaEvent_t) {
+cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned) {
+  if (!e) return ret(cudaErrorInvalidResourceHandle);
+  const EventStamp* t = stamp_of(e);
+  if (t->recorded) abft_emu::queue_wait(s, t->key, t->count);
+  return cudaSuccess;
+}
+cudaError_t cudaEventSynchronize(cudaEvent_t e) {
   note_wait();
+  if (!e) return ret(cudaErrorInvalidResourceHandle);
+  const EventStamp* t = stamp_of(e);
+  if (t->recorded) abft_emu::sync_mark(t->key, t->count);
   return cudaSuccess;
 }
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t a, cudaEvent_t b) {
   if (!ms || !a || !b) return ret(cudaErrorInvalidValue);
-  const auto* t0 = reinterpret_cast<const EventStamp*>(a);
-  const auto* t1 = reinterpret_cast<const EventStamp*>(b);
+  const EventStamp* t0 = stamp_of(a);
+  const EventStamp* t1 = stamp_of(b);
   if (!t0->recorded || !t1->recorded) return ret(cudaErrorInvalidResourceHandle);
   *ms = std::chrono::duration<float, std::milli>(t1->at - t0->at).count();
   return cudaSuccess;

@@ -420,4 +420,86 @@ TEST(CudaEmulator, CpAsyncLandsOnlyWhenItsGroupIsWaitedFor) {
   }
 }
 
+#if defined(ABFT_CUDA_EMULATED)
+// The emulator's asynchrony (abft_emu::async_mode): queued work runs when something waits for
+// it, newest stream first, so the hazards of a missing wait change results as on hardware.
+
+__global__ void add_kernel(float* x, float v, int n) {
+  const int i = int(blockIdx.x * blockDim.x + threadIdx.x);
+  if (i < n) x[i] += v;
+}
+
+/** Asynchrony on for one test (what was queued before runs first, either way). */
+struct AsyncOn {
+  AsyncOn() { abft_emu::set_async_mode(true); }
+  ~AsyncOn() { abft_emu::set_async_mode(false); }
+};
+
+TEST(CudaEmulatorAsync, PinnedMemoryIsReadAndWrittenWhenTheCopyRuns) {
+  const AsyncOn on;
+  Dev<float> d(4, 0.0f);
+  float* pinned = nullptr;
+  ASSERT_EQ(cudaMallocHost(&pinned, 4 * sizeof(float)), cudaSuccess);
+  // Up from page-locked memory: the copy reads its source when it runs, after the host's reuse.
+  for (int i = 0; i < 4; ++i) pinned[i] = 1.0f;
+  cudaMemcpyAsync(d.p, pinned, 4 * sizeof(float), cudaMemcpyHostToDevice, nullptr);
+  for (int i = 0; i < 4; ++i) pinned[i] = 2.0f;  // a staging buffer reused before its copy ran
+  EXPECT_EQ(d.get()[0], 2.0f) << "the copy read its page-locked source at the call";
+  // Down into page-locked memory: nothing there until a wait.
+  for (int i = 0; i < 4; ++i) pinned[i] = -1.0f;
+  add_kernel<<<1, 4>>>(d.p, 3.0f, 4);
+  cudaMemcpyAsync(pinned, d.p, 4 * sizeof(float), cudaMemcpyDeviceToHost, nullptr);
+  EXPECT_EQ(pinned[0], -1.0f) << "read before the wait: the copy has not run";
+  cudaStreamSynchronize(nullptr);
+  EXPECT_EQ(pinned[0], 5.0f);
+  cudaFreeHost(pinned);
+}
+
+TEST(CudaEmulatorAsync, PageableSourcesAreTakenAtTheCall) {
+  const AsyncOn on;
+  Dev<float> d(4, 0.0f);
+  std::vector<float> host(4, 1.0f);
+  cudaMemcpyAsync(d.p, host.data(), 4 * sizeof(float), cudaMemcpyHostToDevice, nullptr);
+  host.assign(4, 7.0f);  // CUDA staged the pageable source: the copy keeps the 1s
+  EXPECT_EQ(d.get()[3], 1.0f);
+}
+
+TEST(CudaEmulatorAsync, StreamsRunInAnyOrderUnlessAnEventOrdersThem) {
+  const AsyncOn on;
+  cudaStream_t a, b;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&a, cudaStreamNonBlocking), cudaSuccess);
+  ASSERT_EQ(cudaStreamCreateWithFlags(&b, cudaStreamNonBlocking), cudaSuccess);
+  cudaEvent_t e;
+  cudaEventCreate(&e);
+  Dev<float> x(1, 1.0f), y(1, 0.0f);
+  // y = x on b after x += 1 on a: without the event, b's newer work runs first (y = 1).
+  add_kernel<<<1, 1, 0, a>>>(x.p, 1.0f, 1);
+  cudaMemcpyAsync(y.p, x.p, sizeof(float), cudaMemcpyDeviceToDevice, b);
+  cudaDeviceSynchronize();
+  EXPECT_EQ(y.get()[0], 1.0f) << "b's copy ran after a's add although nothing ordered them";
+  // With the event, b waits for a.
+  add_kernel<<<1, 1, 0, a>>>(x.p, 1.0f, 1);
+  cudaEventRecord(e, a);
+  cudaStreamWaitEvent(b, e, 0);
+  cudaMemcpyAsync(y.p, x.p, sizeof(float), cudaMemcpyDeviceToDevice, b);
+  cudaStreamSynchronize(b);
+  EXPECT_EQ(y.get()[0], 3.0f);
+  cudaEventDestroy(e);
+  cudaStreamDestroy(a);
+  cudaStreamDestroy(b);
+}
+
+TEST(CudaEmulatorAsync, TheDefaultStreamOrdersBlockingStreams) {
+  const AsyncOn on;
+  cudaStream_t s;
+  ASSERT_EQ(cudaStreamCreate(&s), cudaSuccess);  // blocking
+  Dev<float> x(1, 1.0f), y(1, 0.0f);
+  add_kernel<<<1, 1>>>(x.p, 1.0f, 1);  // the legacy default stream
+  cudaMemcpyAsync(y.p, x.p, sizeof(float), cudaMemcpyDeviceToDevice, s);
+  cudaStreamSynchronize(s);
+  EXPECT_EQ(y.get()[0], 2.0f) << "a blocking stream's work ran before the default stream's before it";
+  cudaStreamDestroy(s);
+}
+#endif
+
 }  // namespace

@@ -62,6 +62,7 @@ struct Plan {
   void* load_info = nullptr;
   void* store = nullptr;
   void* store_info = nullptr;
+  cudaStream_t stream = nullptr;  ///< cufftSetStream's
 };
 
 std::mutex g_mu;
@@ -222,7 +223,12 @@ cufftResult cufftDestroy(cufftHandle h) {
   g_plans.erase(it);
   return CUFFT_SUCCESS;
 }
-cufftResult cufftSetStream(cufftHandle h, cudaStream_t) { return plan_of(h) ? CUFFT_SUCCESS : CUFFT_INVALID_PLAN; }
+cufftResult cufftSetStream(cufftHandle h, cudaStream_t s) {
+  Plan* p = plan_of(h);
+  if (!p) return CUFFT_INVALID_PLAN;
+  p->stream = s;
+  return CUFFT_SUCCESS;
+}
 
 cufftResult cufftMakePlanMany64(cufftHandle h, int rank, long long* n, long long* inembed, long long istride,
                                 long long idist, long long* onembed, long long ostride, long long odist,
@@ -283,18 +289,25 @@ cufftResult cufftXtSetJITCallback(cufftHandle h, const char* symbol, const void*
   return CUFFT_SUCCESS;
 }
 
+// The transform on the plan's stream (abft_emu::enqueue: queued with the emulator's asynchrony,
+// on a copy of the plan as it stands: a plan destroyed before its work runs is still whole).
 cufftResult cufftXtExec(cufftHandle h, void* in, void* out, int direction) {
   Plan* p = plan_of(h);
   if (!p) return CUFFT_INVALID_PLAN;
+  if (!p->made) return CUFFT_INVALID_PLAN;
+  cufftResult (*run)(Plan*, void*, void*, int) = nullptr;
   switch (p->type) {
-    case CUFFT_C2C: return exec<cufftComplex, cufftComplex>(p, in, out, direction);
-    case CUFFT_Z2Z: return exec<cufftDoubleComplex, cufftDoubleComplex>(p, in, out, direction);
-    case CUFFT_R2C: return exec<cufftReal, cufftComplex>(p, in, out, direction);
-    case CUFFT_D2Z: return exec<cufftDoubleReal, cufftDoubleComplex>(p, in, out, direction);
-    case CUFFT_C2R: return exec<cufftComplex, cufftReal>(p, in, out, direction);
-    case CUFFT_Z2D: return exec<cufftDoubleComplex, cufftDoubleReal>(p, in, out, direction);
+    case CUFFT_C2C: run = exec<cufftComplex, cufftComplex>; break;
+    case CUFFT_Z2Z: run = exec<cufftDoubleComplex, cufftDoubleComplex>; break;
+    case CUFFT_R2C: run = exec<cufftReal, cufftComplex>; break;
+    case CUFFT_D2Z: run = exec<cufftDoubleReal, cufftDoubleComplex>; break;
+    case CUFFT_C2R: run = exec<cufftComplex, cufftReal>; break;
+    case CUFFT_Z2D: run = exec<cufftDoubleComplex, cufftDoubleReal>; break;
     default: return CUFFT_INVALID_TYPE;
   }
+  if (!abft_emu::async_mode()) return run(p, in, out, direction);
+  abft_emu::enqueue(p->stream, [q = *p, run, in, out, direction]() mutable { run(&q, in, out, direction); });
+  return CUFFT_SUCCESS;
 }
 cufftResult cufftExecC2C(cufftHandle h, cufftComplex* in, cufftComplex* out, int d) { return cufftXtExec(h, in, out, d); }
 cufftResult cufftExecZ2Z(cufftHandle h, cufftDoubleComplex* in, cufftDoubleComplex* out, int d) {
