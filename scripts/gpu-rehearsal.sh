@@ -11,6 +11,9 @@
 #   ABFT_REHEARSAL_BUILD  a build with the CUDA headers (the emulator's targets; default build/)
 #   ABFT_REHEARSAL_WORK   its tree of twins, gpu-check.sh's logs and output (check.txt; default
 #                         BUILD/rehearsal)
+#   ABFT_EMU_ASYNC        the emulator's asynchrony (default 1 here: queued work runs when
+#                         something waits for it, so a missing wait anywhere in the check's
+#                         programs changes results; tests/emu/cuda_emu.hpp)
 # What needs the device or PyTorch (scripts/gpu_programs.sh marks it `device`: the SDPA tool, the
 # preload library) is absent from the rehearsal's tree, and the rows
 # that run it are expected to fail; any other failed row, a table without rows, a Python
@@ -65,7 +68,7 @@ done
 out=$work/check.txt
 log "running scripts/gpu-check.sh on the emulator (output: $out)"
 # Small work everywhere, and time limits for a 2-core host running fibers instead of a GPU.
-ABFT_BENCH_REHEARSAL=1 ABFT_GPU_BUILD_DIR=$tree ABFT_GPU_LOG_DIR=$work/logs \
+ABFT_EMU_ASYNC=${ABFT_EMU_ASYNC:-1} ABFT_BENCH_REHEARSAL=1 ABFT_GPU_BUILD_DIR=$tree ABFT_GPU_LOG_DIR=$work/logs \
   ABFT_GPU_TRIALS=${ABFT_GPU_TRIALS:-16} ABFT_GPU_JOB_TIMEOUT=${ABFT_GPU_JOB_TIMEOUT:-1500} \
   ABFT_GPU_DEADLINE_S=${ABFT_GPU_DEADLINE_S:-3600} ABFT_PRELOAD_BUDGET_S=60 \
   ABFT_GPU_RUNTIME_MODEL=gpt2-tiny ABFT_GPU_RUNTIME_SEQ=16 ABFT_GPU_RUNTIME_NEW=8 ABFT_BENCH_DECODE_STEPS=8 \
