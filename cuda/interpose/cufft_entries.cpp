@@ -8,6 +8,9 @@
  *  it is. Plans the engine does not protect (half precision, 64-bit sizes) and
  *  unknown handles pass through to the real cuFFT, counted. A stream set before the plan is made
  *  is kept. The shadow plan is made at the first execution whose stream is not being captured.
+ *  A plan carrying the program's own callbacks (cufftXtSetCallback, cufftXtSetJITCallback, set
+ *  through here; cufftXtClearCallback clears them) passes through: the shadow plan would run
+ *  the transform without them.
  */
 #include <cufft.h>
 #include <cufftXt.h>
@@ -36,6 +39,7 @@ struct PlanRecord {
   enum State { Untried, Ready, Failed } state = Untried;
   cufftHandle shadow = 0;             ///< the engine's plan of the same shape (Ready)
   Reason failed = Reason::None;       ///< why the shadow could not be made (Failed)
+  unsigned callbacks = 0;             ///< the program's callbacks on the handle, a bit per cufftXtCallbackType
 };
 
 std::mutex g_mu;
@@ -61,10 +65,12 @@ void record_plan(cufftHandle plan, const FftShape& s, bool existing_handle) {
     had_shadow = r.made && r.state == PlanRecord::Ready;
     old_shadow = r.shadow;
     const cudaStream_t stream = existing_handle ? r.stream : nullptr;
+    const unsigned callbacks = existing_handle ? r.callbacks : 0u;  // (JIT callbacks come before the plan)
     r = PlanRecord{};
     r.made = true;
     r.shape = s;
     r.stream = stream;
+    r.callbacks = callbacks;
   }
   if (had_shadow) drop_shadow(old_shadow);
 }
@@ -115,6 +121,7 @@ Reason plan_check(cufftHandle plan, cudaStream_t* stream) {
   auto it = plans().find(plan);
   if (it == plans().end() || !it->second.made) return Reason::FftPlanUnknown;
   PlanRecord& r = it->second;
+  if (r.callbacks) return Reason::FftCallbacks;  // (set or cleared at any time: not cached)
   if (r.state == PlanRecord::Untried) {
     const Reason why = fft_reason(r.shape);
     if (why != Reason::None) r.state = PlanRecord::Failed, r.failed = why;
@@ -152,6 +159,15 @@ Reason shadow_of(cufftHandle plan, cufftHandle* shadow, cudaStream_t* stream) {
   if (r.state == PlanRecord::Failed) return r.failed;
   *shadow = r.shadow;
   return Reason::None;
+}
+
+/** The program set (or cleared) its own callback of `type` on `plan`. */
+void note_callback(cufftHandle plan, int type, bool set) {
+  if (type < 0 || type >= 32) type = 31;  // (an unknown type: counted as some callback)
+  std::lock_guard<std::mutex> g(g_mu);
+  PlanRecord& r = plans()[plan];
+  if (set) r.callbacks |= 1u << type;
+  else r.callbacks &= ~(1u << type);
 }
 
 cufftType recorded_type(cufftHandle plan, bool* known) {
@@ -404,4 +420,38 @@ extern "C" int abft_preload_fft_stream(int plan, void** stream) {
   if (it == plans().end() || !stream) return -1;
   *stream = it->second.stream;
   return 0;
+}
+
+// The program's own callbacks: forwarded, and remembered so that the plan's executions pass
+// through (the shadow plan has none of them). The engine's own JIT callbacks (its FFT plans'
+// checksums, set from inside an intercepted call) are forwarded unremembered; cuFFT 11 (CUDA 12)
+// exports cufftXtSetJITCallback with an older signature, under which the engine's plans fall
+// back to passes (NOT_SUPPORTED).
+extern "C" cufftResult cufftXtSetCallback(cufftHandle plan, void** callback_routine, cufftXtCallbackType type,
+                                          void** caller_info) {
+  const auto real = ABFT_REAL(Cufft, cufftXtSetCallback);
+  ABFT_CUFFT_NESTED(real, plan, callback_routine, type, caller_info);
+  const cufftResult r = real(plan, callback_routine, type, caller_info);
+  if (r == CUFFT_SUCCESS) note_callback(plan, int(type), true);
+  return r;
+}
+
+extern "C" cufftResult cufftXtClearCallback(cufftHandle plan, cufftXtCallbackType type) {
+  const auto real = ABFT_REAL(Cufft, cufftXtClearCallback);
+  ABFT_CUFFT_NESTED(real, plan, type);
+  const cufftResult r = real(plan, type);
+  if (r == CUFFT_SUCCESS) note_callback(plan, int(type), false);
+  return r;
+}
+
+extern "C" cufftResult cufftXtSetJITCallback(cufftHandle plan, const char* name, const void* fatbin, size_t size,
+                                             cufftXtCallbackType type, void** caller_info) {
+  const auto version = ABFT_REAL(Cufft, cufftGetVersion);
+  int v = 0;
+  if (!version || version(&v) != CUFFT_SUCCESS || v < 12000) return CUFFT_NOT_SUPPORTED;
+  const auto real = ABFT_REAL(Cufft, cufftXtSetJITCallback);
+  ABFT_CUFFT_NESTED(real, plan, name, fatbin, size, type, caller_info);
+  const cufftResult r = real(plan, name, fatbin, size, type, caller_info);
+  if (r == CUFFT_SUCCESS) note_callback(plan, int(type), true);
+  return r;
 }

@@ -33,6 +33,7 @@ const char* reason_text(Reason r) {
     case Reason::EngineRejected: return "engine rejected the translated arguments (a bug: please report)";
     case Reason::FftPlanUnknown: return "cuFFT plan not seen made";
     case Reason::FftShape: return "cuFFT plan the engine does not protect";
+    case Reason::FftCallbacks: return "cuFFT plan with the program's own callbacks";
     case Reason::RealMissing: return "real function not found";
     default: return "?";
   }
@@ -41,7 +42,8 @@ const char* reason_text(Reason r) {
 const char* reason_key(Reason r) {
   static const char* const keys[] = {"protected",     "policy_off",         "data_types",       "compute_type",
                                      "arguments",     "lt_attributes",      "graph_capture",    "engine_unavailable",
-                                     "engine_rejected", "fft_plan_unknown", "fft_shape",       "real_missing"};
+                                     "engine_rejected", "fft_plan_unknown", "fft_shape",       "fft_callbacks",
+                                     "real_missing"};
   static_assert(sizeof keys / sizeof keys[0] == size_t(Reason::Count), "one key per reason");
   const int i = int(r);
   return i >= 0 && i < int(Reason::Count) ? keys[i] : "?";

@@ -33,6 +33,7 @@ enum class Reason : int {
   EngineRejected,    ///< the engine refused the translated call's arguments (INVALID_*: a translation bug, forwarded)
   FftPlanUnknown,    ///< a cuFFT plan the library did not see made
   FftShape,          ///< a cuFFT plan the engine does not protect (half precision, > 32 bit)
+  FftCallbacks,      ///< a cuFFT plan carrying the program's own load/store callbacks
   RealMissing,       ///< the real function could not be found (the call fails)
   Count
 };

@@ -58,14 +58,3 @@ extern "C" cufftResult cufftCreate(cufftHandle* handle) {
   return real ? real(handle) : CUFFT_NOT_SUPPORTED;
 }
 
-// The engine's FFT plans attach their checksum callbacks with CUDA 13's signature (a symbol
-// name before the fatbin); cuFFT 11 (CUDA 12) exports the same name with the older one. Under a
-// program that brought an older cuFFT the plans fall back to passes (NOT_SUPPORTED).
-extern "C" cufftResult cufftXtSetJITCallback(cufftHandle plan, const char* name, const void* fatbin, size_t size,
-                                             cufftXtCallbackType type, void** caller_info) {
-  const auto version = ABFT_REAL(Cufft, cufftGetVersion);
-  int v = 0;
-  if (!version || version(&v) != CUFFT_SUCCESS || v < 12000) return CUFFT_NOT_SUPPORTED;
-  const auto real = ABFT_REAL(Cufft, cufftXtSetJITCallback);
-  return real ? real(plan, name, fatbin, size, type, caller_info) : CUFFT_NOT_SUPPORTED;
-}

@@ -103,7 +103,8 @@ const std::set<std::string> kExported = {
     "cufftPlan1d", "cufftPlan2d", "cufftPlan3d", "cufftPlanMany", "cufftMakePlan1d", "cufftMakePlan2d",
     "cufftMakePlan3d", "cufftMakePlanMany", "cufftMakePlanMany64", "cufftXtMakePlanMany", "cufftSetStream",
     "cufftDestroy", "cufftExecC2C", "cufftExecZ2Z", "cufftExecR2C", "cufftExecD2Z", "cufftExecC2R",
-    "cufftExecZ2D", "cufftXtExec", "abft_preload_entry_counts", "abft_preload_reason_count",
+    "cufftExecZ2D", "cufftXtExec", "cufftXtSetCallback", "cufftXtClearCallback", "cufftXtSetJITCallback",
+    "abft_preload_entry_counts", "abft_preload_reason_count",
     "abft_preload_nested_calls", "abft_preload_report", "abft_preload_reset", "abft_preload_fft_stream"};
 
 std::string run(const std::string& cmd, int* status) {
@@ -523,6 +524,36 @@ TEST_F(PreloadNoGpu, CufftPlansAreRecordedAndExecutionsForwarded) {
   EXPECT_EQ(pre.reason("cufftXtExec", "engine_unavailable"), 1u);
   EXPECT_EQ(pre.reason("cufftXtExec", "engine_rejected"), 0u);
   expect_counts("cufftXtExec", 3, 0, 3);
+}
+
+TEST_F(PreloadNoGpu, PlansWithTheProgramsOwnCallbacksPassThrough) {
+  // A legacy callback set on a made plan: its executions go to the program's plan, callbacks and
+  // all (the engine's shadow plan would run without them); cleared, the plan is the engine's again.
+  cufftHandle p = 0;
+  ASSERT_EQ(cufftPlan1d(&p, 256, CUFFT_C2C, 4), CUFFT_SUCCESS);
+  void* routine[1] = {fake(0x77)};
+  ASSERT_EQ(cufftXtSetCallback(p, routine, CUFFT_CB_LD_COMPLEX, nullptr), CUFFT_SUCCESS);
+  EXPECT_EQ(fft.calls_of("cufftXtSetCallback"), 1u) << "forwarded to the real cuFFT";
+  ASSERT_EQ(cufftExecC2C(p, fake<cufftComplex>(0x100), fake<cufftComplex>(0x200), CUFFT_FORWARD), CUFFT_SUCCESS);
+  EXPECT_EQ(fft.last(), describe("cufftExecC2C", p, fake<cufftComplex>(0x100), fake<cufftComplex>(0x200), CUFFT_FORWARD));
+  EXPECT_EQ(pre.reason("cufftExecC2C", "fft_callbacks"), 1u);
+  ASSERT_EQ(cufftXtClearCallback(p, CUFFT_CB_LD_COMPLEX), CUFFT_SUCCESS);
+  ASSERT_EQ(cufftExecC2C(p, fake<cufftComplex>(0x100), fake<cufftComplex>(0x200), CUFFT_FORWARD), CUFFT_SUCCESS);
+  EXPECT_EQ(pre.reason("cufftExecC2C", "fft_callbacks"), 1u);
+  EXPECT_EQ(pre.reason("cufftExecC2C", "engine_unavailable"), 1u) << "no callbacks left: the engine's (no GPU here)";
+  // An LTO callback set on a created handle before its plan is made (CUDA 13's order) outlives
+  // the planning.
+  cufftHandle q = 0;
+  ASSERT_EQ(cufftCreate(&q), CUFFT_SUCCESS);
+  ASSERT_EQ(cufftXtSetJITCallback(q, "cb", fake(0x1), 16, CUFFT_CB_ST_COMPLEX, nullptr), CUFFT_SUCCESS);
+  EXPECT_EQ(fft.calls_of("cufftXtSetJITCallback"), 1u);
+  size_t ws = 0;
+  int n[1] = {64};
+  ASSERT_EQ(cufftMakePlanMany(q, 1, n, nullptr, 1, 64, nullptr, 1, 64, CUFFT_C2C, 2, &ws), CUFFT_SUCCESS);
+  ASSERT_EQ(cufftXtExec(q, fake(0x1), fake(0x2), CUFFT_INVERSE), CUFFT_SUCCESS);
+  EXPECT_EQ(pre.reason("cufftXtExec", "fft_callbacks"), 1u);
+  cufftDestroy(p);
+  cufftDestroy(q);
 }
 
 TEST_F(PreloadNoGpu, AStreamSetBeforeThePlanIsMadeIsKept) {

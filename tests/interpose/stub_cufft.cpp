@@ -121,3 +121,20 @@ extern "C" cufftResult cufftXtExec(cufftHandle plan, void* in, void* out, int di
   LOG("cufftXtExec", plan, in, out, dir);
   return CUFFT_SUCCESS;
 }
+extern "C" cufftResult cufftGetVersion(int* version) {
+  if (version) *version = 12000;  // (CUDA 13's cuFFT)
+  return CUFFT_SUCCESS;
+}
+extern "C" cufftResult cufftXtSetCallback(cufftHandle plan, void** routine, cufftXtCallbackType type, void** info) {
+  LOG("cufftXtSetCallback", plan, routine, int(type), info);
+  return CUFFT_SUCCESS;
+}
+extern "C" cufftResult cufftXtClearCallback(cufftHandle plan, cufftXtCallbackType type) {
+  LOG("cufftXtClearCallback", plan, int(type));
+  return CUFFT_SUCCESS;
+}
+extern "C" cufftResult cufftXtSetJITCallback(cufftHandle plan, const char* name, const void* fatbin, size_t size,
+                                             cufftXtCallbackType type, void** info) {
+  LOG("cufftXtSetJITCallback", plan, name, fatbin, size, int(type), info);
+  return CUFFT_SUCCESS;
+}
