@@ -45,6 +45,7 @@
 #include <limits>
 #include <mutex>
 #include <new>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -380,6 +381,24 @@ cufftResult plain_plan(abft_cuda_fft_plan_s* p) {
   return CUFFT_SUCCESS;
 }
 
+/** A call's turn on the plan's cuFFT plan and work area (taken under the plan's lock): after the
+ *  last call when that one ran on another stream, and marked done after this call's last launch,
+ *  on every way out. */
+struct PlanTurn {
+  abft_cuda_fft_plan_s* p;
+  cudaStream_t s;
+  PlanTurn(abft_cuda_fft_plan_s* p_, cudaStream_t s_) : p(p_), s(s_) {
+    if (p->used && p->last != s) cudaStreamWaitEvent(s, p->done, 0);
+  }
+  ~PlanTurn() {
+    cudaEventRecord(p->done, s);
+    p->last = s;
+    p->used = true;
+  }
+  PlanTurn(const PlanTurn&) = delete;
+  PlanTurn& operator=(const PlanTurn&) = delete;
+};
+
 template <class T>
 abft_status execute(abft_cuda_fft_plan_s* p, cudaStream_t stream, const void* in_v, void* out_v, int sign) {
   const T* in = static_cast<const T*>(in_v);
@@ -392,19 +411,13 @@ abft_status execute(abft_cuda_fft_plan_s* p, cudaStream_t stream, const void* in
     if (p->callbacks && plain_plan(p) != CUFFT_SUCCESS) return ABFT_STATUS_ALLOC_FAILED;
     const cufftHandle h = p->callbacks ? p->plain : p->fft;
     if (cufftSetStream(h, stream) != CUFFT_SUCCESS) return ABFT_STATUS_INTERNAL_ERROR;
-    // A passes plan's cuFFT plan (and its work area) is the protected calls' too: ordered after
-    // the last of them on another stream, and the next one after this, as they are among
-    // themselves (a callback plan's OFF calls have their own plain plan).
-    const bool shared = !p->callbacks;
-    if (shared && p->used && p->last != stream) cudaStreamWaitEvent(stream, p->done, 0);
+    // A passes plan's cuFFT plan (and its work area) is the protected calls' too: this call takes
+    // its turn among them (a callback plan's OFF calls have their own plain plan).
+    std::optional<PlanTurn> turn;
+    if (!p->callbacks) turn.emplace(p, stream);
     core::record_call(p->handle, kid, abft_report{});
-    const cufftResult r = cufftXtExec(h, const_cast<T*>(in), out, dir);
-    if (shared) {
-      cudaEventRecord(p->done, stream);
-      p->last = stream;
-      p->used = true;
-    }
-    return r == CUFFT_SUCCESS ? ABFT_STATUS_SUCCESS : ABFT_STATUS_INTERNAL_ERROR;
+    return cufftXtExec(h, const_cast<T*>(in), out, dir) == CUFFT_SUCCESS ? ABFT_STATUS_SUCCESS
+                                                                         : ABFT_STATUS_INTERNAL_ERROR;
   }
   State* st = nullptr;
   const abft_status ss = state_of(p->handle, &st);
@@ -413,16 +426,7 @@ abft_status execute(abft_cuda_fft_plan_s* p, cudaStream_t stream, const void* in
   // Under the lock: cuFFT's stream is the plan's, and another thread's call must not move this
   // call's transform off the stream its sums and verification are ordered on.
   if (cufftSetStream(p->fft, stream) != CUFFT_SUCCESS) return ABFT_STATUS_INTERNAL_ERROR;
-  if (p->used && p->last != stream) cudaStreamWaitEvent(stream, p->done, 0);
-  struct EndMark {  // recorded on every way out, after the call's last launch
-    abft_cuda_fft_plan_s* p;
-    cudaStream_t s;
-    ~EndMark() {
-      cudaEventRecord(p->done, s);
-      p->last = s;
-      p->used = true;
-    }
-  } end_mark{p, stream};
+  const PlanTurn turn{p, stream};
   Call c{p, stream, p->sh, dir, p->batch, p->in.count(), p->out.count(), kid, {}, st, pol};
   c.sh.sign = p->sh.kind == ABFT_FFT_C2C ? (sign < 0 ? -1 : +1) : p->sh.sign;
   const int sin = p->in.complex ? 2 : 1;

@@ -424,9 +424,7 @@ extern "C" int abft_preload_fft_stream(int plan, void** stream) {
 
 // The program's own callbacks: forwarded, and remembered so that the plan's executions pass
 // through (the shadow plan has none of them). The engine's own JIT callbacks (its FFT plans'
-// checksums, set from inside an intercepted call) are forwarded unremembered; cuFFT 11 (CUDA 12)
-// exports cufftXtSetJITCallback with an older signature, under which the engine's plans fall
-// back to passes (NOT_SUPPORTED).
+// checksums, set from inside an intercepted call) are forwarded unremembered.
 extern "C" cufftResult cufftXtSetCallback(cufftHandle plan, void** callback_routine, cufftXtCallbackType type,
                                           void** caller_info) {
   const auto real = ABFT_REAL(Cufft, cufftXtSetCallback);
@@ -444,14 +442,21 @@ extern "C" cufftResult cufftXtClearCallback(cufftHandle plan, cufftXtCallbackTyp
   return r;
 }
 
+// cuFFT 11 (CUDA 12) exports this name with an older signature, without the symbol name: the
+// engine's plans then fall back to passes (NOT_SUPPORTED), and a program built for it has its
+// call forwarded with its own arguments unchanged (the same registers, in order).
 extern "C" cufftResult cufftXtSetJITCallback(cufftHandle plan, const char* name, const void* fatbin, size_t size,
                                              cufftXtCallbackType type, void** caller_info) {
+  const auto real = ABFT_REAL(Cufft, cufftXtSetJITCallback);
+  if (!real) return CUFFT_NOT_SUPPORTED;
   const auto version = ABFT_REAL(Cufft, cufftGetVersion);
   int v = 0;
-  if (!version || version(&v) != CUFFT_SUCCESS || v < 12000) return CUFFT_NOT_SUPPORTED;
-  const auto real = ABFT_REAL(Cufft, cufftXtSetJITCallback);
-  ABFT_CUFFT_NESTED(real, plan, name, fatbin, size, type, caller_info);
+  const bool cuda13 = version && version(&v) == CUFFT_SUCCESS && v >= 12000;
+  if (ReentryGuard::inside()) return note_nested(), cuda13 ? real(plan, name, fatbin, size, type, caller_info)
+                                                           : CUFFT_NOT_SUPPORTED;
+  ReentryGuard guard_;
   const cufftResult r = real(plan, name, fatbin, size, type, caller_info);
-  if (r == CUFFT_SUCCESS) note_callback(plan, int(type), true);
+  // (Under the older signature the type is another argument: remembered as some callback.)
+  if (r == CUFFT_SUCCESS) note_callback(plan, cuda13 ? int(type) : 31, true);
   return r;
 }
